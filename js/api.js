@@ -1,0 +1,358 @@
+// The hand-written part of the `cardgate` package, shared by every entry point.
+//
+// This file is not a module on its own: js/build.mjs wraps it for CommonJS (node/index.cjs) and
+// for the browser ES module (web/index.js). It defines `createApi(raw, env)`, where `raw` is the
+// wasm-bindgen glue (evaluateRaw, cardHash, canonicalize, checkPolicy, version) and `env.ready()`
+// throws if the wasm module is not instantiated yet.
+//
+// Every decision comes from the Rust core; this file only converts JavaScript values to the
+// bytes and JSON text the core reads, supplies the clock, and maps results to errors.
+
+/* eslint-disable no-unused-vars */
+function createApi(raw, env) {
+  'use strict';
+
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const AGENT_CARD_PATH = '.well-known/agent-card.json';
+
+  // ---------------------------------------------------------------- typed discovery errors
+
+  /** Base class of the three discovery errors: the card was served but must not be used. */
+  class CardGateError extends Error {
+    constructor(decision, options) {
+      const title = typeof decision.title === 'string' ? decision.title : 'Agent Card rejected';
+      const detail = typeof decision.detail === 'string' ? decision.detail : '';
+      super(detail ? `${title}: ${detail}` : title);
+      this.name = new.target.name;
+      /** The full decision object (RFC 9457 problem + cardgate extensions). */
+      this.decision = decision;
+      /** `stale_agent_card`, `capability_mismatch` or `malformed_card`. */
+      this.errorClass = decision.error_class;
+      /** The HTTP status the gate maps this class to (503, 409, 502). */
+      this.status = decision.status;
+      /** The card as received: the parsed object, or its text when it did not parse. */
+      this.card = decision.card !== undefined ? decision.card : decision.card_text;
+      /** `sha256:...` of the card, or null when the card did not parse. */
+      this.cardHash = decision.card_hash !== undefined ? decision.card_hash : null;
+      /** Every failed condition: `{code, condition, message, figures?, path?, offset?}`. */
+      this.reasons = Array.isArray(decision.reasons) ? decision.reasons : [];
+      /** Required capabilities the card does not declare. */
+      this.missingCapabilities = Array.isArray(decision.missing_capabilities)
+        ? decision.missing_capabilities
+        : [];
+      /** Staleness figure the gate used (ms), or null. */
+      this.stalenessMs = typeof decision.staleness_ms === 'number' ? decision.staleness_ms : null;
+      /** The card's `name`, when it parsed. */
+      this.agent = decision.agent !== undefined ? decision.agent : null;
+      /** Where the card was fetched from, when it was fetched by this package. */
+      this.url = options && options.url !== undefined ? String(options.url) : null;
+    }
+  }
+
+  /** Condition (a) or (b) failed: the card may be outdated. Re-resolving (from the leader or
+   * another replica, or after the replica catches up) can succeed. */
+  class StaleAgentCardError extends CardGateError {}
+  /** Only condition (c) failed: this card is current but lacks capabilities the caller needs.
+   * Re-resolving returns the same card; pick another agent or another capability. */
+  class CapabilityMismatchError extends CardGateError {}
+  /** The served body is not a readable Agent Card. Re-resolving may help when the body was
+   * truncated or corrupted on the way; a card that stays malformed is a publishing bug. */
+  class MalformedAgentCardError extends CardGateError {}
+
+  Object.defineProperty(StaleAgentCardError.prototype, 'retry', { value: 're-resolve' });
+  Object.defineProperty(CapabilityMismatchError.prototype, 'retry', { value: 'none' });
+  Object.defineProperty(MalformedAgentCardError.prototype, 'retry', { value: 're-resolve' });
+
+  const ERROR_CLASSES = {
+    stale_agent_card: StaleAgentCardError,
+    capability_mismatch: CapabilityMismatchError,
+    malformed_card: MalformedAgentCardError,
+  };
+
+  /** The fetch itself failed: network error or a non-2xx answer. Not a decision of the gate. */
+  class AgentCardFetchError extends Error {
+    constructor(message, url, status, cause) {
+      super(message, cause === undefined ? undefined : { cause });
+      this.name = 'AgentCardFetchError';
+      this.url = String(url);
+      /** HTTP status, or null when no response arrived. */
+      this.status = status;
+    }
+  }
+
+  /** Turns a rejected decision into its typed error; returns null for a valid decision. */
+  function toError(decision, options) {
+    if (decision === null || typeof decision !== 'object') {
+      throw new TypeError('toError: decision must be a decision object');
+    }
+    if (decision.verdict === 'valid') return null;
+    const Ctor = ERROR_CLASSES[decision.error_class];
+    if (Ctor === undefined) {
+      throw new TypeError(`toError: unknown error_class ${JSON.stringify(decision.error_class)}`);
+    }
+    return new Ctor(decision, options);
+  }
+
+  /** Returns the decision when it is valid, else throws its typed error. */
+  function assertValid(decision, options) {
+    const error = toError(decision, options);
+    if (error !== null) throw error;
+    return decision;
+  }
+
+  // ---------------------------------------------------------------- input conversion
+
+  function describe(value) {
+    if (value === null) return 'null';
+    if (Array.isArray(value)) return 'an array';
+    return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  }
+
+  function stringify(value, what) {
+    let text;
+    try {
+      text = JSON.stringify(value);
+    } catch (e) {
+      throw new TypeError(`${what}: cannot be serialized as JSON (${e && e.message})`);
+    }
+    if (typeof text !== 'string') throw new TypeError(`${what}: cannot be serialized as JSON`);
+    return text;
+  }
+
+  /** string -> UTF-8 bytes, bytes -> as is, other object -> JSON.stringify -> UTF-8. */
+  function toBytes(value, what) {
+    if (typeof value === 'string') return encoder.encode(value);
+    if (value instanceof Uint8Array) return value;
+    if (value instanceof ArrayBuffer) return new Uint8Array(value);
+    if (ArrayBuffer.isView(value)) {
+      return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    }
+    if (value !== null && typeof value === 'object') return encoder.encode(stringify(value, what));
+    throw new TypeError(
+      `${what} must be a string, a Uint8Array/Buffer, an ArrayBuffer or an object, not ${describe(value)}`,
+    );
+  }
+
+  /** string -> verbatim, undefined/null -> "{}", plain object -> JSON.stringify. */
+  function toJsonText(value, what) {
+    if (value === undefined || value === null) return '{}';
+    if (typeof value === 'string') return value;
+    if (typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value)) {
+      return stringify(value, what);
+    }
+    throw new TypeError(`${what} must be an object or JSON text, not ${describe(value)}`);
+  }
+
+  function toRfc3339(now, what) {
+    if (typeof now === 'string') return now;
+    let date;
+    if (now instanceof Date) date = now;
+    else if (typeof now === 'number') date = new Date(now);
+    else throw new TypeError(`${what} must be an RFC 3339 string, a Date or a number of ms, not ${describe(now)}`);
+    if (!Number.isFinite(date.getTime())) throw new RangeError(`${what} is not a valid time`);
+    return date.toISOString();
+  }
+
+  /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out). */
+  function observationText(observation) {
+    if (typeof observation === 'string') return observation;
+    if (observation === undefined || observation === null) {
+      return stringify({ now: toRfc3339(new Date(), 'observation.now') }, 'observation');
+    }
+    if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) {
+      throw new TypeError(`observation must be an object or JSON text, not ${describe(observation)}`);
+    }
+    const copy = Object.assign({}, observation);
+    if (!Object.prototype.hasOwnProperty.call(copy, 'now') || copy.now === undefined) {
+      copy.now = toRfc3339(new Date(), 'observation.now');
+    } else if (copy.now === null) {
+      delete copy.now;
+    } else {
+      copy.now = toRfc3339(copy.now, 'observation.now');
+    }
+    return stringify(copy, 'observation');
+  }
+
+  /** The core throws canonical JSON {kind, message, path}; make it a TypeError/RangeError. */
+  function callCore(what, fn) {
+    env.ready();
+    try {
+      return fn();
+    } catch (e) {
+      if (typeof e !== 'string') throw e;
+      let info;
+      try {
+        info = JSON.parse(e);
+      } catch (_) {
+        throw new Error(`${what}: ${e}`);
+      }
+      const input = typeof info.input === 'string' && info.input !== '' ? info.input : what;
+      const path = typeof info.path === 'string' ? info.path : '';
+      const where = path === '' ? input : `${input} at ${path}`;
+      const Ctor = info.kind === 'range' ? RangeError : TypeError;
+      const error = new Ctor(`invalid ${where}: ${info.message}`);
+      error.input = input;
+      error.path = path;
+      throw error;
+    }
+  }
+
+  // ---------------------------------------------------------------- the core, JSON in / JSON out
+
+  /** The canonical decision JSON text, byte for byte what the CLI and Envoy produce. */
+  function evaluateRaw(card, requirement, observation) {
+    const bytes = toBytes(card, 'card');
+    const req = toJsonText(requirement, 'requirement');
+    const obs = observationText(observation);
+    return callCore('input', () => raw.evaluateRaw(bytes, req, obs));
+  }
+
+  /** The decision object (JSON.parse of evaluateRaw). Never throws for a bad card: a bad card
+   * is a `malformed_card` decision. Throws TypeError/RangeError for a bad requirement or
+   * observation. */
+  function evaluate(card, requirement, observation) {
+    return JSON.parse(evaluateRaw(card, requirement, observation));
+  }
+
+  /** `sha256:<hex>` over the RFC 8785 form of the card minus top-level `signatures`. */
+  function cardHash(card) {
+    const bytes = toBytes(card, 'card');
+    return callCore('card', () => raw.cardHash(bytes));
+  }
+
+  /** RFC 8785 canonical JSON of a JSON text, bytes or a JavaScript value. */
+  function canonicalize(json) {
+    const bytes = toBytes(json, 'json');
+    return callCore('json', () => raw.canonicalize(bytes));
+  }
+
+  /** Validates a policy document; throws TypeError/RangeError naming the member. */
+  function checkPolicy(policy) {
+    const bytes = toBytes(policy, 'policy');
+    callCore('policy', () => raw.checkPolicy(bytes));
+  }
+
+  /** Version of the Rust core inside the wasm module. */
+  function coreVersion() {
+    env.ready();
+    return raw.version();
+  }
+
+  // ---------------------------------------------------------------- fetching a card
+
+  const DEFAULT_WATERMARK = Object.freeze({
+    lagMsHeader: 'x-replica-lag-ms',
+    lagSHeader: 'x-replica-lag-s',
+    syncedAtHeader: 'x-replica-synced-at',
+    consul: true,
+    age: true,
+  });
+
+  function headerValue(headers, name) {
+    if (name === undefined || name === null || name === false || name === '') return undefined;
+    const value = headers.get(name);
+    return value === null ? undefined : value;
+  }
+
+  /** Reads the configured watermark headers of a fetch Response into an observation. */
+  function observationFromHeaders(headers, watermark, now) {
+    const w = Object.assign({}, DEFAULT_WATERMARK, watermark || {});
+    const obs = {};
+    const put = (key, value) => {
+      if (value !== undefined) obs[key] = value;
+    };
+    put('lag_ms', headerValue(headers, w.lagMsHeader));
+    put('lag_s', headerValue(headers, w.lagSHeader));
+    put('synced_at', headerValue(headers, w.syncedAtHeader));
+    if (w.consul) {
+      put('consul_last_contact_ms', headerValue(headers, 'x-consul-lastcontact'));
+      put('consul_known_leader', headerValue(headers, 'x-consul-knownleader'));
+    }
+    if (w.age) put('age_s', headerValue(headers, 'age'));
+    obs.now = now === undefined ? toRfc3339(new Date(), 'now') : now === null ? null : toRfc3339(now, 'now');
+    return obs;
+  }
+
+  async function fetchDecision(url, requirement, options) {
+    const opts = options || {};
+    const fetchImpl = opts.fetch || (typeof fetch === 'function' ? fetch : undefined);
+    if (typeof fetchImpl !== 'function') throw new TypeError('resolveAgentCard: no fetch available; pass options.fetch');
+    const req = toJsonText(requirement, 'requirement');
+    const headers = Object.assign({ accept: 'application/json', 'a2a-version': '1.0' }, opts.headers || {});
+    let response;
+    try {
+      response = await fetchImpl(String(url), { method: 'GET', headers, signal: opts.signal });
+    } catch (e) {
+      throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}`, url, null, e);
+    }
+    if (!response.ok) {
+      const text = response.statusText ? ` ${response.statusText}` : '';
+      throw new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status);
+    }
+    const body = new Uint8Array(await response.arrayBuffer());
+    const observation = observationFromHeaders(response.headers, opts.watermark, opts.now);
+    const decision = evaluate(body, req, observation);
+    if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });
+    return { decision, body };
+  }
+
+  /** Fetches an Agent Card, reads the watermark headers, evaluates it, and returns the card
+   * object (as received) or throws StaleAgentCardError / CapabilityMismatchError /
+   * MalformedAgentCardError (or AgentCardFetchError when no 2xx answer arrived). */
+  async function resolveAgentCard(url, requirement, options) {
+    const { decision, body } = await fetchDecision(url, requirement, options);
+    assertValid(decision, { url });
+    // The core parsed these exact bytes strictly (I-JSON, no duplicate members), so JSON.parse
+    // reads the same document the decision was made on.
+    return JSON.parse(decoder.decode(body));
+  }
+
+  /** An `AgentCardResolver` for @a2a-js/sdk's ClientFactory that refuses stale or incomplete
+   * cards before any client is built. */
+  class CardGateResolver {
+    constructor(options) {
+      const opts = options || {};
+      if (opts.requirement === undefined) {
+        throw new TypeError('CardGateResolver: options.requirement is required (use {} to require nothing)');
+      }
+      this.options = opts;
+    }
+
+    /** Same path rule as the SDK's DefaultAgentCardResolver: `path` argument, then
+     * `options.path`, then `.well-known/agent-card.json`, resolved against `baseUrl`. */
+    async resolve(baseUrl, path) {
+      const o = this.options;
+      const cardPath = path !== undefined ? path : o.path !== undefined ? o.path : AGENT_CARD_PATH;
+      const url = new URL(cardPath, baseUrl);
+      const requirement = typeof o.requirement === 'function' ? await o.requirement(url.href) : o.requirement;
+      const card = await resolveAgentCard(url.href, requirement, o);
+      return this.normalizeAgentCard(card);
+    }
+
+    /** Applies `options.normalize` (e.g. the SDK's own normalization); identity otherwise. */
+    normalizeAgentCard(card) {
+      return typeof this.options.normalize === 'function' ? this.options.normalize(card) : card;
+    }
+  }
+
+  return {
+    evaluate,
+    evaluateRaw,
+    cardHash,
+    canonicalize,
+    checkPolicy,
+    coreVersion,
+    toError,
+    assertValid,
+    resolveAgentCard,
+    observationFromHeaders,
+    CardGateResolver,
+    CardGateError,
+    StaleAgentCardError,
+    CapabilityMismatchError,
+    MalformedAgentCardError,
+    AgentCardFetchError,
+    DEFAULT_WATERMARK,
+  };
+}

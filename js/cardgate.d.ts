@@ -1,0 +1,328 @@
+// Declarations of the cardgate package API (shared by the Node and browser entry points).
+// Self-contained: needs only the ES2020 library (no DOM, no @types/node).
+
+/** A card: its exact text, its exact bytes, or a value to serialize with JSON.stringify.
+ * The hash covers the RFC 8785 form, so an object hashes like its text; but a text that the
+ * core rejects (duplicate members, lone surrogates, ...) can only be checked as text or bytes. */
+export type CardInput = string | Uint8Array | ArrayBuffer | ArrayBufferView | object;
+
+/** Capability names, see `RequirementJson.require`. */
+export type CapabilityName = string;
+
+/** The requirement JSON form (DESIGN.md). Unknown members throw a TypeError. */
+export interface RequirementJson {
+  /** Capabilities the caller will invoke: a skill id, `extension:<uri>`,
+   * `capability:streaming|pushNotifications|extendedAgentCard`, `binding:<name>`,
+   * `protocol:<Major.Minor>`. */
+  require?: CapabilityName[];
+  /** Minimum card `version` (numeric dot-separated, or semver). */
+  min_version?: string;
+  /** Staleness tolerance: an integer followed by `ms`, `s`, `m` or `h`. */
+  max_stale?: string;
+  /** `sha256:` + 64 lowercase hex digits: replaces the watermark check. */
+  pin?: string;
+}
+
+/** A watermark value: header text, or a number. */
+export type WatermarkValue = string | number;
+
+/** The observation JSON form (DESIGN.md), plus `now` conveniences. */
+export interface ObservationJson {
+  lag_ms?: WatermarkValue;
+  lag_s?: WatermarkValue;
+  /** RFC 3339 time of the last successful sync. */
+  synced_at?: WatermarkValue;
+  consul_last_contact_ms?: WatermarkValue;
+  consul_known_leader?: WatermarkValue;
+  /** HTTP `Age`: seconds spent in caches. */
+  age_s?: WatermarkValue;
+  /** The host clock: RFC 3339 text, a Date, or ms since the epoch. Omitted: the current time
+   * (`new Date()`). `null`: send no clock at all. */
+  now?: string | Date | number | null;
+}
+
+/** Condition names: (a) version, (b) freshness or pin, (c) capabilities; `card` when unreadable. */
+export type ConditionName = 'a' | 'b' | 'c' | 'card';
+
+export type ReasonCode =
+  | 'version_below_minimum'
+  | 'version_incomparable'
+  | 'freshness_unverifiable'
+  | 'tolerance_missing'
+  | 'watermark_invalid'
+  | 'watermark_contradictory'
+  | 'leader_unknown'
+  | 'clock_missing'
+  | 'watermark_in_future'
+  | 'watermark_exceeded'
+  | 'pinned_hash_mismatch'
+  | 'capabilities_missing'
+  | 'body_empty'
+  | 'body_too_large'
+  | 'invalid_utf8'
+  | 'json_syntax'
+  | 'trailing_data'
+  | 'duplicate_member'
+  | 'lone_surrogate'
+  | 'number_out_of_range'
+  | 'too_deep'
+  | 'not_an_object'
+  | 'missing_field'
+  | 'wrong_type';
+
+export interface Reason {
+  code: ReasonCode;
+  condition: ConditionName;
+  message: string;
+  figures?: Record<string, number | string | boolean | null>;
+  /** JSON Pointer of the offending member (malformed cards). */
+  path?: string;
+  /** Byte offset of a syntax error. */
+  offset?: number;
+}
+
+export interface Condition {
+  passed: boolean;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export interface Conditions {
+  a: Condition;
+  b: Condition;
+  c: Condition;
+}
+
+export type ErrorClass = 'stale_agent_card' | 'capability_mismatch' | 'malformed_card';
+
+export interface ValidDecision {
+  verdict: 'valid';
+  status: 200;
+  agent: string;
+  card_version: string;
+  card_hash: string;
+  freshness: 'watermark' | 'pinned';
+  staleness_ms: number | null;
+  conditions: Conditions;
+  [extra: string]: unknown;
+}
+
+/** An RFC 9457 problem object with cardgate's extensions. */
+export interface RejectedDecision {
+  type: string;
+  title: string;
+  status: 503 | 409 | 502;
+  detail: string;
+  verdict: 'rejected';
+  error_class: ErrorClass;
+  reasons: Reason[];
+  missing_capabilities?: string[];
+  agent?: string;
+  card_version?: string;
+  card_hash?: string;
+  staleness_ms?: number | null;
+  conditions?: Conditions;
+  /** The card as received, when it parsed. */
+  card?: unknown;
+  /** The first 4096 characters of the body, when it did not parse. */
+  card_text?: string;
+  [extra: string]: unknown;
+}
+
+export type Decision = ValidDecision | RejectedDecision;
+
+/** What a caller should do about a rejected card. */
+export type RetryHint = 're-resolve' | 'none';
+
+export interface ErrorContext {
+  /** Where the card came from; becomes `.url`. */
+  url?: string | { toString(): string };
+}
+
+/** Base class of the discovery errors: a card was served, and the gate refused it. */
+export declare class CardGateError extends Error {
+  protected constructor(decision: RejectedDecision, context?: ErrorContext);
+  readonly decision: RejectedDecision;
+  readonly errorClass: ErrorClass;
+  readonly status: number;
+  /** The parsed card, or the body text (first 4096 characters) when it did not parse. */
+  readonly card: unknown;
+  /** `sha256:...`, or null when the card did not parse. */
+  readonly cardHash: string | null;
+  readonly reasons: Reason[];
+  readonly missingCapabilities: string[];
+  readonly stalenessMs: number | null;
+  readonly agent: string | null;
+  readonly url: string | null;
+  readonly retry: RetryHint;
+}
+
+/** (a) or (b) failed: stale, too old, or freshness unverifiable. `retry` is `'re-resolve'`. */
+export declare class StaleAgentCardError extends CardGateError {
+  constructor(decision: RejectedDecision, context?: ErrorContext);
+  readonly errorClass: 'stale_agent_card';
+  readonly retry: 're-resolve';
+}
+
+/** Only (c) failed: the card lacks capabilities. `retry` is `'none'`: re-resolving returns the
+ * same card. */
+export declare class CapabilityMismatchError extends CardGateError {
+  constructor(decision: RejectedDecision, context?: ErrorContext);
+  readonly errorClass: 'capability_mismatch';
+  readonly retry: 'none';
+}
+
+/** The body is not a readable Agent Card. `retry` is `'re-resolve'` (a truncated or corrupted
+ * transfer is the transient cause); a card that stays malformed is a publishing bug. */
+export declare class MalformedAgentCardError extends CardGateError {
+  constructor(decision: RejectedDecision, context?: ErrorContext);
+  readonly errorClass: 'malformed_card';
+  readonly retry: 're-resolve';
+}
+
+/** The fetch failed (network error or non-2xx answer): no card was evaluated. */
+export declare class AgentCardFetchError extends Error {
+  constructor(message: string, url: string, status: number | null, cause?: unknown);
+  readonly url: string;
+  /** HTTP status, or null when no response arrived. */
+  readonly status: number | null;
+}
+
+/** Thrown (as TypeError or RangeError) for bad input; the message names the field. */
+export interface InputErrorFields {
+  /** `requirement`, `observation`, `card`, `json`, `policy` or `input`. */
+  input?: string;
+  /** JSON Pointer inside that input, `""` for the whole input. */
+  path?: string;
+}
+
+/** Evaluates a card. A bad card is a `malformed_card` decision; a bad requirement or observation
+ * throws a TypeError/RangeError naming the field. */
+export declare function evaluate(
+  card: CardInput,
+  requirement?: RequirementJson | string | null,
+  observation?: ObservationJson | string | null,
+): Decision;
+
+/** Same as `evaluate`, returning the canonical decision JSON text (identical bytes to the CLI
+ * and the Envoy filter). */
+export declare function evaluateRaw(
+  card: CardInput,
+  requirement?: RequirementJson | string | null,
+  observation?: ObservationJson | string | null,
+): string;
+
+/** `sha256:<hex>` of the card's RFC 8785 form without top-level `signatures`. Throws a
+ * TypeError/RangeError for a card that does not parse. */
+export declare function cardHash(card: CardInput): string;
+
+/** RFC 8785 canonical form of JSON text, bytes or a value. */
+export declare function canonicalize(json: CardInput): string;
+
+/** Validates a policy document (text, bytes or value); throws a TypeError/RangeError naming the
+ * member. */
+export declare function checkPolicy(policy: CardInput): void;
+
+/** Version of the Rust core in the wasm module. */
+export declare function coreVersion(): string;
+
+/** The typed error for a rejected decision, or null for a valid one. */
+export declare function toError(decision: ValidDecision, context?: ErrorContext): null;
+export declare function toError(
+  decision: Decision,
+  context?: ErrorContext,
+): StaleAgentCardError | CapabilityMismatchError | MalformedAgentCardError | null;
+
+/** Returns a valid decision; throws the typed error for a rejected one. */
+export declare function assertValid(decision: Decision, context?: ErrorContext): ValidDecision;
+
+/** Minimal `Headers` as fetch returns it. */
+export interface HeadersLike {
+  get(name: string): string | null;
+}
+
+/** Minimal `Response` as fetch returns it. */
+export interface ResponseLike {
+  ok: boolean;
+  status: number;
+  statusText?: string;
+  headers: HeadersLike;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** Minimal `fetch`: the global one, undici's, or a test double. */
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; signal?: unknown },
+) => Promise<ResponseLike>;
+
+/** Which response headers carry the watermark. A header name set to `null` or `false` is not
+ * read. Defaults in `DEFAULT_WATERMARK`. */
+export interface WatermarkOptions {
+  /** Replica lag in milliseconds. Default `x-replica-lag-ms`. */
+  lagMsHeader?: string | null | false;
+  /** Replica lag in seconds. Default `x-replica-lag-s`. */
+  lagSHeader?: string | null | false;
+  /** Time of the last successful sync (RFC 3339). Default `x-replica-synced-at`. */
+  syncedAtHeader?: string | null | false;
+  /** Read `X-Consul-LastContact` and `X-Consul-KnownLeader`. Default true. */
+  consul?: boolean;
+  /** Read `Age` (cache time, added to the lag). Default true. */
+  age?: boolean;
+}
+
+export declare const DEFAULT_WATERMARK: Readonly<Required<WatermarkOptions>>;
+
+/** Reads the configured watermark headers into an observation (with `now`). */
+export declare function observationFromHeaders(
+  headers: HeadersLike,
+  watermark?: WatermarkOptions,
+  now?: string | Date | number | null,
+): ObservationJson;
+
+export interface ResolveOptions {
+  /** Defaults to the global fetch. */
+  fetch?: FetchLike;
+  watermark?: WatermarkOptions;
+  /** Extra request headers (`accept` and `a2a-version: 1.0` are sent by default). */
+  headers?: Record<string, string>;
+  /** The clock; default `new Date()` when the response arrives. */
+  now?: string | Date | number | null;
+  /** Passed to fetch. */
+  signal?: unknown;
+  /** Called with every decision (valid or not) before the card is returned or the error thrown:
+   * the place for logs and metrics. */
+  onDecision?: (decision: Decision, info: { url: string; observation: ObservationJson }) => void;
+}
+
+/** Fetches the card at `url`, evaluates it with the watermark headers of the response, and
+ * returns the parsed card; throws StaleAgentCardError, CapabilityMismatchError,
+ * MalformedAgentCardError, or AgentCardFetchError (network error, non-2xx). */
+export declare function resolveAgentCard<Card = any>(
+  url: string | { toString(): string },
+  requirement: RequirementJson | string | null | undefined,
+  options?: ResolveOptions,
+): Promise<Card>;
+
+export interface CardGateResolverOptions<Card = any> extends ResolveOptions {
+  /** The requirement, or a function of the card URL returning it. Required (`{}` to require
+   * nothing, which still demands a watermark and `max_stale`, or a pin). */
+  requirement:
+    | RequirementJson
+    | string
+    | ((url: string) => RequirementJson | string | Promise<RequirementJson | string>);
+  /** Card path against the base URL when `resolve` gets none. Default
+   * `.well-known/agent-card.json`. */
+  path?: string;
+  /** Applied to every accepted card, e.g. the SDK's own normalization. */
+  normalize?: (card: any) => Card;
+}
+
+/** An `AgentCardResolver` for `@a2a-js/sdk`: `new ClientFactory({ ...,
+ * cardResolver: new CardGateResolver({ requirement }) })`. */
+export declare class CardGateResolver<Card = any> {
+  constructor(options: CardGateResolverOptions<Card>);
+  readonly options: CardGateResolverOptions<Card>;
+  resolve(baseUrl: string, path?: string): Promise<Card>;
+  normalizeAgentCard(card: unknown): Card;
+}

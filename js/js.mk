@@ -1,0 +1,52 @@
+# The npm package `cardgate` (feature `js`): `make pkg` builds it into pkg/, `make test-js` tests it.
+# Included by the top Makefile (SHELL=bash, CARGO, TEST_TARGETS).
+
+TEST_TARGETS += test-js
+
+JS_TARGET_DIR := target/js
+JS_WASM := $(JS_TARGET_DIR)/wasm32-unknown-unknown/release/cardgate.wasm
+WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
+# Rust 1.95 emits these proposals; wasm-opt must be told (npm binaryen only: Debian's corrupts
+# wasm-bindgen output).
+WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+	--enable-mutable-globals --enable-multivalue --enable-reference-types
+TSC := node_modules/.bin/tsc
+
+.PHONY: setup-js pkg test-js js-size
+
+# Toolchain (wasm targets, wasm-bindgen CLI, npm binaryen) and the dev dependencies.
+# `npm ci` runs only when node_modules is missing or older than package-lock.json.
+setup-js:
+	.ci/setup.sh js
+	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+		echo "setup-js: npm ci"; npm ci --no-audit --no-fund; \
+	fi
+
+pkg: setup-js
+	$(CARGO) build --release --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR)
+	rm -rf pkg
+	mkdir -p pkg/node pkg/web
+	wasm-bindgen --target nodejs --out-dir pkg/node --out-name cardgate $(JS_WASM)
+	wasm-bindgen --target web --out-dir pkg/web --out-name cardgate $(JS_WASM)
+	$(WASM_OPT) $(WASM_OPT_FLAGS) pkg/node/cardgate_bg.wasm -o pkg/node/cardgate_bg.wasm
+	$(WASM_OPT) $(WASM_OPT_FLAGS) pkg/web/cardgate_bg.wasm -o pkg/web/cardgate_bg.wasm
+	node js/build.mjs pkg
+	@$(MAKE) --no-print-directory js-size
+
+js-size:
+	@for f in pkg/web/cardgate_bg.wasm pkg/node/cardgate_bg.wasm; do \
+		echo "$$f: $$(wc -c < $$f) bytes raw, $$(gzip -9 -c $$f | wc -c) bytes gzip -9"; \
+	done
+
+# Lint the glue for its target, type-check the declarations as a consumer sees them (installed
+# from the packed tarball), check the package packs, then the Node tests (vectors against the
+# native CLI, errors, resolveAgentCard, the @a2a-js/sdk integration).
+test-js: pkg
+	$(CARGO) clippy --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR) -- -D warnings
+	$(CARGO) build --release --bin cardgate
+	cd pkg && npm pack --dry-run --json > /dev/null
+	node tests/node/consumer.mjs $(JS_TARGET_DIR)/consumer
+	$(TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.json
+	$(TSC) --noEmit --strict --lib es2020 --types "" --skipLibCheck false \
+		$(JS_TARGET_DIR)/consumer/node_modules/cardgate/node/index.d.cts
+	node --test tests/node/

@@ -1,0 +1,63 @@
+//! wasm-bindgen glue for the npm package `cardgate` (feature `js`).
+//!
+//! Deliberately thin: every export takes bytes or text, calls [`crate::api`], and returns text.
+//! The hand-written wrapper in `js/` turns objects into JSON, supplies the clock, and maps
+//! errors to `TypeError`/`RangeError`. These raw exports are not the package's public API.
+//!
+//! Errors cross the boundary as a thrown *string* holding canonical JSON
+//! `{"kind":"type"|"range","message":"...","path":"/json/pointer"}`, never as a trap:
+//! nothing here can panic, so the module stays usable after any error.
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::api;
+use crate::json::Value;
+use crate::{InputError, InputErrorKind};
+
+/// Encodes an input error as the canonical JSON string the JS wrapper decodes.
+fn error_text(err: &InputError) -> String {
+    let kind = match err.kind {
+        InputErrorKind::Type => "type",
+        InputErrorKind::Range => "range",
+    };
+    let value = Value::Object(vec![
+        ("kind".to_owned(), Value::String(kind.to_owned())),
+        ("message".to_owned(), Value::String(err.message.clone())),
+        ("path".to_owned(), Value::String(err.path.clone())),
+    ]);
+    crate::jcs::canonicalize(&value)
+}
+
+/// Evaluates `card` (the exact bytes served) against a requirement and an observation, both
+/// given as JSON text, and returns the canonical decision JSON (DESIGN.md).
+///
+/// A malformed card is a decision (`malformed_card`), not an error; a bad requirement or
+/// observation throws the error string described in the module docs.
+#[wasm_bindgen(js_name = evaluateRaw)]
+pub fn evaluate_raw(card: &[u8], requirement: &str, observation: &str) -> Result<String, String> {
+    api::evaluate_json(card, requirement, observation).map_err(|e| error_text(&e))
+}
+
+/// Returns `sha256:<hex>` of the card's RFC 8785 form without top-level `signatures`.
+#[wasm_bindgen(js_name = cardHash)]
+pub fn card_hash(card: &[u8]) -> Result<String, String> {
+    api::card_hash(card).map_err(|e| error_text(&e))
+}
+
+/// Returns the RFC 8785 canonical form of a JSON document (strict I-JSON parsing).
+#[wasm_bindgen]
+pub fn canonicalize(json: &[u8]) -> Result<String, String> {
+    api::canonicalize(json).map_err(|e| error_text(&e))
+}
+
+/// Validates a policy document; throws the error string naming the offending member.
+#[wasm_bindgen(js_name = checkPolicy)]
+pub fn check_policy(policy: &[u8]) -> Result<(), String> {
+    api::check_policy(policy).map_err(|e| error_text(&e))
+}
+
+/// The crate version the module was built from.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}

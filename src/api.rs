@@ -1,0 +1,55 @@
+//! JSON in, JSON out: the whole gate as four functions over bytes and strings.
+//!
+//! This is the surface the thin glue layers (wasm-bindgen, proxy-wasm) wrap, so that every
+//! runtime shares one implementation, one set of input checks and one output format.
+
+use crate::card::{AgentCard, Limits};
+use crate::card_hash::CardHash;
+use crate::freshness::Observation;
+use crate::gate::evaluate_with;
+use crate::jcs;
+use crate::json;
+use crate::policy::Policy;
+use crate::requirement::Requirement;
+use crate::InputError;
+
+/// Evaluates a card against a requirement and an observation given in their JSON forms and
+/// returns the decision's canonical JSON. Input errors (not card defects) are `Err`.
+///
+/// ```
+/// let out = cardgate::api::evaluate_json(b"{}", r#"{"max_stale":"10s"}"#, r#"{"lag_ms":"1"}"#).unwrap();
+/// assert!(out.contains(r#""reasons":[{"code":"missing_field""#));
+/// assert_eq!(cardgate::api::evaluate_json(b"{}", r#"{"max_stale":"10"}"#, "{}").unwrap_err().path, "/requirement/max_stale");
+/// ```
+pub fn evaluate_json(
+    card: &[u8],
+    requirement_json: &str,
+    observation_json: &str,
+) -> Result<String, InputError> {
+    let requirement =
+        Requirement::from_json(requirement_json).map_err(|e| e.within("/requirement"))?;
+    let observation =
+        Observation::from_json(observation_json).map_err(|e| e.within("/observation"))?;
+    Ok(evaluate_with(card, &requirement, &observation, &Limits::default()).to_json())
+}
+
+/// The card hash of a card's bytes; a card that cannot be read is an error.
+pub fn card_hash(card: &[u8]) -> Result<String, InputError> {
+    let limits = Limits::default();
+    let doc = json::parse(card, limits.max_depth)
+        .map_err(|e| InputError::type_error(e.path(), format!("card is not valid I-JSON: {e}")))?;
+    AgentCard::from_value(&doc).map_err(|d| InputError::type_error(d.path, d.message))?;
+    Ok(CardHash::of(&doc).to_string())
+}
+
+/// The RFC 8785 canonical form of any I-JSON document.
+pub fn canonicalize(document: &[u8]) -> Result<String, InputError> {
+    let doc = json::parse(document, 128)
+        .map_err(|e| InputError::type_error(e.path(), format!("not valid I-JSON: {e}")))?;
+    Ok(jcs::canonicalize(&doc))
+}
+
+/// Validates a policy document.
+pub fn check_policy(policy_json: &[u8]) -> Result<(), InputError> {
+    Policy::from_json(policy_json).map(|_| ())
+}

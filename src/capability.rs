@@ -1,0 +1,151 @@
+//! Capability names a caller can require, and whether a card declares them.
+
+use crate::card::AgentCard;
+use crate::InputError;
+use std::fmt;
+
+/// A card flag under `capabilities`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    /// `capabilities.streaming`
+    Streaming,
+    /// `capabilities.pushNotifications`
+    PushNotifications,
+    /// `capabilities.extendedAgentCard`
+    ExtendedAgentCard,
+}
+
+/// One thing the caller will invoke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Capability {
+    /// A bare name: a skill `id`.
+    Skill(String),
+    /// `extension:<uri>`: a declared extension.
+    Extension(String),
+    /// `capability:<flag>`: that flag is `true`.
+    Flag(Flag),
+    /// `binding:<protocolBinding>`: an interface with that binding.
+    Binding(String),
+    /// `protocol:<Major.Minor>`: an interface speaking that protocol version.
+    Protocol(String),
+}
+
+impl Capability {
+    /// Parses a capability name (see the crate docs for the forms).
+    ///
+    /// ```
+    /// use cardgate::capability::Capability;
+    /// assert_eq!(Capability::parse("task.execute.v3").unwrap(), Capability::Skill("task.execute.v3".into()));
+    /// assert!(Capability::parse("capability:teleport").is_err());
+    /// ```
+    pub fn parse(name: &str) -> Result<Capability, InputError> {
+        let bad = |why: String| InputError::range_error("", why);
+        if name.is_empty() {
+            return Err(bad("capability name is empty".into()));
+        }
+        if let Some(uri) = name.strip_prefix("extension:") {
+            if uri.is_empty() {
+                return Err(bad("extension: needs a URI".into()));
+            }
+            return Ok(Capability::Extension(uri.into()));
+        }
+        if let Some(flag) = name.strip_prefix("capability:") {
+            return match flag {
+                "streaming" => Ok(Capability::Flag(Flag::Streaming)),
+                "pushNotifications" => Ok(Capability::Flag(Flag::PushNotifications)),
+                "extendedAgentCard" => Ok(Capability::Flag(Flag::ExtendedAgentCard)),
+                _ => Err(bad(format!(
+                    "unknown capability flag {flag:?} (known: streaming, pushNotifications, extendedAgentCard)"
+                ))),
+            };
+        }
+        if let Some(binding) = name.strip_prefix("binding:") {
+            if binding.is_empty() {
+                return Err(bad(
+                    "binding: needs a protocol binding such as JSONRPC".into()
+                ));
+            }
+            return Ok(Capability::Binding(binding.into()));
+        }
+        if let Some(version) = name.strip_prefix("protocol:") {
+            if major_minor(version) != Some(version) {
+                return Err(bad(format!(
+                    "protocol: needs a Major.Minor version such as 1.0, found {version:?}"
+                )));
+            }
+            return Ok(Capability::Protocol(version.into()));
+        }
+        Ok(Capability::Skill(name.into()))
+    }
+
+    /// Whether `card` declares this capability.
+    pub fn declared_by(&self, card: &AgentCard) -> bool {
+        match self {
+            Capability::Skill(id) => card.skill_ids.iter().any(|s| s == id),
+            Capability::Extension(uri) => card.extension_uris.iter().any(|u| u == uri),
+            Capability::Flag(Flag::Streaming) => card.streaming,
+            Capability::Flag(Flag::PushNotifications) => card.push_notifications,
+            Capability::Flag(Flag::ExtendedAgentCard) => card.extended_agent_card,
+            Capability::Binding(b) => card.interfaces.iter().any(|i| i.protocol_binding == *b),
+            Capability::Protocol(v) => card
+                .interfaces
+                .iter()
+                .any(|i| i.protocol_version.as_deref().and_then(major_minor) == Some(v.as_str())),
+        }
+    }
+}
+
+/// `"1.0"` of `"1.0"`, `"1.0.1"` or `"0.3.0"`; `None` unless it starts with digits.digits.
+fn major_minor(version: &str) -> Option<&str> {
+    let mut parts = version.splitn(3, '.');
+    let major = parts.next()?;
+    let minor = parts.next()?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(major) || !digits(minor) {
+        return None;
+    }
+    if let Some(rest) = parts.next() {
+        if !digits(rest.split(['-', '+']).next().unwrap_or_default()) {
+            return None;
+        }
+    }
+    version.get(..major.len() + 1 + minor.len())
+}
+
+impl fmt::Display for Capability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Capability::Skill(id) => f.write_str(id),
+            Capability::Extension(uri) => write!(f, "extension:{uri}"),
+            Capability::Flag(Flag::Streaming) => f.write_str("capability:streaming"),
+            Capability::Flag(Flag::PushNotifications) => {
+                f.write_str("capability:pushNotifications")
+            }
+            Capability::Flag(Flag::ExtendedAgentCard) => {
+                f.write_str("capability:extendedAgentCard")
+            }
+            Capability::Binding(b) => write!(f, "binding:{b}"),
+            Capability::Protocol(v) => write!(f, "protocol:{v}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocol_versions_compare_by_major_minor() {
+        assert_eq!(major_minor("1.0"), Some("1.0"));
+        assert_eq!(major_minor("0.3.0"), Some("0.3"));
+        assert_eq!(major_minor("1"), None);
+        assert_eq!(major_minor("1.x"), None);
+        assert!(Capability::parse("protocol:1.0.0").is_err());
+        assert!(Capability::parse("protocol:1").is_err());
+        assert_eq!(
+            Capability::parse("urn:x:skill").unwrap(),
+            Capability::Skill("urn:x:skill".into())
+        );
+        assert!(Capability::parse("").is_err());
+    }
+}

@@ -1,0 +1,104 @@
+//! The card hash: `"sha256:" + hex(SHA-256(JCS(card without top-level "signatures")))`.
+//!
+//! Computed over the card as received (after strict parsing), so it identifies exactly the
+//! document the caller would act on. It is the value a caller pins out of band.
+
+use crate::jcs;
+use crate::json::Value;
+use crate::InputError;
+use sha2::{Digest, Sha256};
+use std::fmt;
+
+/// A card hash, always `sha256:` followed by 64 lowercase hex digits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CardHash(String);
+
+impl CardHash {
+    /// Hashes a parsed card document.
+    ///
+    /// ```
+    /// let card = cardgate::json::parse(br#"{"b":1,"a":2,"signatures":[]}"#, 64).unwrap();
+    /// let same = cardgate::json::parse(br#"{ "a": 2.0, "b": 1 }"#, 64).unwrap();
+    /// assert_eq!(cardgate::CardHash::of(&card), cardgate::CardHash::of(&same));
+    /// ```
+    pub fn of(card: &Value) -> CardHash {
+        let mut canonical = String::new();
+        match card {
+            Value::Object(members) => {
+                let unsigned = Value::Object(
+                    members
+                        .iter()
+                        .filter(|(k, _)| k != "signatures")
+                        .cloned()
+                        .collect(),
+                );
+                jcs::write_value(&mut canonical, &unsigned);
+            }
+            other => jcs::write_value(&mut canonical, other),
+        }
+        let digest = Sha256::digest(canonical.as_bytes());
+        let mut hex = String::with_capacity(7 + 64);
+        hex.push_str("sha256:");
+        for byte in digest.iter() {
+            hex.push_str(&format!("{byte:02x}"));
+        }
+        CardHash(hex)
+    }
+
+    /// Parses a pin: `sha256:` and 64 lowercase hex digits.
+    pub fn parse(text: &str) -> Result<CardHash, InputError> {
+        let hex = text.strip_prefix("sha256:").ok_or_else(|| {
+            InputError::range_error("", format!("pin {text:?} must start with \"sha256:\""))
+        })?;
+        let lower_hex = hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if hex.len() != 64 || !lower_hex {
+            return Err(InputError::range_error(
+                "",
+                format!("pin {text:?} must be \"sha256:\" followed by 64 lowercase hex digits"),
+            ));
+        }
+        Ok(CardHash(text.to_string()))
+    }
+
+    /// The `sha256:...` text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CardHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_answer() {
+        // SHA-256 of the 2 bytes "{}" (FIPS 180-4 arithmetic, checked with `printf '{}' | sha256sum`).
+        let h = CardHash::of(&Value::Object(vec![]));
+        assert_eq!(
+            h.as_str(),
+            "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+    }
+
+    #[test]
+    fn pins_are_strict() {
+        let good = format!("sha256:{}", "a".repeat(64));
+        assert!(CardHash::parse(&good).is_ok());
+        for bad in [
+            format!("sha256:{}", "A".repeat(64)),
+            format!("sha256:{}", "a".repeat(63)),
+            "a".repeat(64),
+            format!("SHA256:{}", "a".repeat(64)),
+        ] {
+            assert!(CardHash::parse(&bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Staleness tolerances as operators write them: `250ms`, `10s`, `2m`, `1h`.
+
+use crate::InputError;
+
+/// The largest tolerance accepted: 10 years, in milliseconds (Consul's "any staleness").
+pub const MAX_DURATION_MS: u64 = 10 * 365 * 24 * 3_600_000;
+
+/// Parses a duration into milliseconds: ASCII digits followed by `ms`, `s`, `m` or `h`.
+///
+/// ```
+/// use cardgate::duration::parse_duration;
+/// assert_eq!(parse_duration("250ms").unwrap(), 250);
+/// assert_eq!(parse_duration("2m").unwrap(), 120_000);
+/// assert!(parse_duration("10").is_err());
+/// assert!(parse_duration("1.5s").is_err());
+/// ```
+pub fn parse_duration(text: &str) -> Result<u64, InputError> {
+    let bad = |why: &str| {
+        InputError::range_error(
+            "",
+            format!("invalid duration {text:?}: {why} (write e.g. 250ms, 10s, 2m, 1h)"),
+        )
+    };
+    let digits_end = text
+        .bytes()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(digits_end);
+    if digits.is_empty() {
+        return Err(bad("no leading whole number"));
+    }
+    let scale: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "" => return Err(bad("missing unit")),
+        _ => return Err(bad("unknown unit")),
+    };
+    let value: u64 = digits.parse().map_err(|_| bad("number too large"))?;
+    match value.checked_mul(scale) {
+        Some(ms) if ms <= MAX_DURATION_MS => Ok(ms),
+        _ => Err(bad("longer than 10 years")),
+    }
+}
+
+/// Formats milliseconds the way [`parse_duration`] reads them, in the largest exact unit.
+pub fn format_duration(ms: u64) -> String {
+    for (unit, scale) in [("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
+        if ms != 0 && ms % scale == 0 {
+            return format!("{}{unit}", ms / scale);
+        }
+    }
+    format!("{ms}ms")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_each_unit_and_refuses_junk() {
+        assert_eq!(parse_duration("0s").unwrap(), 0);
+        assert_eq!(parse_duration("10s").unwrap(), 10_000);
+        assert_eq!(parse_duration("1h").unwrap(), 3_600_000);
+        for bad in [
+            "",
+            "s",
+            "-1s",
+            "+1s",
+            "1.5s",
+            "10 s",
+            " 10s",
+            "10S",
+            "1d",
+            "99999999999999999999s",
+            "87600h1",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert!(parse_duration("87601h").is_err());
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        for ms in [0, 250, 10_000, 120_000, 3_600_000, 1_500] {
+            assert_eq!(parse_duration(&format_duration(ms)).unwrap(), ms);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Instants supplied by the host. The core never reads a clock: the CLI, Envoy and JS each pass
+//! their own `now`, and a check that needs one and lacks it fails closed.
+
+use crate::InputError;
+
+/// Milliseconds since the Unix epoch (UTC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(i64);
+
+impl Timestamp {
+    /// An instant `ms` milliseconds after 1970-01-01T00:00:00Z.
+    pub fn from_unix_ms(ms: i64) -> Self {
+        Timestamp(ms)
+    }
+
+    /// Milliseconds since the Unix epoch.
+    pub fn unix_ms(self) -> i64 {
+        self.0
+    }
+
+    /// Parses an RFC 3339 date-time: `2026-11-09T12:00:40Z`, `2026-11-09T13:00:40.250+01:00`.
+    /// Fractions beyond milliseconds are truncated. Leap seconds (`:60`) are refused.
+    ///
+    /// ```
+    /// use cardgate::Timestamp;
+    /// let t = Timestamp::parse_rfc3339("1970-01-01T00:00:01.5Z").unwrap();
+    /// assert_eq!(t.unix_ms(), 1500);
+    /// assert_eq!(t.to_rfc3339(), "1970-01-01T00:00:01.500Z");
+    /// ```
+    pub fn parse_rfc3339(text: &str) -> Result<Self, InputError> {
+        let bad = |why: &str| {
+            InputError::range_error("", format!("invalid RFC 3339 timestamp {text:?}: {why}"))
+        };
+        let b = text.as_bytes();
+        let num = |range: std::ops::Range<usize>| -> Option<i64> {
+            let s = text.get(range)?;
+            if s.bytes().all(|c| c.is_ascii_digit()) {
+                s.parse().ok()
+            } else {
+                None
+            }
+        };
+        let shape_ok = b.len() >= 20
+            && b.get(4) == Some(&b'-')
+            && b.get(7) == Some(&b'-')
+            && matches!(b.get(10), Some(b'T' | b't'))
+            && b.get(13) == Some(&b':')
+            && b.get(16) == Some(&b':');
+        if !shape_ok {
+            return Err(bad(
+                "expected YYYY-MM-DDTHH:MM:SS followed by Z or an offset",
+            ));
+        }
+        let fields = (
+            num(0..4),
+            num(5..7),
+            num(8..10),
+            num(11..13),
+            num(14..16),
+            num(17..19),
+        );
+        let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = fields
+        else {
+            return Err(bad("non-digit in a date or time field"));
+        };
+        if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+            return Err(bad("no such date"));
+        }
+        if hour > 23 || minute > 59 || second > 59 {
+            return Err(bad("no such time of day"));
+        }
+        let mut pos = 19;
+        let mut millis = 0i64;
+        if b.get(pos) == Some(&b'.') {
+            let start = pos + 1;
+            let mut end = start;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            if end == start {
+                return Err(bad("empty fraction"));
+            }
+            let frac = text.get(start..end).unwrap_or_default();
+            let first3: String = frac.chars().chain("000".chars()).take(3).collect();
+            millis = first3.parse().map_err(|_| bad("bad fraction"))?;
+            pos = end;
+        }
+        let offset_min = match text.get(pos..) {
+            Some("Z" | "z") => 0,
+            Some(off) if off.len() == 6 && off.as_bytes().get(3) == Some(&b':') => {
+                let sign = match off.as_bytes().first() {
+                    Some(b'+') => 1,
+                    Some(b'-') => -1,
+                    _ => return Err(bad("offset must start with + or -")),
+                };
+                let (Some(oh), Some(om)) = (num(pos + 1..pos + 3), num(pos + 4..pos + 6)) else {
+                    return Err(bad("bad offset"));
+                };
+                if oh > 23 || om > 59 {
+                    return Err(bad("bad offset"));
+                }
+                sign * (oh * 60 + om)
+            }
+            _ => return Err(bad("expected Z or an offset like +01:00 at the end")),
+        };
+        let days = days_from_civil(year, month, day);
+        let secs = days * 86_400 + hour * 3_600 + minute * 60 + second - offset_min * 60;
+        Ok(Timestamp(secs * 1_000 + millis))
+    }
+
+    /// Formats as RFC 3339 in UTC with milliseconds: `2026-11-09T12:00:40.000Z`.
+    pub fn to_rfc3339(self) -> String {
+        let ms = self.0.rem_euclid(1_000);
+        let secs = self.0.div_euclid(1_000);
+        let days = secs.div_euclid(86_400);
+        let rem = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+            rem / 3_600,
+            (rem / 60) % 60,
+            rem % 60
+        )
+    }
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+// Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's civil algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_offsets_and_fractions() {
+        let z = Timestamp::parse_rfc3339("2026-11-09T12:00:40Z").unwrap();
+        let off = Timestamp::parse_rfc3339("2026-11-09T13:00:40+01:00").unwrap();
+        assert_eq!(z, off);
+        assert_eq!(z.unix_ms(), 1_794_225_640_000);
+        let frac = Timestamp::parse_rfc3339("2026-11-09T12:00:40.123456Z").unwrap();
+        assert_eq!(frac.unix_ms() - z.unix_ms(), 123);
+        assert_eq!(frac.to_rfc3339(), "2026-11-09T12:00:40.123Z");
+        assert_eq!(
+            Timestamp::parse_rfc3339("2024-02-29T00:00:00Z")
+                .unwrap()
+                .to_rfc3339(),
+            "2024-02-29T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn refuses_non_rfc3339() {
+        for bad in [
+            "",
+            "2026-11-09",
+            "2026-11-09 12:00:40Z",
+            "2026-11-09T12:00:40",
+            "2026-02-30T00:00:00Z",
+            "2025-02-29T00:00:00Z",
+            "2026-11-09T24:00:00Z",
+            "2026-11-09T12:00:60Z",
+            "2026-11-09T12:00:40.Z",
+            "2026-11-09T12:00:40+0100",
+            "2026-11-09T12:00:40+24:00",
+            "+2026-11-09T12:00:40Z",
+            "2026-11-09T12:00:40Zjunk",
+        ] {
+            assert!(Timestamp::parse_rfc3339(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -186,27 +186,31 @@ impl AgentCard {
                     });
                 }
             }
-        }
-        // Legacy v0.3: `url` + `preferredTransport` (default JSONRPC), `additionalInterfaces`.
-        let legacy_protocol = optional_string(doc, "", "protocolVersion")?;
-        let preferred = optional_string(doc, "", "preferredTransport")?;
-        if optional_string(doc, "", "url")?.is_some() || preferred.is_some() {
-            interfaces.push(Interface {
-                protocol_binding: preferred.unwrap_or_else(|| "JSONRPC".to_string()),
-                protocol_version: legacy_protocol.clone(),
-            });
-        }
-        if let Some(list) = optional_array(doc, "additionalInterfaces")? {
-            for (i, item) in list.iter().enumerate() {
-                let at = format!("/additionalInterfaces/{i}");
-                if item.as_object().is_none() {
-                    return Err(wrong_type(&at, "object", item));
-                }
-                if let Some(transport) = optional_string(item, &at, "transport")? {
-                    interfaces.push(Interface {
-                        protocol_binding: transport,
-                        protocol_version: legacy_protocol.clone(),
-                    });
+        } else {
+            // Legacy v0.3 card: `url` + `preferredTransport` (default JSONRPC) is the main
+            // interface, `additionalInterfaces` the others, all at the top-level
+            // `protocolVersion`. On a v1.0 card these leftovers are ignored: a v1.0 caller
+            // connects through `supportedInterfaces` only.
+            let legacy_protocol = optional_string(doc, "", "protocolVersion")?;
+            let preferred = optional_string(doc, "", "preferredTransport")?;
+            if optional_string(doc, "", "url")?.is_some() || preferred.is_some() {
+                interfaces.push(Interface {
+                    protocol_binding: preferred.unwrap_or_else(|| "JSONRPC".to_string()),
+                    protocol_version: legacy_protocol.clone(),
+                });
+            }
+            if let Some(list) = optional_array(doc, "additionalInterfaces")? {
+                for (i, item) in list.iter().enumerate() {
+                    let at = format!("/additionalInterfaces/{i}");
+                    if item.as_object().is_none() {
+                        return Err(wrong_type(&at, "object", item));
+                    }
+                    if let Some(transport) = optional_string(item, &at, "transport")? {
+                        interfaces.push(Interface {
+                            protocol_binding: transport,
+                            protocol_version: legacy_protocol.clone(),
+                        });
+                    }
                 }
             }
         }

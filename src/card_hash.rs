@@ -24,16 +24,13 @@ impl CardHash {
     pub fn of(card: &Value) -> CardHash {
         let mut canonical = String::new();
         match card {
-            Value::Object(members) => {
-                let unsigned = Value::Object(
-                    members
-                        .iter()
-                        .filter(|(k, _)| k != "signatures")
-                        .cloned()
-                        .collect(),
-                );
-                jcs::write_value(&mut canonical, &unsigned);
-            }
+            Value::Object(members) => jcs::write_members(
+                &mut canonical,
+                members
+                    .iter()
+                    .filter(|(k, _)| k != "signatures")
+                    .map(|(k, v)| (k, v)),
+            ),
             other => jcs::write_value(&mut canonical, other),
         }
         let digest = Sha256::digest(canonical.as_bytes());

@@ -40,24 +40,26 @@ pub fn write_value(out: &mut String, value: &Value) {
             }
             out.push(']');
         }
-        Value::Object(members) => {
-            let mut sorted: Vec<(Vec<u16>, &String, &Value)> = members
-                .iter()
-                .map(|(k, v)| (k.encode_utf16().collect(), k, v))
-                .collect();
-            sorted.sort_by(|a, b| a.0.cmp(&b.0));
-            out.push('{');
-            for (i, (_, k, v)) in sorted.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(out, k);
-                out.push(':');
-                write_value(out, v);
-            }
-            out.push('}');
-        }
+        Value::Object(members) => write_members(out, members.iter().map(|(k, v)| (k, v))),
     }
+}
+
+/// Appends the canonical form of an object with the given members (sorted here).
+pub fn write_members<'a>(out: &mut String, members: impl Iterator<Item = (&'a String, &'a Value)>) {
+    let mut sorted: Vec<(Vec<u16>, &String, &Value)> = members
+        .map(|(k, v)| (k.encode_utf16().collect(), k, v))
+        .collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    out.push('{');
+    for (i, (_, k, v)) in sorted.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, k);
+        out.push(':');
+        write_value(out, v);
+    }
+    out.push('}');
 }
 
 /// Appends an ECMAScript-formatted number. Non-finite numbers cannot occur in a parsed

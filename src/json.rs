@@ -325,6 +325,9 @@ impl Reader<'_> {
         self.enter(depth)?;
         self.pos += 1; // '{'
         let mut members: Vec<(String, Value)> = Vec::new();
+        // Large objects switch from a linear scan to a set, so a hostile body of many small
+        // members costs O(n), not O(n^2), to check for duplicates.
+        let mut seen: Option<std::collections::HashSet<String>> = None;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -337,7 +340,20 @@ impl Reader<'_> {
             }
             let name_at = self.pos;
             let name = self.string()?;
-            if members.iter().any(|(k, _)| *k == name) {
+            let duplicate = match &mut seen {
+                Some(set) => !set.insert(name.clone()),
+                None => {
+                    let dup = members.iter().any(|(k, _)| *k == name);
+                    if members.len() >= 16 {
+                        let mut set: std::collections::HashSet<String> =
+                            members.iter().map(|(k, _)| k.clone()).collect();
+                        set.insert(name.clone());
+                        seen = Some(set);
+                    }
+                    dup
+                }
+            };
+            if duplicate {
                 self.pos = name_at;
                 self.path.push(name.clone());
                 return Err(self.error(

@@ -1,0 +1,200 @@
+//! Replays every shared decision vector in `tests/vectors/*.json` through the native core.
+//!
+//! The same files are replayed by the Node package, the browser build and a real Envoy; each
+//! runtime must reach the decision recorded in `expect`.
+
+use cardgate::json::{self, Value};
+use cardgate::{evaluate, jcs, Observation, Requirement};
+use std::path::Path;
+
+/// Compact JSON in document order, as `JSON.stringify` writes it (number spelling aside, which
+/// the card hash does not see).
+fn compact(v: &Value, out: &mut String) {
+    match v {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                compact(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (k, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                jcs::write_string(out, k);
+                out.push(':');
+                compact(item, out);
+            }
+            out.push('}');
+        }
+        scalar => jcs::write_value(out, scalar),
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in text
+        .bytes()
+        .filter(|c| *c != b'=' && !c.is_ascii_whitespace())
+    {
+        let v = alphabet.iter().position(|a| *a == c).expect("base64 digit") as u32;
+        bits = (bits << 6) | v;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+            bits &= (1 << n) - 1;
+        }
+    }
+    out
+}
+
+/// The bytes a case sends as the card.
+pub fn card_bytes(case: &Value) -> Vec<u8> {
+    if let Some(text) = case.get("card_text") {
+        return text
+            .as_str()
+            .expect("card_text is a string")
+            .as_bytes()
+            .to_vec();
+    }
+    if let Some(b64) = case.get("card_base64") {
+        return base64_decode(b64.as_str().expect("card_base64 is a string"));
+    }
+    let mut out = String::new();
+    compact(
+        case.get("card")
+            .expect("case has card, card_text or card_base64"),
+        &mut out,
+    );
+    out.into_bytes()
+}
+
+fn load_cases() -> Vec<(String, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/vectors exists")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for file in files {
+        let bytes = std::fs::read(&file).expect("readable vector file");
+        let doc = json::parse(&bytes, 128).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+        for case in doc
+            .get("cases")
+            .and_then(Value::as_array)
+            .expect("cases array")
+        {
+            cases.push((stem.clone(), case.clone()));
+        }
+    }
+    cases
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s.as_str().expect("string").to_string())
+        .collect()
+}
+
+#[test]
+fn every_vector_gives_the_recorded_decision() {
+    let cases = load_cases();
+    assert!(
+        cases.len() >= 80,
+        "expected at least 80 vectors, found {}",
+        cases.len()
+    );
+    let mut failures = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    let mut per_file = std::collections::BTreeMap::<String, usize>::new();
+    for (file, case) in &cases {
+        let name = case
+            .get("name")
+            .and_then(Value::as_str)
+            .expect("case name")
+            .to_string();
+        assert!(names.insert(name.clone()), "duplicate case name {name:?}");
+        *per_file.entry(file.clone()).or_default() += 1;
+        let empty = Value::Object(vec![]);
+        let requirement =
+            Requirement::from_value(case.get("requirement").unwrap_or(&empty), "/requirement")
+                .unwrap_or_else(|e| panic!("{name}: bad requirement: {e}"));
+        let observation =
+            Observation::from_value(case.get("observation").unwrap_or(&empty), "/observation")
+                .unwrap_or_else(|e| panic!("{name}: bad observation: {e}"));
+        let decision = evaluate(&card_bytes(case), &requirement, &observation);
+        let got = decision.to_value();
+        let json_out = decision.to_json();
+        // The decision's own JSON is strict, canonical JSON.
+        let reparsed = json::parse(json_out.as_bytes(), 128).expect("decision JSON parses");
+        assert_eq!(
+            jcs::canonicalize(&reparsed),
+            json_out,
+            "{name}: decision JSON is canonical"
+        );
+
+        let expect = case.get("expect").expect("expect");
+        let mut diffs = Vec::new();
+        for (key, want) in expect.as_object().expect("expect is an object") {
+            let actual = match key.as_str() {
+                "reason_codes" => Value::Array(
+                    decision
+                        .reasons()
+                        .iter()
+                        .map(|r| Value::String(r.code.as_str().into()))
+                        .collect(),
+                ),
+                "missing_capabilities" => Value::Array(
+                    decision
+                        .missing_capabilities()
+                        .iter()
+                        .map(|m| Value::String(m.clone()))
+                        .collect(),
+                ),
+                other => got.get(other).cloned().unwrap_or(Value::Null),
+            };
+            if actual != *want {
+                diffs.push(format!(
+                    "{key}: expected {}, got {}",
+                    jcs::canonicalize(want),
+                    jcs::canonicalize(&actual)
+                ));
+            }
+        }
+        if let Some(codes) = expect.get("reason_codes") {
+            if strings(codes).is_empty() != decision.is_valid() {
+                diffs.push("reason_codes and verdict disagree".into());
+            }
+        }
+        if !diffs.is_empty() {
+            failures.push(format!(
+                "[{file}] {name}:\n    {}\n    decision: {json_out}",
+                diffs.join("\n    ")
+            ));
+        }
+    }
+    let summary: Vec<String> = per_file.iter().map(|(f, n)| format!("{f} {n}")).collect();
+    println!("vectors: {} cases ({})", cases.len(), summary.join(", "));
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors disagree:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}

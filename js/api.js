@@ -187,8 +187,14 @@ function createApi(raw, env) {
       } catch (_) {
         throw new Error(`${what}: ${e}`);
       }
-      const input = typeof info.input === 'string' && info.input !== '' ? info.input : what;
-      const path = typeof info.path === 'string' ? info.path : '';
+      // evaluate reports paths under /requirement or /observation: name that input.
+      let input = what;
+      let path = typeof info.path === 'string' ? info.path : '';
+      const m = /^\/(requirement|observation)(\/.*)?$/.exec(path);
+      if (what === 'input' && m) {
+        input = m[1];
+        path = m[2] === undefined ? '' : m[2];
+      }
       const where = path === '' ? input : `${input} at ${path}`;
       const Ctor = info.kind === 'range' ? RangeError : TypeError;
       const error = new Ctor(`invalid ${where}: ${info.message}`);

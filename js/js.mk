@@ -47,6 +47,6 @@ test-js: pkg
 	cd pkg && npm pack --dry-run --json > /dev/null
 	node tests/node/consumer.mjs $(JS_TARGET_DIR)/consumer
 	$(TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.json
-	$(TSC) --noEmit --strict --lib es2020 --types "" --skipLibCheck false \
-		$(JS_TARGET_DIR)/consumer/node_modules/cardgate/node/index.d.cts
+	$(TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.node-decl.json
+	$(TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.web-decl.json
 	node --test tests/node/

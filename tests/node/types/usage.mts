@@ -1,0 +1,78 @@
+// Type-checked (tsc --noEmit --strict) against the installed package, Node ES module entry.
+import init, {
+  assertValid,
+  canonicalize,
+  cardHash,
+  CapabilityMismatchError,
+  CardGateError,
+  checkPolicy,
+  DEFAULT_WATERMARK,
+  evaluate,
+  evaluateRaw,
+  MalformedAgentCardError,
+  resolveAgentCard,
+  StaleAgentCardError,
+  toError,
+  type Decision,
+  type RequirementJson,
+  type RetryHint,
+} from 'cardgate';
+
+await init();
+const requirement: RequirementJson = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s' };
+const card = { name: 'worker-7', version: '3.0.0', capabilities: {}, skills: [{ id: 'task.execute.v3' }] };
+
+const decision: Decision = evaluate(card, requirement, { lag_ms: '3000', now: new Date() });
+if (decision.verdict === 'valid') {
+  const hash: string = decision.card_hash;
+  const freshness: 'watermark' | 'pinned' = decision.freshness;
+  void hash, freshness;
+} else {
+  const codes: string[] = decision.reasons.map((r) => r.code);
+  const missing: string[] | undefined = decision.missing_capabilities;
+  void codes, missing;
+}
+const text: string = evaluateRaw(new TextEncoder().encode(JSON.stringify(card)), JSON.stringify(requirement), '{}');
+const bytes: string = evaluateRaw(Buffer.from('{}'), null, { now: 0 });
+const pin: string = cardHash(card);
+const canon: string = canonicalize('{"b":1,"a":2}');
+checkPolicy({ defaults: { max_stale: '10s' } });
+void text, bytes, pin, canon;
+
+const error = toError(decision);
+if (error instanceof StaleAgentCardError) {
+  const retry: 're-resolve' = error.retry;
+  void retry;
+} else if (error instanceof CapabilityMismatchError) {
+  const retry: 'none' = error.retry;
+  const missing: string[] = error.missingCapabilities;
+  void retry, missing;
+} else if (error instanceof MalformedAgentCardError) {
+  const c: unknown = error.card;
+  void c;
+}
+try {
+  assertValid(decision);
+} catch (e) {
+  if (e instanceof CardGateError) {
+    const hint: RetryHint = e.retry;
+    const h: string | null = e.cardHash;
+    void hint, h;
+  }
+}
+
+const resolved = await resolveAgentCard<{ name: string }>('http://127.0.0.1:1/card.json', requirement, {
+  watermark: { ...DEFAULT_WATERMARK, lagMsHeader: 'x-lag', consul: false },
+  headers: { authorization: 'Bearer x' },
+  now: Date.now(),
+  onDecision: (d, info) => void [d.verdict, info.url],
+});
+const name: string = resolved.name;
+void name;
+
+// @ts-expect-error: a number is not a card
+evaluate(42, {});
+// @ts-expect-error: max_stale is a duration string
+evaluate(card, { max_stale: 10 });
+// @ts-expect-error: unknown requirement member
+evaluate(card, { maxStale: '10s' });

@@ -1,0 +1,76 @@
+// Shared set-up for the inspector's browser tests: the static site, a real Chromium, and a
+// record of every request a page makes (to prove the page never leaves 127.0.0.1).
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../www/serve.mjs';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SCREENSHOTS = fileURLToPath(new URL('../../target/screenshots/', import.meta.url));
+
+// The toolchain doc's flags for Debian's chromium on this kind of machine.
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync',
+];
+
+async function loadPlaywright() {
+  try {
+    return await import('playwright-core');
+  } catch (err) {
+    throw new Error(`playwright-core is not installed (run "make setup-js" / npm ci at the repo root): ${err.message}`);
+  }
+}
+
+/** The site under test: $CARDGATE_WWW_URL (set by `make test-browser`) or a server started here. */
+export async function startSite() {
+  if (process.env.CARDGATE_WWW_URL) {
+    const url = process.env.CARDGATE_WWW_URL.replace(/\/?$/, '/');
+    return { url, close: async () => {} };
+  }
+  return startServer({ root: fileURLToPath(new URL('../../www/', import.meta.url)), port: 0 });
+}
+
+export async function launchBrowser() {
+  const { chromium } = await loadPlaywright();
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/**
+ * A fresh context and page. `requests` collects every URL the page asks for; `problems` collects
+ * uncaught page errors and console errors, so a test can insist there are none.
+ */
+export async function openPage(browser, { viewport = { width: 1280, height: 900 }, permissions = [], origin } = {}) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  if (permissions.length && origin) await context.grantPermissions(permissions, { origin });
+  const page = await context.newPage();
+  const requests = [];
+  const problems = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  return { context, page, requests, problems };
+}
+
+/** Loads the inspector and waits until the cardgate module is initialised. */
+export async function gotoInspector(page, url) {
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 15000 });
+}
+
+export async function screenshot(page, name) {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const path = `${SCREENSHOTS}${name}.png`;
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Every request went to one of `origins` (or is a data: URL). Returns the offenders. */
+export function externalRequests(requests, origins) {
+  return requests.filter((u) => !u.startsWith('data:') && !origins.some((o) => u.startsWith(o)));
+}

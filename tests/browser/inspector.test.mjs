@@ -1,0 +1,360 @@
+// The inspector in a real headless Chromium (Debian's), driven by playwright-core.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import {
+  externalRequests, gotoInspector, launchBrowser, openPage, screenshot, startSite,
+} from './harness.mjs';
+
+// The seed's incident: the stale replica's card still advertises task.execute.v2.
+const INCIDENT_CARD = JSON.stringify({
+  name: 'worker-7',
+  description: 'Python worker runtime',
+  version: '2.0.0',
+  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  defaultInputModes: ['application/json'],
+  defaultOutputModes: ['application/json'],
+  skills: [{ id: 'task.execute.v2', name: 'Execute task', description: 'Runs a task', tags: ['task'] }],
+}, null, 2);
+
+const DUPLICATE_VERSION_CARD =
+  '{"name":"worker-7","version":"2.0.0","version":"3.0.0","capabilities":{},"skills":[{"id":"task.execute.v3"}]}';
+
+let site;
+let browser;
+const origins = () => [site.url];
+
+before(async () => {
+  site = await startSite();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (site) await site.close();
+});
+
+async function text(page, selector) {
+  return (await page.locator(selector).innerText()).replace(/\s+/g, ' ').trim();
+}
+
+async function classOf(page, selector) {
+  return page.locator(selector).getAttribute('class');
+}
+
+/** Waits until the verdict box shows `kind` (valid/rejected/malformed/error/pending). */
+async function verdictIs(page, kind) {
+  await page.waitForFunction((k) => document.getElementById('verdict').classList.contains(k), kind, { timeout: 5000 });
+}
+
+function assertLocalOnly(requests) {
+  assert.deepEqual(externalRequests(requests, origins()), [], 'the page requested something outside the local server');
+}
+
+describe('cardgate inspector in Chromium', () => {
+  test('loads its core from the local web build with no error and prompts for a card', async () => {
+    const { context, page, requests, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    assert.match(await text(page, '#verdict-title'), /Paste, drop or fetch an Agent Card/);
+    assert.equal(await page.locator('#verdict').getAttribute('aria-live'), 'polite');
+    assert.ok(requests.some((u) => u.endsWith('.wasm')), 'the wasm core was fetched');
+    assert.deepEqual(problems, []);
+    assertLocalOnly(requests);
+    await context.close();
+  });
+
+  test('the seed incident typed in: rejected 503, (a) green, (b) and (c) red with figures', async () => {
+    const { context, page, requests, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#card').fill(INCIDENT_CARD);
+    await page.locator('#req-require').pressSequentially('task.execute.v3');
+    await page.locator('#req-max-stale').pressSequentially('10s');
+    await page.locator('#obs-lag-ms').pressSequentially('40000');
+    await verdictIs(page, 'rejected');
+    await page.waitForFunction(() => /task\.execute\.v3/.test(document.getElementById('cond-c').innerText));
+
+    const title = await text(page, '#verdict-title');
+    assert.match(title, /Rejected/);
+    assert.match(title, /Stale Agent Card/);
+    assert.match(title, /503/);
+    assert.match(await text(page, '#verdict'), /StaleAgentCardError/);
+
+    assert.match(await classOf(page, '#cond-a'), /\bpass\b/);
+    assert.match(await text(page, '#cond-a .badge'), /passed/);
+
+    assert.match(await classOf(page, '#cond-b'), /\bfail\b/);
+    const b = await text(page, '#cond-b');
+    assert.match(b, /failed/);
+    assert.match(b, /40000 ms/);
+    assert.match(b, /10000 ms/);
+    assert.match(b, /watermark_exceeded/);
+
+    assert.match(await classOf(page, '#cond-c'), /\bfail\b/);
+    const c = await text(page, '#cond-c');
+    assert.match(c, /failed/);
+    assert.match(c, /task\.execute\.v3/);
+    assert.match(c, /capabilities_missing/);
+
+    // Capability table: the required v3 skill is missing, the declared v2 skill is listed.
+    const missingRows = await page.locator('#caps-body tr.missing').allInnerTexts();
+    assert.equal(missingRows.length, 1);
+    assert.match(missingRows[0], /task\.execute\.v3/);
+    assert.match(missingRows[0], /missing/);
+    assert.match(await text(page, '#caps-body'), /task\.execute\.v2/);
+    assert.match(await text(page, '#caps-body'), /JSONRPC/);
+
+    // The problem JSON is the module's evaluateRaw output, byte for byte.
+    const problem = await page.locator('#problem').textContent();
+    const raw = await page.evaluate(([card]) => window.cardgate.evaluateRaw(card,
+      { require: ['task.execute.v3'], max_stale: '10s' },
+      JSON.parse(document.getElementById('sent-inputs').textContent.split('observation: ')[1])), [INCIDENT_CARD]);
+    assert.equal(problem, raw);
+    const decision = JSON.parse(problem);
+    assert.equal(decision.status, 503);
+    assert.equal(decision.error_class, 'stale_agent_card');
+    assert.deepEqual(decision.reasons.map((r) => r.code), ['watermark_exceeded', 'capabilities_missing']);
+    assert.equal(decision.staleness_ms, 40000);
+
+    // Canonical JSON of the card, from the core.
+    const canonical = await page.locator('#canonical').textContent();
+    assert.equal(canonical, await page.evaluate((card) => window.cardgate.canonicalize(card), INCIDENT_CARD));
+
+    await screenshot(page, 'incident-verdict');
+    assert.deepEqual(problems, []);
+    assertLocalOnly(requests);
+    await context.close();
+  });
+
+  test('"Load the incident" gives the same verdict in one click', async () => {
+    const { context, page, requests } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    assert.match(await text(page, '#cond-b'), /40000 ms.*10000 ms/);
+    assert.match(await classOf(page, '#cond-a'), /\bpass\b/);
+    assert.match(await classOf(page, '#cond-c'), /\bfail\b/);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'verdict');
+    assertLocalOnly(requests);
+    await context.close();
+  });
+
+  test('"Copy as pin" copies the core hash, fills the pin field and says so', async () => {
+    const { context, page, requests } = await openPage(browser, {
+      permissions: ['clipboard-read', 'clipboard-write'], origin: site.url.replace(/\/$/, ''),
+    });
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    const card = await page.locator('#card').inputValue();
+    const expected = await page.evaluate((c) => window.cardgate.cardHash(c), card);
+    assert.match(expected, /^sha256:[0-9a-f]{64}$/);
+    assert.equal(await text(page, '#card-hash'), expected);
+
+    await page.locator('#copy-pin').click();
+    await page.waitForFunction(() => document.getElementById('copy-status').textContent !== '');
+    assert.equal(await page.locator('#req-pin').inputValue(), expected);
+    assert.match(await text(page, '#copy-status'), /Copied sha256:[0-9a-f]{64}/);
+    assert.ok(await page.locator('#copy-status').isVisible());
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
+
+    // Pinned: (b) now passes by the pin, the capability gap alone remains (409).
+    await page.waitForFunction(() => document.getElementById('cond-b').classList.contains('pass'));
+    assert.match(await text(page, '#cond-b'), /pin/i);
+    assert.match(await text(page, '#verdict-title'), /409/);
+    assert.match(await text(page, '#verdict'), /CapabilityMismatchError/);
+    assertLocalOnly(requests);
+    await context.close();
+  });
+
+  test('a card with duplicate "version" members shows the typed error in the page', async () => {
+    const { context, page, requests, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#card').fill(DUPLICATE_VERSION_CARD);
+    await page.locator('#inputs button[type=submit]').click();
+    await verdictIs(page, 'malformed');
+    const v = await text(page, '#verdict');
+    assert.match(v, /Malformed Agent Card/);
+    assert.match(v, /502/);
+    assert.match(v, /duplicate_member/);
+    assert.match(v, /\/version/);
+    assert.match(v, /MalformedAgentCardError/);
+    for (const c of ['a', 'b', 'c']) assert.match(await classOf(page, `#cond-${c}`), /\bna\b/);
+    assert.match(await text(page, '#card-hash'), /did not parse/);
+    assert.ok(await page.locator('#copy-pin').isDisabled());
+    const problem = JSON.parse(await page.locator('#problem').textContent());
+    assert.equal(problem.error_class, 'malformed_card');
+    assert.equal(problem.reasons[0].code, 'duplicate_member');
+    assert.deepEqual(problems, []);
+    assertLocalOnly(requests);
+    await context.close();
+  });
+
+  test('non-JSON and a bad requirement are shown in the page, never blank', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#card').fill('this is not json');
+    await page.locator('#inputs button[type=submit]').click();
+    await verdictIs(page, 'malformed');
+    assert.match(await text(page, '#verdict'), /json_syntax/);
+
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    await page.locator('#req-max-stale').fill('ten seconds');
+    await page.locator('#inputs button[type=submit]').click();
+    await verdictIs(page, 'error');
+    assert.ok(await page.locator('#page-error').isVisible());
+    const err = await text(page, '#page-error');
+    assert.match(err, /max_stale/);
+    assert.match(err, /(TypeError|RangeError)/);
+
+    // Back to a good input: the error goes away.
+    await page.locator('#req-max-stale').fill('10s');
+    await page.locator('#inputs button[type=submit]').click();
+    await verdictIs(page, 'rejected');
+    assert.ok(await page.locator('#page-error').isHidden());
+    await context.close();
+  });
+
+  test('a web build that fails to load is reported in the page', async () => {
+    const { context, page } = await openPage(browser);
+    await page.route('**/pkg/web/index.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+    await page.goto(site.url);
+    await verdictIs(page, 'error');
+    assert.match(await text(page, '#verdict-title'), /could not be loaded/);
+    assert.ok(await page.locator('#page-error').isVisible());
+    await context.close();
+  });
+
+  test('narrow screen (375 px): no horizontal scroll, verdict on top', async () => {
+    const { context, page, requests } = await openPage(browser, { viewport: { width: 375, height: 812 } });
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    const m = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+      verdictTop: document.getElementById('verdict').getBoundingClientRect().top + window.scrollY,
+      formTop: document.getElementById('inputs').getBoundingClientRect().top + window.scrollY,
+    }));
+    assert.ok(m.scroll <= m.client, `page is ${m.scroll} px wide in a ${m.client} px viewport`);
+    assert.ok(m.verdictTop < m.formTop, 'the verdict comes before the inputs');
+    // Nothing inside is wider than the viewport either (tables and code scroll or wrap inside).
+    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+        && !e.closest('.table-wrap') && getComputedStyle(e).position !== 'absolute')
+      .map((e) => e.id || e.tagName));
+    assert.deepEqual(wide, []);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'incident-narrow');
+    assertLocalOnly(requests);
+    await context.close();
+  });
+
+  test('keyboard only: skip link, one-key incident, pin copy, visible focus, labelled controls', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement;
+      const s = getComputedStyle(e);
+      return { id: e.id, tag: e.tagName, outline: s.outlineStyle, width: s.outlineWidth };
+    });
+
+    await page.keyboard.press('Tab');
+    let f = await focused();
+    assert.equal(f.tag, 'A', 'first stop is the skip link');
+    assert.ok(await page.locator('a.skip').isVisible(), 'the skip link shows when focused');
+    await page.keyboard.press('Tab');
+    f = await focused();
+    assert.equal(f.id, 'load-incident');
+    assert.notEqual(f.outline, 'none', 'focus is visible');
+    await page.keyboard.press('Enter');
+    await verdictIs(page, 'rejected');
+    assert.equal((await focused()).id, 'verdict', 'focus moves to the verdict');
+
+    // Tab on until the copy-as-pin button, through every input in document order.
+    const order = [];
+    for (let i = 0; i < 40; i += 1) {
+      await page.keyboard.press('Tab');
+      f = await focused();
+      order.push(f.id || f.tag);
+      if (f.id === 'copy-pin') break;
+      if (['INPUT', 'TEXTAREA', 'BUTTON'].includes(f.tag)) assert.notEqual(f.outline, 'none', `${f.id} shows focus`);
+    }
+    assert.equal(f.id, 'copy-pin', `reached the pin button; order: ${order.join(' ')}`);
+    const ids = ['card', 'card-file', 'card-url', 'fetch-card', 'req-require', 'req-min-version', 'req-max-stale',
+      'req-pin', 'obs-lag-ms', 'obs-now', 'obs-use-clock', 'clear'];
+    const pos = ids.map((id) => order.indexOf(id));
+    assert.ok(pos.every((p) => p >= 0), `every control is reachable: ${order.join(' ')}`);
+    assert.deepEqual([...pos].sort((x, y) => x - y), pos, 'focus order follows the form');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('req-pin').value.startsWith('sha256:'));
+    await page.waitForFunction(() => document.getElementById('cond-b').classList.contains('pass'));
+
+    // Enter in a field evaluates; every form control has a label.
+    await page.locator('#req-min-version').focus();
+    await page.keyboard.type('3.0.0');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('cond-a').classList.contains('fail'));
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, textarea, select')]
+      .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map((e) => e.id));
+    assert.deepEqual(unlabelled, []);
+    await context.close();
+  });
+
+  test('load from a URL reads the watermark headers the server exposes', async () => {
+    const card = INCIDENT_CARD;
+    const fixture = createServer((req, res) => {
+      const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*' };
+      if (req.url === '/exposed') {
+        Object.assign(headers, {
+          'x-replica-lag-ms': '40000', age: '3',
+          'access-control-expose-headers': 'X-Replica-Lag-Ms, Age',
+        });
+      } else if (req.url === '/hidden') {
+        headers['x-replica-lag-ms'] = '40000';
+      } else {
+        res.writeHead(404, headers);
+        res.end('{}');
+        return;
+      }
+      res.writeHead(200, headers);
+      res.end(card);
+    });
+    await new Promise((ok) => fixture.listen(0, '127.0.0.1', ok));
+    const other = `http://127.0.0.1:${fixture.address().port}`;
+    try {
+      const { context, page, requests } = await openPage(browser);
+      await gotoInspector(page, site.url);
+      await page.locator('#req-require').fill('task.execute.v2');
+      await page.locator('#req-max-stale').fill('10s');
+
+      await page.locator('#card-url').fill(`${other}/exposed`);
+      await page.locator('#fetch-card').click();
+      await verdictIs(page, 'rejected');
+      assert.equal(await page.locator('#obs-lag-ms').inputValue(), '40000');
+      assert.equal(await page.locator('#obs-age-s').inputValue(), '3');
+      const status = await text(page, '#fetch-status');
+      assert.match(status, /x-replica-lag-ms → lag_ms: 40000/);
+      assert.match(status, /age → age_s: 3/);
+      assert.match(status, /x-consul-lastcontact → consul_last_contact_ms: not readable/);
+      assert.match(await text(page, '#cond-b'), /43000 ms/);
+
+      // Without Access-Control-Expose-Headers the browser hides the lag: freshness unverifiable.
+      await page.locator('#card-url').fill(`${other}/hidden`);
+      await page.locator('#fetch-card').click();
+      await page.waitForFunction(() => document.getElementById('obs-lag-ms').value === '');
+      await page.waitForFunction(() => /freshness_unverifiable/.test(document.getElementById('cond-b').innerText));
+      assert.match(await text(page, '#fetch-status'), /x-replica-lag-ms → lag_ms: not readable/);
+
+      await page.locator('#card-url').fill(`${other}/missing`);
+      await page.locator('#fetch-card').click();
+      await page.waitForFunction(() => !document.getElementById('page-error').hidden);
+      assert.match(await text(page, '#page-error'), /HTTP 404/);
+      assert.deepEqual(externalRequests(requests, [site.url, `${other}/`]), []);
+      await context.close();
+    } finally {
+      await new Promise((ok) => fixture.close(ok));
+    }
+  });
+});

@@ -1,0 +1,613 @@
+// cardgate inspector: glue between the form and the cardgate web build (./pkg/web/index.js).
+// Every verdict, condition, reason, hash and canonical form comes from the Rust core; this file
+// only collects inputs, calls the module and renders what it returns. The "declared" column of
+// the capability table is the one thing computed here, for display only.
+
+const MODULE_URL = './pkg/web/index.js';
+
+const $ = (id) => document.getElementById(id);
+
+// The seed's incident: a registry edge replica 40 s behind serves the worker's old card, which
+// still advertises task.execute.v2 on the old endpoint; the planner needs task.execute.v3 and
+// tolerates 10 s of staleness.
+const INCIDENT = {
+  card: {
+    name: 'worker-7',
+    description: 'Python worker runtime: executes tasks delegated by the planner',
+    version: '2.0.0',
+    supportedInterfaces: [
+      { url: 'wss://worker-7.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ],
+    capabilities: { streaming: true },
+    defaultInputModes: ['application/json'],
+    defaultOutputModes: ['application/json'],
+    skills: [
+      {
+        id: 'task.execute.v2',
+        name: 'Execute task',
+        description: 'Runs a task the planner delegates',
+        tags: ['task'],
+      },
+    ],
+  },
+  require: ['task.execute.v3'],
+  min_version: '2.0.0',
+  max_stale: '10s',
+  lag_ms: '40000',
+};
+
+// Response headers read by "load from a URL", and the observation member each one fills. The
+// names are the package's defaults (DEFAULT_WATERMARK, as resolveAgentCard reads them); this list
+// is only the fallback if the module does not export them.
+let WATERMARK_HEADERS = [
+  ['x-replica-lag-ms', 'obs-lag-ms', 'lag_ms'],
+  ['x-replica-lag-s', 'obs-lag-s', 'lag_s'],
+  ['x-replica-synced-at', 'obs-synced-at', 'synced_at'],
+  ['x-consul-lastcontact', 'obs-consul-last-contact', 'consul_last_contact_ms'],
+  ['x-consul-knownleader', 'obs-consul-known-leader', 'consul_known_leader'],
+  ['age', 'obs-age-s', 'age_s'],
+];
+
+function headersFromModule(w) {
+  if (!w || typeof w !== 'object') return;
+  const list = [];
+  if (w.lagMsHeader) list.push([w.lagMsHeader.toLowerCase(), 'obs-lag-ms', 'lag_ms']);
+  if (w.lagSHeader) list.push([w.lagSHeader.toLowerCase(), 'obs-lag-s', 'lag_s']);
+  if (w.syncedAtHeader) list.push([w.syncedAtHeader.toLowerCase(), 'obs-synced-at', 'synced_at']);
+  if (w.consul) {
+    list.push(['x-consul-lastcontact', 'obs-consul-last-contact', 'consul_last_contact_ms']);
+    list.push(['x-consul-knownleader', 'obs-consul-known-leader', 'consul_known_leader']);
+  }
+  if (w.age) list.push(['age', 'obs-age-s', 'age_s']);
+  WATERMARK_HEADERS = list;
+  const hint = $('headers-hint');
+  if (hint) {
+    hint.replaceChildren();
+    list.forEach(([h, , key], i) => {
+      hint.append(i ? ', ' : '', el('code', {}, h), ` → ${key}`);
+    });
+  }
+}
+
+const OBS_FIELDS = [
+  ['obs-lag-ms', 'lag_ms'],
+  ['obs-lag-s', 'lag_s'],
+  ['obs-synced-at', 'synced_at'],
+  ['obs-consul-last-contact', 'consul_last_contact_ms'],
+  ['obs-consul-known-leader', 'consul_known_leader'],
+  ['obs-age-s', 'age_s'],
+];
+
+// The typed error the package throws for a rejected decision, and its retry hint: asked from
+// the package itself (toError), so the page never disagrees with it.
+function typedError(decision) {
+  try {
+    const e = cg.toError(decision);
+    if (e) return [e.name, String(e.retry)];
+  } catch {
+    // fall through
+  }
+  return ['Error', 'unknown'];
+}
+
+// One sentence per reason code: what it means for the person delegating.
+const ADVICE = {
+  version_below_minimum: 'The registry served an older card than you accept: re-resolve from the primary, or lower the minimum if the old version really is fine.',
+  version_incomparable: 'The card version is not a number sequence or semver, so no floor can be checked: fix the card, or drop the minimum.',
+  freshness_unverifiable: 'The response carried no replica-lag watermark, so freshness cannot be proven: the registry must send one, or you must pin the card hash.',
+  tolerance_missing: 'No max staleness was given, so the watermark cannot be judged: set one, or pin the card hash.',
+  watermark_invalid: 'A watermark value does not parse (or is negative); an unreadable watermark is treated as stale.',
+  watermark_contradictory: 'Two lag sources disagree by more than a second, so neither can be trusted.',
+  leader_unknown: 'Consul reports no known leader, so its last-contact figure means nothing.',
+  clock_missing: 'A sync timestamp needs a clock to turn it into a lag: give “now”.',
+  watermark_in_future: 'The sync timestamp is later than now: one of the clocks is wrong.',
+  watermark_exceeded: 'The replica that answered is further behind than you tolerate: re-resolve from a fresher replica or the primary.',
+  pinned_hash_mismatch: 'The card differs from the one you pinned out of band: it changed, or you are talking to a different registry state.',
+  capabilities_missing: 'Delegating would fail at the worker, after the task is queued: do not delegate to this card (retrying will not help).',
+};
+
+let cg = null; // the cardgate web module, once initialised
+let fetched = null; // {text, bytes} of the last card loaded from a URL
+let lastHash = null;
+let timer = null;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') node.className = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+function showPageError(title, err) {
+  const box = $('page-error');
+  box.replaceChildren(
+    el('strong', {}, title),
+    el('p', {}, err && err.name && err.message ? `${err.name}: ${err.message}` : String(err)),
+  );
+  box.hidden = false;
+}
+
+function clearPageError() {
+  const box = $('page-error');
+  box.hidden = true;
+  box.replaceChildren();
+}
+
+// ---------------------------------------------------------------- inputs
+
+function requirementFromForm() {
+  const req = {};
+  const caps = $('req-require').value.split('\n').map((s) => s.trim()).filter((s) => s !== '');
+  if (caps.length) req.require = caps;
+  const minv = $('req-min-version').value.trim();
+  if (minv) req.min_version = minv;
+  const stale = $('req-max-stale').value.trim();
+  if (stale) req.max_stale = stale;
+  const pin = $('req-pin').value.trim();
+  if (pin) req.pin = pin;
+  return req;
+}
+
+function observationFromForm() {
+  const obs = {};
+  for (const [id, key] of OBS_FIELDS) {
+    const v = $(id).value;
+    if (v !== '') obs[key] = v; // header text, passed as typed
+  }
+  const now = $('obs-now').value.trim();
+  if (now) obs.now = now;
+  else if ($('obs-use-clock').checked) obs.now = new Date().toISOString();
+  else obs.now = null; // the package would otherwise supply the host clock
+  return obs;
+}
+
+function cardInput() {
+  const text = $('card').value;
+  // A card fetched from a URL is evaluated as the exact bytes received, until it is edited.
+  if (fetched && fetched.text === text) return fetched.bytes;
+  return text;
+}
+
+// ---------------------------------------------------------------- evaluation
+
+function schedule() {
+  clearTimeout(timer);
+  timer = setTimeout(evaluateNow, 200);
+}
+
+function evaluateNow() {
+  clearTimeout(timer);
+  if (!cg) return;
+  const text = $('card').value;
+  if (text.trim() === '' && !fetched) {
+    renderEmpty();
+    return;
+  }
+  const req = requirementFromForm();
+  const obs = observationFromForm();
+  $('sent-inputs').textContent =
+    `requirement: ${JSON.stringify(req, null, 2)}\nobservation: ${JSON.stringify(obs, null, 2)}`;
+  let decision;
+  let raw;
+  try {
+    const card = cardInput();
+    decision = cg.evaluate(card, req, obs);
+    raw = cg.evaluateRaw(card, req, obs);
+  } catch (err) {
+    renderInputError(err);
+    return;
+  }
+  clearPageError();
+  render(decision, raw, text);
+}
+
+function renderEmpty() {
+  setVerdict('pending', 'Paste, drop or fetch an Agent Card to begin',
+    'Or press “Load the incident” to see the seed incident: a replica 40 s behind serving a card without task.execute.v3.');
+  resetDetails();
+}
+
+function resetDetails() {
+  for (const c of ['a', 'b', 'c']) renderCondition(c, undefined, []);
+  $('caps-body').replaceChildren(el('tr', {}, el('td', { colspan: '4', class: 'muted' }, 'No card evaluated yet.')));
+  setHash(null);
+  $('canonical').textContent = '(none)';
+  $('problem').textContent = '(none)';
+  $('problem-pretty').textContent = '(none)';
+  $('problem-caption').textContent = 'The exact canonical bytes for this input.';
+}
+
+// A requirement or observation the core refuses (TypeError/RangeError naming the field).
+function renderInputError(err) {
+  const name = err && err.name ? err.name : 'Error';
+  const message = err && err.message ? err.message : String(err);
+  setVerdict('error', 'Cannot evaluate: the requirement or observation is invalid', `${name}: ${message}`);
+  showPageError('The core refused an input', err);
+  resetDetails();
+}
+
+function setVerdict(kind, title, detail, extra) {
+  const box = $('verdict');
+  box.className = `verdict ${kind}`;
+  $('verdict-title').textContent = title;
+  $('verdict-detail').textContent = detail;
+  box.querySelectorAll('.verdict-extra').forEach((n) => n.remove());
+  if (extra) box.append(extra);
+}
+
+function render(d, raw, cardText) {
+  const reasons = Array.isArray(d.reasons) ? d.reasons : [];
+  if (d.verdict === 'valid') {
+    const how = d.freshness === 'pinned' ? 'freshness proven by the pinned hash'
+      : `staleness ${d.staleness_ms} ms within tolerance`;
+    setVerdict('valid', `Valid for delegation (${d.status})`,
+      `${d.agent} ${d.card_version}: every condition holds, ${how}.`);
+  } else {
+    const typed = typedError(d);
+    const extra = el('p', { class: 'verdict-extra' },
+      'Error class ', el('code', {}, d.error_class),
+      ' · the Node package throws ', el('code', {}, typed[0]),
+      ' with retry ', el('code', {}, typed[1]),
+      ' · Envoy answers ', el('code', {}, String(d.status)));
+    if (d.error_class === 'malformed_card') {
+      const r = reasons[0] || {};
+      const where = [];
+      if (r.path !== undefined) where.push(`at ${r.path === '' ? 'the document' : r.path}`);
+      if (r.offset !== undefined) where.push(`byte ${r.offset}`);
+      setVerdict('malformed', `Malformed Agent Card (${d.status}): ${r.code || 'unreadable'}`,
+        `${r.message || d.detail}${where.length ? ` (${where.join(', ')})` : ''}. No condition was evaluated.`, extra);
+    } else {
+      setVerdict('rejected', `Rejected: ${d.title} (${d.status})`, d.detail, extra);
+    }
+  }
+
+  const conds = d.conditions;
+  for (const c of ['a', 'b', 'c']) {
+    renderCondition(c, conds ? conds[c] : undefined, reasons.filter((r) => r.condition === c), d);
+  }
+  renderCapabilities(d, cardText);
+  setHash(d.card_hash || null);
+
+  if (d.card_hash) {
+    try {
+      $('canonical').textContent = cg.canonicalize(cardInput());
+      let note = 'The card as the core parsed it, in canonical form.';
+      const parsed = JSON.parse(cardText);
+      if (parsed && typeof parsed === 'object' && 'signatures' in parsed) {
+        note += ' The hash covers this without the top-level signatures member.';
+      }
+      $('canon-note').textContent = note;
+    } catch (err) {
+      $('canonical').textContent = `(not available: ${err.message})`;
+    }
+  } else {
+    $('canonical').textContent = '(the card did not parse, so it has no canonical form)';
+  }
+
+  $('problem').textContent = raw;
+  $('problem-pretty').textContent = JSON.stringify(d, null, 2);
+  $('problem-caption').textContent = d.verdict === 'valid'
+    ? 'Valid: the Node package returns this decision and Envoy forwards the card unchanged (200).'
+    : `Rejected: Envoy answers HTTP ${d.status} with this application/problem+json body; the Node package's ${typedError(d)[0]} carries the same decision.`;
+}
+
+function fmtFigure(key, value) {
+  if (Array.isArray(value)) return value.join(', ');
+  if (value === null) return 'none';
+  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'number' && /_ms$/.test(key)) return `${value} ms`;
+  return String(value);
+}
+
+function renderCondition(c, cond, reasons, d) {
+  const li = $(`cond-${c}`);
+  const badge = li.querySelector('.badge');
+  const body = li.querySelector('.cond-body');
+  body.replaceChildren();
+  if (!cond) {
+    li.className = 'cond na';
+    badge.textContent = 'not evaluated';
+    return;
+  }
+  li.className = `cond ${cond.passed ? 'pass' : 'fail'}`;
+  badge.textContent = cond.passed ? '✓ passed' : '✗ failed';
+  body.append(el('p', { class: 'cond-msg' }, cond.message));
+  if (cond.passed && c === 'b' && d) {
+    body.append(el('p', { class: 'figures-line' }, d.freshness === 'pinned'
+      ? 'Freshness: pinned hash (the watermark was not consulted).'
+      : `Freshness: watermark, staleness ${d.staleness_ms} ms.`));
+  }
+  for (const r of reasons) {
+    const item = el('div', { class: 'reason' });
+    // The condition's message usually is its reasons' messages: do not print them twice.
+    const repeated = typeof cond.message === 'string' && cond.message.includes(r.message);
+    item.append(el('p', {}, el('code', {}, r.code), repeated ? '' : ` ${r.message}`));
+    const figs = r.figures && typeof r.figures === 'object' ? Object.entries(r.figures) : [];
+    if (figs.length) {
+      const dl = el('dl', { class: 'figures' });
+      for (const [k, v] of figs) dl.append(el('dt', {}, k), el('dd', {}, fmtFigure(k, v)));
+      item.append(dl);
+    }
+    if (ADVICE[r.code]) item.append(el('p', { class: 'advice' }, ADVICE[r.code]));
+    body.append(item);
+  }
+}
+
+// ---------------------------------------------------------------- capability table
+
+// What the card declares, per DESIGN.md's capability forms. Display only: whether a required
+// capability is missing always comes from the core's missing_capabilities.
+function declaredFrom(card) {
+  const out = { skill: [], extension: [], capability: [], binding: [], protocol: [] };
+  if (!card || typeof card !== 'object' || Array.isArray(card)) return out;
+  const str = (v) => typeof v === 'string';
+  const arr = (v) => (Array.isArray(v) ? v : []);
+  for (const s of arr(card.skills)) if (s && str(s.id)) out.skill.push(s.id);
+  const caps = card.capabilities && typeof card.capabilities === 'object' ? card.capabilities : {};
+  for (const e of arr(caps.extensions)) if (e && str(e.uri)) out.extension.push(e.uri);
+  for (const f of ['streaming', 'pushNotifications', 'extendedAgentCard']) if (caps[f] === true) out.capability.push(f);
+  if (card.supportsAuthenticatedExtendedCard === true && !out.capability.includes('extendedAgentCard')) {
+    out.capability.push('extendedAgentCard');
+  }
+  const ifaces = arr(card.supportedInterfaces);
+  for (const i of ifaces) {
+    if (i && str(i.protocolBinding)) out.binding.push(i.protocolBinding);
+    if (i && str(i.protocolVersion)) out.protocol.push(majorMinor(i.protocolVersion));
+  }
+  if (str(card.url) || str(card.preferredTransport) || Array.isArray(card.additionalInterfaces)) {
+    out.binding.push(str(card.preferredTransport) ? card.preferredTransport : 'JSONRPC');
+    for (const a of arr(card.additionalInterfaces)) if (a && str(a.transport)) out.binding.push(a.transport);
+  }
+  if (str(card.protocolVersion)) out.protocol.push(majorMinor(card.protocolVersion));
+  for (const k of Object.keys(out)) out[k] = [...new Set(out[k])];
+  return out;
+}
+
+function majorMinor(v) {
+  const m = /^(\d+)\.(\d+)/.exec(v);
+  return m ? `${m[1]}.${m[2]}` : v;
+}
+
+const KIND_LABEL = {
+  skill: 'skill', extension: 'extension', capability: 'flag', binding: 'binding', protocol: 'protocol',
+};
+
+function splitCapability(name) {
+  for (const k of ['extension', 'capability', 'binding', 'protocol']) {
+    if (name.startsWith(`${k}:`)) return [k, name.slice(k.length + 1)];
+  }
+  return ['skill', name];
+}
+
+function renderCapabilities(d, cardText) {
+  const tbody = $('caps-body');
+  tbody.replaceChildren();
+  if (!d.card_hash) {
+    tbody.append(el('tr', {}, el('td', { colspan: '4', class: 'muted' }, 'The card did not parse: nothing is declared.')));
+    return;
+  }
+  let card = null;
+  try {
+    card = JSON.parse(cardText);
+  } catch {
+    card = d.card || null;
+  }
+  const declared = declaredFrom(card);
+  const missing = new Set(Array.isArray(d.missing_capabilities) ? d.missing_capabilities : []);
+  const required = requirementFromForm().require || [];
+  const rows = [];
+  const seen = new Set();
+  for (const name of required) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const [kind, value] = splitCapability(name);
+    rows.push({ kind, value, required: true, missing: missing.has(name), declared: !missing.has(name) });
+  }
+  for (const kind of Object.keys(declared)) {
+    for (const value of declared[kind]) {
+      const name = kind === 'skill' ? value : `${kind}:${value}`;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      rows.push({ kind, value, required: false, missing: false, declared: true });
+    }
+  }
+  if (!rows.length) {
+    tbody.append(el('tr', {}, el('td', { colspan: '4', class: 'muted' }, 'No capability required or declared.')));
+    return;
+  }
+  const order = Object.keys(KIND_LABEL);
+  rows.sort((x, y) => order.indexOf(x.kind) - order.indexOf(y.kind) || Number(y.required) - Number(x.required));
+  for (const r of rows) {
+    const tr = el('tr', { class: r.missing ? 'missing' : r.required ? 'ok' : '' });
+    tr.append(
+      el('td', {}, KIND_LABEL[r.kind]),
+      el('td', {}, el('code', {}, r.value)),
+      el('td', {}, r.required ? 'required' : '—'),
+      el('td', {}, r.missing ? el('strong', {}, '✗ missing') : r.required ? '✓ declared' : 'declared'),
+    );
+    tbody.append(tr);
+  }
+}
+
+// ---------------------------------------------------------------- hash and pin
+
+function setHash(hash) {
+  lastHash = hash;
+  $('card-hash').textContent = hash || '(none: the card did not parse)';
+  $('copy-pin').disabled = !hash;
+  if (!hash) $('copy-status').textContent = '';
+}
+
+async function copyPin() {
+  if (!lastHash) return;
+  const hash = lastHash;
+  $('req-pin').value = hash;
+  let copied = false;
+  let why = '';
+  try {
+    if (!navigator.clipboard) throw new Error('no clipboard in this context');
+    await navigator.clipboard.writeText(hash);
+    copied = true;
+  } catch (err) {
+    why = err && err.message ? err.message : String(err);
+  }
+  $('copy-status').textContent = copied
+    ? `Copied ${hash} to the clipboard and set it as the pin.`
+    : `Set ${hash} as the pin (clipboard unavailable: ${why}).`;
+  evaluateNow();
+}
+
+// ---------------------------------------------------------------- card sources
+
+function setCardText(text, bytes) {
+  $('card').value = text;
+  fetched = bytes ? { text, bytes } : null;
+  evaluateNow();
+}
+
+async function readFile(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const text = new TextDecoder('utf-8').decode(bytes);
+  setCardText(text, bytes);
+  $('fetch-status').textContent = `Loaded ${file.name} (${bytes.length} bytes).`;
+}
+
+async function fetchCard() {
+  const status = $('fetch-status');
+  const url = $('card-url').value.trim();
+  status.replaceChildren();
+  if (!url) {
+    status.textContent = 'Enter a URL first.';
+    $('card-url').focus();
+    return;
+  }
+  status.textContent = `Fetching ${url}…`;
+  let res;
+  try {
+    res = await fetch(url, { cache: 'no-store', credentials: 'omit', headers: { Accept: 'application/json' } });
+  } catch (err) {
+    status.textContent = '';
+    showPageError(`Could not fetch ${url}`,
+      `${err.message}. The server may be unreachable, or it does not allow this page's origin (CORS).`);
+    return;
+  }
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (!res.ok) {
+    status.textContent = '';
+    showPageError(`Fetching ${url} failed`, `HTTP ${res.status} ${res.statusText}; the body was not loaded as a card.`);
+    return;
+  }
+  clearPageError();
+  // Replace the whole watermark with what this response says.
+  for (const [id] of OBS_FIELDS) $(id).value = '';
+  const list = el('ul', { class: 'headers-read' });
+  for (const [header, id, key] of WATERMARK_HEADERS) {
+    const v = res.headers.get(header);
+    if (v !== null) $(id).value = v;
+    list.append(el('li', {}, el('code', {}, header), ` → ${key}: `,
+      v !== null ? el('code', {}, v) : el('span', { class: 'muted' }, 'not readable (absent, or not exposed by CORS)')));
+  }
+  status.replaceChildren(el('p', {}, `HTTP ${res.status}, ${bytes.length} bytes. Headers read:`), list);
+  setCardText(new TextDecoder('utf-8').decode(bytes), bytes);
+}
+
+function loadIncident() {
+  clearForm();
+  $('card').value = JSON.stringify(INCIDENT.card, null, 2);
+  $('req-require').value = INCIDENT.require.join('\n');
+  $('req-min-version').value = INCIDENT.min_version;
+  $('req-max-stale').value = INCIDENT.max_stale;
+  $('obs-lag-ms').value = INCIDENT.lag_ms;
+  fetched = null;
+  evaluateNow();
+}
+
+function clearForm() {
+  for (const id of ['card', 'req-require', 'req-min-version', 'req-max-stale', 'req-pin', 'obs-now', 'card-url']) {
+    $(id).value = '';
+  }
+  for (const [id] of OBS_FIELDS) $(id).value = '';
+  $('fetch-status').replaceChildren();
+  $('copy-status').textContent = '';
+  fetched = null;
+  clearPageError();
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  const form = $('inputs');
+  form.addEventListener('input', (e) => {
+    if (e.target.id === 'card-file' || e.target.id === 'card-url') return;
+    schedule();
+  });
+  form.addEventListener('change', (e) => {
+    if (e.target.id === 'obs-use-clock') schedule();
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    evaluateNow();
+    $('verdict').focus();
+  });
+  $('load-incident').addEventListener('click', () => {
+    loadIncident();
+    $('verdict').focus();
+  });
+  $('clear').addEventListener('click', () => {
+    clearForm();
+    evaluateNow();
+    $('card').focus();
+  });
+  $('copy-pin').addEventListener('click', copyPin);
+  $('fetch-card').addEventListener('click', fetchCard);
+  $('card-url').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      fetchCard();
+    }
+  });
+  $('card-file').addEventListener('change', (e) => {
+    const f = e.target.files && e.target.files[0];
+    if (f) readFile(f).catch((err) => showPageError(`Could not read ${f.name}`, err));
+  });
+  const area = $('card');
+  area.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    area.classList.add('drop');
+  });
+  area.addEventListener('dragleave', () => area.classList.remove('drop'));
+  area.addEventListener('drop', (e) => {
+    area.classList.remove('drop');
+    const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
+    if (!f) return; // dropped text: the textarea inserts it itself
+    e.preventDefault();
+    readFile(f).catch((err) => showPageError(`Could not read ${f.name}`, err));
+  });
+}
+
+window.addEventListener('error', (e) => showPageError('Unexpected error in the page', e.error || e.message));
+window.addEventListener('unhandledrejection', (e) => showPageError('Unexpected error in the page', e.reason));
+
+async function start() {
+  wire();
+  try {
+    const mod = await import(MODULE_URL);
+    await mod.default();
+    cg = mod;
+    headersFromModule(mod.DEFAULT_WATERMARK);
+  } catch (err) {
+    setVerdict('error', 'The cardgate core could not be loaded',
+      `${MODULE_URL}: ${err && err.message ? err.message : err}. Build it with “make pkg”, then serve with “make www”.`);
+    showPageError('The cardgate web build did not load', err);
+    return;
+  }
+  document.documentElement.dataset.ready = 'true';
+  // Exposed for the browser tests and for poking at from the console.
+  window.cardgate = cg;
+  evaluateNow();
+}
+
+start();

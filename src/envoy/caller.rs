@@ -1,0 +1,232 @@
+//! What the caller asks for on top of the policy, read from request headers.
+//!
+//! | header | meaning |
+//! |---|---|
+//! | `Cache-Control: max-stale=N` | tolerance of N seconds (a bare `max-stale`, "any staleness", is ignored) |
+//! | `a2a-require-capabilities: a, b` | capabilities the caller will invoke (repeatable) |
+//! | `a2a-min-card-version: 3.0.0` | version floor |
+//! | `a2a-card-pin: sha256:...` | pinned card hash |
+//!
+//! The result is combined with the policy's rule by [`effective_requirement`]: tightening only,
+//! unless the policy lets callers relax. A header the gate cannot read is refused (HTTP 400)
+//! rather than ignored: the caller asked for a check that would otherwise silently not happen.
+
+use crate::{InputError, Requirement};
+
+/// Request header: capabilities the caller will invoke.
+pub const REQUIRE_CAPABILITIES: &str = "a2a-require-capabilities";
+/// Request header: minimum card version.
+pub const MIN_CARD_VERSION: &str = "a2a-min-card-version";
+/// Request header: pinned card hash.
+pub const CARD_PIN: &str = "a2a-card-pin";
+
+/// A caller header the gate could not use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallerError {
+    /// The request header at fault.
+    pub header: &'static str,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl CallerError {
+    fn new(header: &'static str, message: impl Into<String>) -> CallerError {
+        CallerError {
+            header,
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads the caller's requirement. `header` returns every value of a request header.
+pub fn caller_requirement(
+    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+) -> Result<Requirement, CallerError> {
+    let mut req = Requirement::default();
+    let text = |name: &'static str| -> Result<Vec<String>, CallerError> {
+        header(name)
+            .into_iter()
+            .map(|v| String::from_utf8(v).map_err(|_| CallerError::new(name, "is not UTF-8")))
+            .collect()
+    };
+
+    for value in text("cache-control")? {
+        for directive in value.split(',') {
+            let directive = directive.trim_matches([' ', '\t']);
+            let (name, arg) = match directive.split_once('=') {
+                Some((n, a)) => (
+                    n.trim_matches([' ', '\t']),
+                    Some(a.trim_matches([' ', '\t'])),
+                ),
+                None => (directive, None),
+            };
+            if !name.eq_ignore_ascii_case("max-stale") {
+                continue;
+            }
+            // A bare max-stale means "any staleness": never a reason to relax a fail-closed gate.
+            let Some(arg) = arg else { continue };
+            let digits = arg
+                .strip_prefix('"')
+                .and_then(|a| a.strip_suffix('"'))
+                .unwrap_or(arg);
+            if digits.is_empty() || digits.len() > 10 || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
+                return Err(CallerError::new(
+                    "cache-control",
+                    format!("max-stale={arg} is not a whole number of seconds"),
+                ));
+            }
+            let seconds: u64 = digits.parse().map_err(|_| {
+                CallerError::new("cache-control", format!("max-stale={arg} is out of range"))
+            })?;
+            let ms = seconds.saturating_mul(1000);
+            // Several max-stale directives: the strictest one counts.
+            let tightest = req.max_stale_ms.map_or(ms, |m| m.min(ms));
+            req.set_max_stale_ms(tightest);
+        }
+    }
+
+    for value in text(REQUIRE_CAPABILITIES)? {
+        for name in value
+            .split(',')
+            .map(|n| n.trim_matches([' ', '\t']))
+            .filter(|n| !n.is_empty())
+        {
+            req.add_capability(name)
+                .map_err(|e| CallerError::new(REQUIRE_CAPABILITIES, message(&e)))?;
+        }
+    }
+
+    match text(MIN_CARD_VERSION)?.as_slice() {
+        [] => {}
+        [one] => req
+            .set_min_version(one.trim_matches([' ', '\t']))
+            .map_err(|e| CallerError::new(MIN_CARD_VERSION, message(&e)))?,
+        _ => return Err(CallerError::new(MIN_CARD_VERSION, "appears more than once")),
+    }
+
+    match text(CARD_PIN)?.as_slice() {
+        [] => {}
+        [one] => req
+            .set_pin(one.trim_matches([' ', '\t']))
+            .map_err(|e| CallerError::new(CARD_PIN, message(&e)))?,
+        _ => return Err(CallerError::new(CARD_PIN, "appears more than once")),
+    }
+    Ok(req)
+}
+
+/// The policy's rule combined with the caller's: tightened only, unless relaxing is allowed.
+pub fn effective_requirement(
+    policy_rule: &Requirement,
+    caller: &Requirement,
+    allow_relax: bool,
+) -> Result<Requirement, CallerError> {
+    if allow_relax {
+        return Ok(policy_rule.overlay(caller));
+    }
+    policy_rule.tighten(caller).map_err(|e| {
+        let header = if e.path == "/pin" { CARD_PIN } else { "a2a-*" };
+        CallerError::new(header, format!("conflicts with the policy: {}", e.message))
+    })
+}
+
+fn message(e: &InputError) -> String {
+    e.message.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(pairs: &'static [(&'static str, &'static str)]) -> Result<Requirement, CallerError> {
+        caller_requirement(&move |name: &str| {
+            pairs
+                .iter()
+                .filter(|(k, _)| *k == name)
+                .map(|(_, v)| v.as_bytes().to_vec())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn reads_every_header() {
+        let r = req(&[
+            ("cache-control", "no-cache, Max-Stale=10"),
+            (
+                REQUIRE_CAPABILITIES,
+                "task.execute.v3, capability:streaming",
+            ),
+            (REQUIRE_CAPABILITIES, "binding:JSONRPC"),
+            (MIN_CARD_VERSION, "2.0.0"),
+        ])
+        .unwrap();
+        assert_eq!(r.max_stale_ms, Some(10_000));
+        assert_eq!(r.require.len(), 3);
+        assert!(r.min_version.is_some());
+    }
+
+    #[test]
+    fn bare_max_stale_is_ignored_and_the_strictest_counts() {
+        assert_eq!(
+            req(&[("cache-control", "max-stale")]).unwrap().max_stale_ms,
+            None
+        );
+        let r = req(&[("cache-control", "max-stale=60, max-stale=\"5\"")]).unwrap();
+        assert_eq!(r.max_stale_ms, Some(5_000));
+    }
+
+    #[test]
+    fn unreadable_headers_are_refused() {
+        assert_eq!(
+            req(&[("cache-control", "max-stale=-1")])
+                .unwrap_err()
+                .header,
+            "cache-control"
+        );
+        assert_eq!(
+            req(&[("cache-control", "max-stale=1.5")])
+                .unwrap_err()
+                .header,
+            "cache-control"
+        );
+        assert_eq!(
+            req(&[(MIN_CARD_VERSION, "latest")]).unwrap_err().header,
+            MIN_CARD_VERSION
+        );
+        assert_eq!(
+            req(&[(CARD_PIN, "sha256:xyz")]).unwrap_err().header,
+            CARD_PIN
+        );
+        assert_eq!(
+            req(&[(REQUIRE_CAPABILITIES, "capability:teleport")])
+                .unwrap_err()
+                .header,
+            REQUIRE_CAPABILITIES
+        );
+    }
+
+    #[test]
+    fn callers_tighten_but_never_relax() {
+        let policy = Requirement::from_json(r#"{"max_stale":"10s","require":["a"]}"#).unwrap();
+        let looser = req(&[("cache-control", "max-stale=60")]).unwrap();
+        let tighter = req(&[("cache-control", "max-stale=2")]).unwrap();
+        assert_eq!(
+            effective_requirement(&policy, &looser, false)
+                .unwrap()
+                .max_stale_ms,
+            Some(10_000)
+        );
+        assert_eq!(
+            effective_requirement(&policy, &tighter, false)
+                .unwrap()
+                .max_stale_ms,
+            Some(2_000)
+        );
+        assert_eq!(
+            effective_requirement(&policy, &looser, true)
+                .unwrap()
+                .max_stale_ms,
+            Some(60_000)
+        );
+    }
+}

@@ -1,0 +1,464 @@
+//! The plugin configuration: a policy plus the filter's own settings, validated in full.
+//!
+//! ```json
+//! {
+//!   "defaults": {"max_stale": "10s"},
+//!   "agents": {"worker-7": {"require": ["task.execute.v3"]}},
+//!   "routes": [{"path": "/agents/{id}/card"},
+//!              {"path": "/v1/resolve/{id}", "card_pointer": "/card",
+//!               "watermark_pointer": "/replication/lag_ms", "watermark": {}}],
+//!   "well_known": true,
+//!   "watermark": {"lag_ms_header": "x-replica-lag-ms", "consul": true, "age": true},
+//!   "max_card_bytes": 65536,
+//!   "mode": "enforce",
+//!   "allow_caller_relax": false,
+//!   "retry_after_s": 5
+//! }
+//! ```
+//!
+//! It is a policy (the `policies/` schema: `$schema`, `$comment`, `defaults`, `agents`) plus the
+//! filter's own members, so any policy file is a valid configuration. Every member is optional;
+//! unknown members are errors (`$comment` is allowed in every object).
+//! Errors carry the JSON Pointer of the offending member, which `on_configure` logs.
+
+use crate::json::{self, pointer_token, Value};
+use crate::{InputError, Limits, Policy};
+
+use super::routes::{CardRoute, PathPattern, RouteId, RouteMatch};
+use super::watermark::{PointerUnit, WatermarkSources};
+
+/// Envoy buffers at most 1 MiB per connection by default; our own limit must stay below it so
+/// the filter, not Envoy, answers an oversized card (with a reason).
+pub const MAX_CARD_BYTES_CEILING: usize = 1_048_576;
+
+/// Whether a rejection blocks the response or is only reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Rejected cards are replaced by the problem document.
+    Enforce,
+    /// Rejected cards pass with verdict headers, are counted and logged: for rollouts.
+    Observe,
+}
+
+impl Mode {
+    /// `"enforce"` or `"observe"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Enforce => "enforce",
+            Mode::Observe => "observe",
+        }
+    }
+}
+
+/// The validated configuration of one filter instance.
+#[derive(Debug, Clone)]
+pub struct FilterConfig {
+    /// Per-agent rules and defaults (the `policies/` schema).
+    pub policy: Policy,
+    /// Explicit card routes, first match wins.
+    pub routes: Vec<CardRoute>,
+    /// Also treat any path ending in `/.well-known/agent-card.json` as a card route.
+    pub well_known: Option<CardRoute>,
+    /// Body and nesting limits handed to the core.
+    pub limits: Limits,
+    /// Enforce or observe.
+    pub mode: Mode,
+    /// Whether callers may relax the policy (off by default: callers can only tighten).
+    pub allow_caller_relax: bool,
+    /// `Retry-After` seconds on a `503 stale_agent_card`.
+    pub retry_after_s: u32,
+}
+
+/// The filter's members beside the policy's own.
+const TOP_MEMBERS: &[&str] = &[
+    "routes",
+    "well_known",
+    "watermark",
+    "max_card_bytes",
+    "mode",
+    "allow_caller_relax",
+    "retry_after_s",
+];
+const ROUTE_MEMBERS: &[&str] = &[
+    "path",
+    "agent",
+    "card_pointer",
+    "watermark",
+    "watermark_pointer",
+    "watermark_pointer_unit",
+];
+const WATERMARK_MEMBERS: &[&str] = &[
+    "lag_ms_header",
+    "lag_s_header",
+    "synced_at_header",
+    "consul",
+    "age",
+];
+
+impl FilterConfig {
+    /// Parses and validates the plugin configuration. Empty bytes mean "all defaults".
+    pub fn from_json(bytes: &[u8]) -> Result<FilterConfig, InputError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return FilterConfig::from_value(&Value::Object(Vec::new()));
+        }
+        let value = json::parse(bytes, 64).map_err(|e| {
+            InputError::type_error("", format!("plugin configuration is not valid JSON: {e}"))
+        })?;
+        FilterConfig::from_value(&value)
+    }
+
+    /// Validates an already parsed configuration.
+    pub fn from_value(value: &Value) -> Result<FilterConfig, InputError> {
+        // The policy reader validates the whole top level, refusing members that are neither
+        // its own nor ours.
+        let policy = Policy::from_members(value, "", TOP_MEMBERS)?;
+        let members = value
+            .as_object()
+            .ok_or_else(|| InputError::type_error("", "must be an object"))?;
+        let default_watermark = match member(members, "watermark") {
+            Some(w) => watermark_sources(w, "/watermark")?,
+            None => WatermarkSources::conventional(),
+        };
+        let mut routes = Vec::new();
+        if let Some(list) = member(members, "routes") {
+            let items = list.as_array().ok_or_else(|| {
+                InputError::type_error(
+                    "/routes",
+                    format!("must be an array, found {}", list.type_name()),
+                )
+            })?;
+            for (i, item) in items.iter().enumerate() {
+                routes.push(route(item, &format!("/routes/{i}"), &default_watermark)?);
+            }
+        }
+        let well_known = match member(members, "well_known") {
+            None => true,
+            Some(v) => boolean(v, "/well_known")?,
+        };
+        let max_card_bytes = match member(members, "max_card_bytes") {
+            None => Limits::default().max_card_bytes,
+            Some(v) => {
+                let n = integer(v, "/max_card_bytes", 1, MAX_CARD_BYTES_CEILING as u64)?;
+                usize::try_from(n).map_err(|_| {
+                    InputError::range_error("/max_card_bytes", "does not fit this platform")
+                })?
+            }
+        };
+        let mode = match member(members, "mode") {
+            None => Mode::Enforce,
+            Some(v) => match v.as_str() {
+                Some("enforce") => Mode::Enforce,
+                Some("observe") => Mode::Observe,
+                Some(other) => {
+                    return Err(InputError::range_error(
+                        "/mode",
+                        format!("must be \"enforce\" or \"observe\", found {other:?}"),
+                    ))
+                }
+                None => {
+                    return Err(InputError::type_error(
+                        "/mode",
+                        format!("must be a string, found {}", v.type_name()),
+                    ))
+                }
+            },
+        };
+        let allow_caller_relax = match member(members, "allow_caller_relax") {
+            None => false,
+            Some(v) => boolean(v, "/allow_caller_relax")?,
+        };
+        let retry_after_s = match member(members, "retry_after_s") {
+            None => 5,
+            Some(v) => {
+                let n = integer(v, "/retry_after_s", 0, 86_400)?;
+                u32::try_from(n)
+                    .map_err(|_| InputError::range_error("/retry_after_s", "too large"))?
+            }
+        };
+        Ok(FilterConfig {
+            policy,
+            routes,
+            well_known: well_known.then(|| CardRoute {
+                pattern: PathPattern::WellKnown,
+                agent: None,
+                card_pointer: None,
+                watermark: default_watermark.clone(),
+                watermark_pointer: None,
+            }),
+            limits: Limits {
+                max_card_bytes,
+                ..Limits::default()
+            },
+            mode,
+            allow_caller_relax,
+            retry_after_s,
+        })
+    }
+
+    /// The card route a request path (without query) belongs to, if any: listed routes in
+    /// order, then the well-known route.
+    pub fn match_path(&self, path: &str) -> Option<(RouteId, RouteMatch<'_>)> {
+        let listed = self
+            .routes
+            .iter()
+            .enumerate()
+            .find_map(|(i, route)| route.matches(path).map(|m| (RouteId::Listed(i), m)));
+        listed.or_else(|| {
+            let route = self.well_known.as_ref()?;
+            route.matches(path).map(|m| (RouteId::WellKnown, m))
+        })
+    }
+
+    /// The route a [`RouteId`] names.
+    pub fn route(&self, id: RouteId) -> Option<&CardRoute> {
+        match id {
+            RouteId::Listed(i) => self.routes.get(i),
+            RouteId::WellKnown => self.well_known.as_ref(),
+        }
+    }
+}
+
+fn route(
+    value: &Value,
+    path: &str,
+    default_watermark: &WatermarkSources,
+) -> Result<CardRoute, InputError> {
+    let members = object(value, path, ROUTE_MEMBERS)?;
+    let template = member(members, "path")
+        .ok_or_else(|| InputError::type_error(path, "a route needs a \"path\""))
+        .and_then(|v| string(v, &format!("{path}/path")))?;
+    let pattern = PathPattern::parse(template).map_err(|e| e.within(&format!("{path}/path")))?;
+    let agent = member(members, "agent")
+        .map(|v| string(v, &format!("{path}/agent")).map(str::to_owned))
+        .transpose()?;
+    if agent.is_some() && pattern.has_agent_placeholder() {
+        return Err(InputError::range_error(
+            format!("{path}/agent"),
+            "a route takes its agent from either \"agent\" or a {id} segment, not both",
+        ));
+    }
+    let card_pointer = member(members, "card_pointer")
+        .map(|v| json_pointer(v, &format!("{path}/card_pointer")))
+        .transpose()?;
+    let watermark = match member(members, "watermark") {
+        Some(w) => watermark_sources(w, &format!("{path}/watermark"))?,
+        None => default_watermark.clone(),
+    };
+    let unit = member(members, "watermark_pointer_unit")
+        .map(|v| {
+            let at = format!("{path}/watermark_pointer_unit");
+            match string(v, &at)? {
+                "ms" => Ok(PointerUnit::Milliseconds),
+                "s" => Ok(PointerUnit::Seconds),
+                "rfc3339" => Ok(PointerUnit::SyncedAt),
+                other => Err(InputError::range_error(
+                    at,
+                    format!("must be \"ms\", \"s\" or \"rfc3339\", found {other:?}"),
+                )),
+            }
+        })
+        .transpose()?;
+    let watermark_pointer = match member(members, "watermark_pointer") {
+        Some(v) => Some((
+            json_pointer(v, &format!("{path}/watermark_pointer"))?,
+            unit.unwrap_or(PointerUnit::Milliseconds),
+        )),
+        None if unit.is_some() => {
+            return Err(InputError::type_error(
+                format!("{path}/watermark_pointer_unit"),
+                "only meaningful with \"watermark_pointer\"",
+            ))
+        }
+        None => None,
+    };
+    Ok(CardRoute {
+        pattern,
+        agent,
+        card_pointer,
+        watermark,
+        watermark_pointer,
+    })
+}
+
+fn watermark_sources(value: &Value, path: &str) -> Result<WatermarkSources, InputError> {
+    let members = object(value, path, WATERMARK_MEMBERS)?;
+    let header = |key: &str| -> Result<Option<String>, InputError> {
+        member(members, key)
+            .map(|v| {
+                let at = format!("{path}/{key}");
+                header_name(string(v, &at)?, &at)
+            })
+            .transpose()
+    };
+    Ok(WatermarkSources {
+        lag_ms_header: header("lag_ms_header")?,
+        lag_s_header: header("lag_s_header")?,
+        synced_at_header: header("synced_at_header")?,
+        consul: member(members, "consul")
+            .map(|v| boolean(v, &format!("{path}/consul")))
+            .transpose()?
+            .unwrap_or(false),
+        age: member(members, "age")
+            .map(|v| boolean(v, &format!("{path}/age")))
+            .transpose()?
+            .unwrap_or(false),
+    })
+}
+
+/// The members of an object, refusing any name outside `allowed` (and `$comment`).
+fn object<'a>(
+    value: &'a Value,
+    path: &str,
+    allowed: &[&str],
+) -> Result<&'a [(String, Value)], InputError> {
+    let members = value.as_object().ok_or_else(|| {
+        InputError::type_error(
+            path,
+            format!("must be an object, found {}", value.type_name()),
+        )
+    })?;
+    for (key, v) in members {
+        let at = format!("{path}/{}", pointer_token(key));
+        if key == "$comment" {
+            if v.as_str().is_none() {
+                return Err(InputError::type_error(at, "must be a string"));
+            }
+        } else if !allowed.contains(&key.as_str()) {
+            return Err(InputError::type_error(
+                at,
+                format!("unknown member (expected one of: {})", allowed.join(", ")),
+            ));
+        }
+    }
+    Ok(members)
+}
+
+fn member<'a>(members: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
+    members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, InputError> {
+    value.as_str().ok_or_else(|| {
+        InputError::type_error(
+            path,
+            format!("must be a string, found {}", value.type_name()),
+        )
+    })
+}
+
+fn boolean(value: &Value, path: &str) -> Result<bool, InputError> {
+    value.as_bool().ok_or_else(|| {
+        InputError::type_error(
+            path,
+            format!("must be true or false, found {}", value.type_name()),
+        )
+    })
+}
+
+fn integer(value: &Value, path: &str, min: u64, max: u64) -> Result<u64, InputError> {
+    let n = value.as_f64().ok_or_else(|| {
+        InputError::type_error(
+            path,
+            format!("must be an integer, found {}", value.type_name()),
+        )
+    })?;
+    if n.fract() != 0.0 || n < min as f64 || n > max as f64 {
+        return Err(InputError::range_error(
+            path,
+            format!("must be an integer from {min} to {max}, found {n}"),
+        ));
+    }
+    // In range and integral, so the conversion is exact.
+    Ok(n as u64)
+}
+
+fn json_pointer(value: &Value, path: &str) -> Result<String, InputError> {
+    let text = string(value, path)?;
+    if !text.is_empty() && !text.starts_with('/') {
+        return Err(InputError::range_error(
+            path,
+            format!("must be a JSON Pointer (\"\" or starting with '/'), found {text:?}"),
+        ));
+    }
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
+            return Err(InputError::range_error(
+                path,
+                "'~' must be followed by '0' or '1' in a JSON Pointer",
+            ));
+        }
+    }
+    Ok(text.to_owned())
+}
+
+/// A response header name: an HTTP token, stored lowercase (Envoy's header maps are).
+fn header_name(text: &str, path: &str) -> Result<String, InputError> {
+    let is_tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if text.is_empty() || !text.chars().all(is_tchar) {
+        return Err(InputError::range_error(
+            path,
+            format!("must be an HTTP header name (a token), found {text:?}"),
+        ));
+    }
+    Ok(text.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> InputError {
+        FilterConfig::from_json(text.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn empty_configuration_means_defaults() {
+        let c = FilterConfig::from_json(b"").unwrap();
+        assert_eq!(c.mode, Mode::Enforce);
+        assert_eq!(c.limits.max_card_bytes, 65_536);
+        assert!(!c.allow_caller_relax);
+        assert!(c.match_path("/x/.well-known/agent-card.json").is_some());
+        assert!(c.match_path("/agents/w/card").is_none());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        assert_eq!(err(r#"{"mode":"block"}"#).path, "/mode");
+        assert_eq!(err(r#"{"max_card_bytes":0}"#).path, "/max_card_bytes");
+        assert_eq!(err(r#"{"max_card_bytes":2000000}"#).path, "/max_card_bytes");
+        assert_eq!(
+            err(r#"{"routes":[{"path":"/a/{id}/{id}"}]}"#).path,
+            "/routes/0/path"
+        );
+        assert_eq!(
+            err(r#"{"routes":[{"path":"/a","extra":1}]}"#).path,
+            "/routes/0/extra"
+        );
+        assert_eq!(
+            err(r#"{"watermark":{"lag_ms_header":"bad header"}}"#).path,
+            "/watermark/lag_ms_header"
+        );
+        assert_eq!(
+            err(r#"{"routes":[{"path":"/a","card_pointer":"card"}]}"#).path,
+            "/routes/0/card_pointer"
+        );
+        assert_eq!(err(r#"{"retry_after_s":1.5}"#).path, "/retry_after_s");
+        assert_eq!(err(r#"{"unknown":1}"#).path, "/unknown");
+        assert_eq!(err(r#"[1]"#).path, "");
+    }
+
+    #[test]
+    fn explicit_routes_win_over_well_known() {
+        let c = FilterConfig::from_json(
+            br#"{"routes":[{"path":"/agents/{id}/.well-known/agent-card.json"}]}"#,
+        )
+        .unwrap();
+        let (id, m) = c
+            .match_path("/agents/w7/.well-known/agent-card.json")
+            .unwrap();
+        assert_eq!((id, m.agent.as_deref()), (RouteId::Listed(0), Some("w7")));
+        let (id, m) = c.match_path("/other/.well-known/agent-card.json").unwrap();
+        assert_eq!((id, m.agent), (RouteId::WellKnown, None));
+    }
+}

@@ -1,0 +1,226 @@
+//! Where a route's watermark comes from: response headers and, for JSON envelopes, a member of
+//! the body. The values are handed to the core as they are; the core composes and checks them.
+//!
+//! A header that is not UTF-8 or that appears more than once, and an envelope value that
+//! disagrees with a header feeding the same figure, become invalid watermarks: an upstream
+//! cannot pick which of two figures the gate believes.
+
+use crate::json::Value;
+use crate::{Observation, Timestamp, WatermarkValue};
+
+/// Response headers that carry the replica's watermark (names stored lowercase).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatermarkSources {
+    /// Replica lag in milliseconds, e.g. `x-replica-lag-ms`.
+    pub lag_ms_header: Option<String>,
+    /// Replica lag in seconds.
+    pub lag_s_header: Option<String>,
+    /// Last successful sync, RFC 3339.
+    pub synced_at_header: Option<String>,
+    /// Read `X-Consul-LastContact` and `X-Consul-KnownLeader`.
+    pub consul: bool,
+    /// Read HTTP `Age` (time spent in caches; added to the lag).
+    pub age: bool,
+}
+
+impl WatermarkSources {
+    /// The default when a configuration names none: `x-replica-lag-ms`, the Consul pair and `Age`.
+    pub fn conventional() -> WatermarkSources {
+        WatermarkSources {
+            lag_ms_header: Some("x-replica-lag-ms".to_owned()),
+            lag_s_header: None,
+            synced_at_header: None,
+            consul: true,
+            age: true,
+        }
+    }
+}
+
+/// The unit of a watermark taken from a JSON envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointerUnit {
+    /// Replica lag in milliseconds.
+    Milliseconds,
+    /// Replica lag in seconds (the seed's `replication_watermark_s`).
+    Seconds,
+    /// Last sync time, RFC 3339.
+    SyncedAt,
+}
+
+/// Builds the observation for one response.
+///
+/// `header` returns every value of a response header (lowercase name), as bytes.
+/// `envelope` is the parsed body when the route has a `watermark_pointer`.
+pub fn observe(
+    sources: &WatermarkSources,
+    pointer: Option<&(String, PointerUnit)>,
+    envelope: Option<&Value>,
+    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    now: Timestamp,
+) -> Observation {
+    let from_header = |name: &Option<String>| name.as_deref().and_then(|n| header_value(n, header));
+    let mut obs = Observation {
+        lag_ms: from_header(&sources.lag_ms_header),
+        lag_s: from_header(&sources.lag_s_header),
+        synced_at: from_header(&sources.synced_at_header),
+        now: Some(now),
+        ..Observation::default()
+    };
+    if sources.consul {
+        obs.consul_last_contact_ms = header_value("x-consul-lastcontact", header);
+        obs.consul_known_leader = header_value("x-consul-knownleader", header);
+    }
+    if sources.age {
+        obs.age_s = header_value("age", header);
+    }
+    if let (Some((ptr, unit)), Some(body)) = (pointer, envelope) {
+        if let Some(found) = body.pointer(ptr) {
+            let value = match found {
+                Value::String(s) => WatermarkValue::Text(s.clone()),
+                Value::Number(n) => WatermarkValue::Number(*n),
+                other => WatermarkValue::Invalid(format!(
+                    "envelope member {ptr} is a JSON {}",
+                    other.type_name()
+                )),
+            };
+            let slot = match unit {
+                PointerUnit::Milliseconds => &mut obs.lag_ms,
+                PointerUnit::Seconds => &mut obs.lag_s,
+                PointerUnit::SyncedAt => &mut obs.synced_at,
+            };
+            *slot = Some(match slot.take() {
+                None => value,
+                Some(existing) if existing == value || same_figure(&existing, &value) => value,
+                Some(existing) => WatermarkValue::Invalid(format!(
+                    "the header says {} but envelope member {ptr} says {}",
+                    describe(&existing),
+                    describe(&value)
+                )),
+            });
+        }
+    }
+    obs
+}
+
+/// A header's single value; repeated or non-UTF-8 values are invalid watermarks.
+fn header_value(name: &str, header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<WatermarkValue> {
+    let values = header(name);
+    match values.as_slice() {
+        [] => None,
+        [one] => Some(match std::str::from_utf8(one) {
+            Ok(text) => WatermarkValue::Text(text.to_owned()),
+            Err(_) => WatermarkValue::Invalid(format!("header {name} is not UTF-8")),
+        }),
+        many => Some(WatermarkValue::Invalid(format!(
+            "header {name} appears {} times",
+            many.len()
+        ))),
+    }
+}
+
+/// Header text and an envelope number denoting the same figure (`"40000"` and `40000`).
+fn same_figure(a: &WatermarkValue, b: &WatermarkValue) -> bool {
+    match (a, b) {
+        (WatermarkValue::Text(t), WatermarkValue::Number(n))
+        | (WatermarkValue::Number(n), WatermarkValue::Text(t)) => {
+            t.trim_matches([' ', '\t']).parse::<f64>().ok() == Some(*n)
+        }
+        _ => false,
+    }
+}
+
+fn describe(v: &WatermarkValue) -> String {
+    match v {
+        WatermarkValue::Text(s) => format!("{s:?}"),
+        WatermarkValue::Number(n) => format!("{n}"),
+        WatermarkValue::Invalid(what) => what.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Vec<Vec<u8>> {
+        move |name: &str| {
+            pairs
+                .iter()
+                .filter(|(k, _)| *k == name)
+                .map(|(_, v)| v.as_bytes().to_vec())
+                .collect()
+        }
+    }
+
+    #[test]
+    fn headers_feed_the_observation() {
+        let h = headers(&[
+            ("x-replica-lag-ms", "40000"),
+            ("age", "3"),
+            ("x-consul-knownleader", "true"),
+        ]);
+        let obs = observe(
+            &WatermarkSources::conventional(),
+            None,
+            None,
+            &h,
+            Timestamp::from_unix_ms(0),
+        );
+        assert_eq!(obs.lag_ms, Some(WatermarkValue::Text("40000".into())));
+        assert_eq!(obs.age_s, Some(WatermarkValue::Text("3".into())));
+        assert_eq!(
+            obs.consul_known_leader,
+            Some(WatermarkValue::Text("true".into()))
+        );
+        assert_eq!(obs.lag_s, None);
+        assert_eq!(obs.staleness().unwrap().ms, 43_000);
+    }
+
+    #[test]
+    fn repeated_header_is_invalid() {
+        let h = headers(&[("x-replica-lag-ms", "0"), ("x-replica-lag-ms", "40000")]);
+        let obs = observe(
+            &WatermarkSources::conventional(),
+            None,
+            None,
+            &h,
+            Timestamp::from_unix_ms(0),
+        );
+        assert!(matches!(obs.lag_ms, Some(WatermarkValue::Invalid(_))));
+    }
+
+    #[test]
+    fn envelope_pointer_and_disagreement() {
+        let body = crate::json::parse(br#"{"replication":{"lag_s":40}}"#, 8).unwrap();
+        let ptr = ("/replication/lag_s".to_owned(), PointerUnit::Seconds);
+        let none = headers(&[]);
+        let obs = observe(
+            &WatermarkSources::conventional(),
+            Some(&ptr),
+            Some(&body),
+            &none,
+            Timestamp::from_unix_ms(0),
+        );
+        assert_eq!(obs.lag_s, Some(WatermarkValue::Number(40.0)));
+
+        let mut sources = WatermarkSources::conventional();
+        sources.lag_s_header = Some("x-lag-s".into());
+        let agree = headers(&[("x-lag-s", "40")]);
+        let obs = observe(
+            &sources,
+            Some(&ptr),
+            Some(&body),
+            &agree,
+            Timestamp::from_unix_ms(0),
+        );
+        assert_eq!(obs.lag_s, Some(WatermarkValue::Number(40.0)));
+        let disagree = headers(&[("x-lag-s", "0")]);
+        let obs = observe(
+            &sources,
+            Some(&ptr),
+            Some(&body),
+            &disagree,
+            Timestamp::from_unix_ms(0),
+        );
+        assert!(matches!(obs.lag_s, Some(WatermarkValue::Invalid(_))));
+    }
+}

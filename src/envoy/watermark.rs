@@ -157,6 +157,7 @@ mod tests {
             ("x-replica-lag-ms", "40000"),
             ("age", "3"),
             ("x-consul-knownleader", "true"),
+            ("x-consul-lastcontact", "39500"),
         ]);
         let obs = observe(
             &WatermarkSources::conventional(),

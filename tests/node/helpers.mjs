@@ -1,0 +1,91 @@
+// Shared by the node tests: the vectors, their exact bytes, and the native CLI as the reference.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './consumer.mjs';
+
+export { ROOT };
+export const VECTORS_DIR = join(ROOT, 'tests', 'vectors');
+export const CLI = join(ROOT, 'target', 'release', 'cardgate');
+
+/** Every case of tests/vectors/*.json, with `file` added. */
+export function loadVectors() {
+  const files = readdirSync(VECTORS_DIR).filter((f) => f.endsWith('.json')).sort();
+  const cases = [];
+  for (const file of files) {
+    const doc = JSON.parse(readFileSync(join(VECTORS_DIR, file), 'utf8'));
+    for (const c of doc.cases) cases.push({ ...c, file });
+  }
+  return cases;
+}
+
+/** The exact bytes a case sends (DESIGN.md "Vectors"). */
+export function caseBytes(c) {
+  const forms = ['card', 'card_text', 'card_base64'].filter((k) => Object.prototype.hasOwnProperty.call(c, k));
+  if (forms.length !== 1) throw new Error(`${c.name}: needs exactly one of card/card_text/card_base64`);
+  if (forms[0] === 'card') return Buffer.from(JSON.stringify(c.card), 'utf8');
+  if (forms[0] === 'card_text') return Buffer.from(c.card_text, 'utf8');
+  return Buffer.from(c.card_base64, 'base64');
+}
+
+const OBSERVATION_FLAGS = {
+  lag_ms: '--lag-ms',
+  lag_s: '--lag-s',
+  synced_at: '--synced-at',
+  consul_last_contact_ms: '--consul-last-contact-ms',
+  consul_known_leader: '--consul-known-leader',
+  age_s: '--age-s',
+  now: '--now',
+};
+
+/** CLI arguments for a case, or a string saying why the CLI cannot express it (its flags carry
+ * header text only, and it always supplies a clock). */
+export function cliArgs(c) {
+  const args = ['check', '-'];
+  const req = c.requirement ?? {};
+  for (const cap of req.require ?? []) args.push(`--require=${cap}`);
+  if (req.min_version !== undefined) args.push(`--min-version=${req.min_version}`);
+  if (req.max_stale !== undefined) args.push(`--max-stale=${req.max_stale}`);
+  if (req.pin !== undefined) args.push(`--pin=${req.pin}`);
+  const obs = c.observation ?? {};
+  for (const [key, value] of Object.entries(obs)) {
+    if (typeof value !== 'string') return `observation.${key} is a JSON ${Array.isArray(value) ? 'array' : typeof value}`;
+    args.push(`${OBSERVATION_FLAGS[key]}=${value}`);
+  }
+  if (obs.synced_at !== undefined && obs.now === undefined) return 'synced_at without now (the CLI reads its own clock)';
+  return args;
+}
+
+/** The native decision JSON for a case, or {skip: reason}. */
+export function cliDecision(c) {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`cargo build --release --bin cardgate\``);
+  const args = cliArgs(c);
+  if (typeof args === 'string') return { skip: args };
+  const run = spawnSync(CLI, args, { input: caseBytes(c), maxBuffer: 16 << 20 });
+  if (run.status !== 0 && run.status !== 1) {
+    throw new Error(`${c.name}: cardgate exited ${run.status}: ${run.stderr}`);
+  }
+  return { json: run.stdout.toString('utf8').replace(/\n$/, ''), status: run.status };
+}
+
+/** Runs the CLI with raw arguments; returns {status, stdout, stderr}. */
+export function cli(args, input) {
+  const run = spawnSync(CLI, args, { input, maxBuffer: 16 << 20 });
+  return { status: run.status, stdout: run.stdout.toString('utf8'), stderr: run.stderr.toString('utf8') };
+}
+
+/** Checks every member of `expect` against a decision object; returns a list of differences. */
+export function compareExpect(expect, decision) {
+  const diffs = [];
+  const eq = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  for (const [key, want] of Object.entries(expect)) {
+    let got;
+    if (key === 'reason_codes') got = (decision.reasons ?? []).map((r) => r.code);
+    else got = decision[key];
+    if (key === 'missing_capabilities' && got === undefined) got = [];
+    if (!eq(got, want)) diffs.push(`${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+  }
+  return diffs;
+}
+
+export { execFileSync };

@@ -1,0 +1,67 @@
+// The shared vectors replayed through the installed package (ESM and CommonJS, and the browser
+// build instantiated in Node): every `expect` member, and the decision JSON byte-identical to the
+// native CLI for every case the CLI can express.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ensureConsumer, importPackage, importWebPackage, requirePackage } from './consumer.mjs';
+import { caseBytes, cliDecision, compareExpect, loadVectors } from './helpers.mjs';
+
+const dir = ensureConsumer();
+const esm = await importPackage(dir);
+const cjs = await requirePackage(dir);
+const web = await importWebPackage(dir);
+await web.default(readFileSync(join(dir, 'node_modules/cardgate/web/cardgate_bg.wasm')));
+const cases = loadVectors();
+
+test('the vectors are there', () => {
+  assert.ok(cases.length >= 100, `only ${cases.length} vector cases found`);
+  assert.equal(new Set(cases.map((c) => c.name)).size, cases.length, 'case names are unique');
+});
+
+for (const c of cases) {
+  test(`${c.file}: ${c.name}`, () => {
+    const bytes = caseBytes(c);
+    // Requirement and observation as JSON text: passed verbatim, exactly what the native runner reads.
+    const req = JSON.stringify(c.requirement ?? {});
+    const obs = JSON.stringify(c.observation ?? {});
+    const raw = esm.evaluateRaw(bytes, req, obs);
+    const decision = JSON.parse(raw);
+    assert.deepEqual(compareExpect(c.expect, decision), [], 'expect members');
+    assert.deepEqual(esm.evaluate(bytes, req, obs), decision, 'evaluate == JSON.parse(evaluateRaw)');
+
+    // Same bytes through CommonJS and through the browser build.
+    assert.equal(cjs.evaluateRaw(bytes, req, obs), raw, 'CommonJS entry');
+    assert.equal(web.evaluateRaw(bytes, req, obs), raw, 'web build');
+
+    // Object forms of the requirement/observation give the same decision (with `now: null`
+    // the wrapper adds no clock, so the inputs are identical).
+    assert.equal(
+      esm.evaluateRaw(bytes, c.requirement ?? {}, { ...(c.observation ?? {}), now: c.observation?.now ?? null }),
+      raw,
+      'object inputs',
+    );
+    // A `card` given as a value can be passed as the object itself.
+    if (c.card !== undefined) assert.equal(esm.evaluateRaw(c.card, req, obs), raw, 'card as object');
+
+    const native = cliDecision(c);
+    if (native.skip) {
+      // Not expressible with CLI flags; the expect members above still pin the decision.
+      return;
+    }
+    assert.equal(raw, native.json, 'byte-identical to target/release/cardgate check');
+    assert.equal(native.status, decision.verdict === 'valid' ? 0 : 1, 'CLI exit code');
+
+    if (decision.card_hash !== undefined && decision.error_class !== 'malformed_card') {
+      assert.equal(esm.cardHash(bytes), decision.card_hash, 'cardHash agrees with the decision');
+    }
+  });
+}
+
+test('CLI comparison covered nearly every case', (t) => {
+  const skipped = cases.filter((c) => cliDecision(c).skip);
+  t.diagnostic(`${cases.length - skipped.length} of ${cases.length} cases byte-compared with the CLI`);
+  for (const c of skipped) t.diagnostic(`not expressible with CLI flags: ${c.name} (${cliDecision(c).skip})`);
+  assert.ok(skipped.length <= 10, `${skipped.length} cases not comparable with the CLI`);
+});

@@ -49,7 +49,7 @@ impl RootContext for GateRoot {
         match FilterConfig::from_json(&bytes) {
             Ok(config) => {
                 log::info!(
-                    "cardgate: configured: mode={} routes={} well_known={} max_card_bytes={} agents={}",
+                    "configured: mode={} routes={} well_known={} max_card_bytes={} agents={}",
                     config.mode.as_str(),
                     config.routes.len(),
                     config.well_known.is_some(),
@@ -66,7 +66,7 @@ impl RootContext for GateRoot {
                     e.path.as_str()
                 };
                 log::error!(
-                    "cardgate: invalid plugin configuration at {at}: {} (configuration refused)",
+                    "invalid plugin configuration at {at}: {} (configuration refused)",
                     e.message
                 );
                 false
@@ -151,7 +151,7 @@ impl CardStream {
             headers,
             Some(reply.body.as_bytes()),
         ) {
-            log::error!("cardgate: could not send the local reply: {status:?}");
+            log::error!("could not send the local reply: {status:?}");
         }
     }
 
@@ -258,7 +258,7 @@ impl HttpContext for CardStream {
             Err(e) => {
                 metrics::increment(&metrics::verdict("refused"));
                 log::warn!(
-                    "cardgate: refused caller header on {path}: {}: {}",
+                    "refused caller header on {path}: {}: {}",
                     e.header,
                     e.message
                 );

@@ -3,7 +3,7 @@
 //! Envoy shows them under `wasmcustom.` in `/stats`. Labels are encoded in the names and pulled
 //! out by the `stats_tags` of `envoy/envoy.yaml`, which turn, e.g.,
 //! `wasmcustom.cardgate.reason.watermark_exceeded` into
-//! `wasmcustom_cardgate_reason{cardgate_reason="watermark_exceeded"}` in `/stats/prometheus`.
+//! `cardgate_reason{cardgate_reason="watermark_exceeded"}` in `/stats/prometheus`.
 //!
 //! | name | type | meaning |
 //! |---|---|---|

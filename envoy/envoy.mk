@@ -1,0 +1,51 @@
+# Envoy filter: build, lint, validate, end-to-end tests in a real Envoy, and the demo.
+# Included by the top Makefile (SHELL, CARGO, PY and TEST_TARGETS come from there).
+
+ENVOY_VERSIONS := 1.40.0 1.36.2
+ENVOY_TARGET_DIR := target/envoy
+WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
+WASM_OPT_FLAGS := -Oz --strip-debug --strip-producers --strip-target-features \
+	--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+	--enable-mutable-globals --enable-multivalue --enable-reference-types
+FILTER_RAW := $(ENVOY_TARGET_DIR)/wasm32-wasip1/release/cardgate.wasm
+FILTER := dist/cardgate.wasm
+ENVOY_PY := .tools/py/bin/python
+ENVOY_CONFIGS := envoy/envoy.yaml
+
+TEST_TARGETS += test-envoy
+
+.PHONY: setup-envoy filter test-envoy test-envoy-unit test-envoy-validate test-envoy-e2e demo bench-envoy
+
+setup-envoy:
+	.ci/setup.sh envoy
+
+# The optimized filter module. Cargo decides what to rebuild; wasm-opt runs when it changed.
+filter: setup-envoy
+	$(CARGO) build --release --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR)
+	@mkdir -p dist
+	@if [ ! -f $(FILTER) ] || [ $(FILTER_RAW) -nt $(FILTER) ]; then \
+	  $(WASM_OPT) $(WASM_OPT_FLAGS) $(FILTER_RAW) -o $(FILTER) && \
+	  echo "filter: $(FILTER) $$(stat -c %s $(FILTER)) bytes (cargo output $$(stat -c %s $(FILTER_RAW)) bytes)"; \
+	fi
+
+test-envoy: filter
+	$(CARGO) clippy --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR) -- -D warnings
+	$(CARGO) test --lib --features envoy --target-dir $(ENVOY_TARGET_DIR) envoy::
+	@for v in $(ENVOY_VERSIONS); do \
+	  for c in $(ENVOY_CONFIGS); do \
+	    echo "envoy $$v --mode validate $$c"; \
+	    .tools/envoy-$$v/bin/envoy --mode validate -c $$c -l error --disable-hot-restart || exit 1; \
+	  done; \
+	done
+	@for v in $(ENVOY_VERSIONS); do \
+	  echo "== e2e against Envoy $$v"; \
+	  CARDGATE_ENVOY=.tools/envoy-$$v/bin/envoy $(ENVOY_PY) -m pytest -q -p no:cacheprovider tests/envoy || exit 1; \
+	done
+
+# The README's first command: the incident, replayed through a real Envoy on loopback.
+demo: filter
+	@$(ENVOY_PY) envoy/demo.py --envoy .tools/envoy-1.40.0/bin/envoy
+
+# Throughput with and without the filter (informative, not a test).
+bench-envoy: filter
+	$(ENVOY_PY) tests/envoy/bench.py --envoy .tools/envoy-1.40.0/bin/envoy

@@ -25,13 +25,14 @@ lint: setup-core
 # Core: unit tests, doctests, the shared vectors natively, CLI tests, the RFC 8785 differential
 # test against PyPI rfc8785, and the policy schema check with PyPI jsonschema.
 test-core: lint
+	$(PY) tests/vectors/oracle.py --check
 	$(CARGO) test
 	$(CARGO) build --release --bin cardgate
 	$(PY) tests/jcs_differential.py --cardgate target/release/cardgate --count 10000
 	$(PY) -m pytest -q tests/policy_schema_test.py
 
 bench: build
-	$(CARGO) run --release --example bench
+	$(CARGO) bench --bench gate
 
 -include envoy/envoy.mk
 -include js/js.mk

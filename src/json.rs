@@ -168,6 +168,14 @@ impl JsonError {
     }
 }
 
+impl JsonError {
+    /// The same error, one level further down: `segment` is the enclosing member or index.
+    fn under(mut self, segment: &str) -> Self {
+        self.path = format!("/{}{}", pointer_token(segment), self.path);
+        self
+    }
+}
+
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} at byte {}", self.message, self.offset)?;
@@ -198,7 +206,6 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {
         bytes: text.as_bytes(),
         pos: 0,
         max_depth,
-        path: Vec::new(),
     };
     // A UTF-8 byte order mark is not JSON text (RFC 8259 §8.1: MUST NOT add one); refuse it.
     reader.skip_ws();
@@ -221,20 +228,17 @@ struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     max_depth: usize,
-    path: Vec<String>,
 }
 
 impl Reader<'_> {
+    /// An error at the current position. Its path is filled in on the way out: each enclosing
+    /// array or object prepends its own segment (see [`JsonError::under`]), so reading a valid
+    /// document never pays for path bookkeeping.
     fn error(&self, kind: JsonErrorKind, message: String) -> JsonError {
-        let path: String = self
-            .path
-            .iter()
-            .map(|t| format!("/{}", pointer_token(t)))
-            .collect();
         JsonError {
             kind,
             offset: self.pos,
-            path,
+            path: String::new(),
             message,
         }
     }
@@ -305,9 +309,8 @@ impl Reader<'_> {
         }
         loop {
             self.skip_ws();
-            self.path.push(items.len().to_string());
-            let item = self.value(depth)?;
-            self.path.pop();
+            let index = items.len();
+            let item = self.value(depth).map_err(|e| e.under(&index.to_string()))?;
             items.push(item);
             self.skip_ws();
             match self.peek() {
@@ -355,11 +358,12 @@ impl Reader<'_> {
             };
             if duplicate {
                 self.pos = name_at;
-                self.path.push(name.clone());
-                return Err(self.error(
-                    JsonErrorKind::DuplicateMember,
-                    format!("duplicate member name {name:?}"),
-                ));
+                return Err(self
+                    .error(
+                        JsonErrorKind::DuplicateMember,
+                        format!("duplicate member name {name:?}"),
+                    )
+                    .under(&name));
             }
             self.skip_ws();
             if self.peek() != Some(b':') {
@@ -367,9 +371,7 @@ impl Reader<'_> {
             }
             self.pos += 1;
             self.skip_ws();
-            self.path.push(name.clone());
-            let value = self.value(depth)?;
-            self.path.pop();
+            let value = self.value(depth).map_err(|e| e.under(&name))?;
             members.push((name, value));
             self.skip_ws();
             match self.peek() {

@@ -1,0 +1,220 @@
+// The package API as installed: entry points, card forms, the clock, typed errors, and every
+// kind of bad input (a TypeError/RangeError naming the field, never a wasm trap).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ensureConsumer, importPackage, requirePackage } from './consumer.mjs';
+import { cli } from './helpers.mjs';
+
+const dir = ensureConsumer();
+const cg = await importPackage(dir);
+const cjs = await requirePackage(dir);
+
+// The seed's incident: the edge replica serves the pre-deploy card, 40 s behind.
+const STALE_CARD = {
+  name: 'worker-7',
+  version: '2.0.0',
+  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  skills: [{ id: 'task.execute.v2', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
+};
+const FRESH_CARD = {
+  ...STALE_CARD,
+  version: '3.0.0',
+  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a/v3', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
+};
+const REQ = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s' };
+const NOW = '2026-11-09T12:00:40Z';
+
+test('ES module and CommonJS entries expose one API and one set of classes', () => {
+  const names = [
+    'evaluate', 'evaluateRaw', 'cardHash', 'canonicalize', 'checkPolicy', 'coreVersion', 'toError', 'assertValid',
+    'resolveAgentCard', 'observationFromHeaders', 'CardGateResolver', 'CardGateError', 'StaleAgentCardError',
+    'CapabilityMismatchError', 'MalformedAgentCardError', 'AgentCardFetchError', 'DEFAULT_WATERMARK', 'init',
+  ];
+  for (const n of names) {
+    assert.ok(cg[n] !== undefined, `import { ${n} }`);
+    assert.equal(cjs[n], cg[n], `require().${n} is the same object as the ESM export`);
+  }
+  assert.equal(typeof cg.default, 'function', 'default export init() for isomorphic code');
+  assert.match(cg.coreVersion(), /^\d+\.\d+\.\d+/);
+});
+
+test('the incident: evaluate returns the decision object, evaluateRaw the CLI bytes', () => {
+  const raw = cg.evaluateRaw(STALE_CARD, REQ, { lag_ms: '40000', now: NOW });
+  const d = cg.evaluate(STALE_CARD, REQ, { lag_ms: '40000', now: NOW });
+  assert.deepEqual(d, JSON.parse(raw));
+  assert.equal(d.verdict, 'rejected');
+  assert.equal(d.status, 503);
+  assert.equal(d.error_class, 'stale_agent_card');
+  assert.deepEqual(d.reasons.map((r) => r.code), ['watermark_exceeded', 'version_below_minimum', 'capabilities_missing']);
+  assert.deepEqual(d.missing_capabilities, ['task.execute.v3']);
+  assert.equal(d.staleness_ms, 40000);
+  assert.deepEqual(d.card, STALE_CARD);
+
+  const native = cli(
+    ['check', '-', '--require=task.execute.v3', '--min-version=3.0.0', '--max-stale=10s', '--lag-ms=40000', `--now=${NOW}`],
+    JSON.stringify(STALE_CARD),
+  );
+  assert.equal(native.status, 1);
+  assert.equal(raw, native.stdout.replace(/\n$/, ''));
+
+  const ok = cg.evaluate(FRESH_CARD, REQ, { lag_ms: '3000' });
+  assert.equal(ok.verdict, 'valid');
+  assert.equal(ok.freshness, 'watermark');
+  assert.equal(ok.staleness_ms, 3000);
+  assert.equal(cg.assertValid(ok), ok);
+  assert.equal(cg.toError(ok), null);
+});
+
+test('a card as text, Buffer, Uint8Array, ArrayBuffer, DataView or object gives one decision', () => {
+  const text = JSON.stringify(FRESH_CARD);
+  const buf = Buffer.from(text);
+  const u8 = new TextEncoder().encode(text);
+  const forms = [text, buf, u8, u8.buffer, new DataView(u8.buffer), FRESH_CARD];
+  const obs = { lag_s: '1', now: NOW };
+  const want = cg.evaluateRaw(text, REQ, obs);
+  for (const f of forms) assert.equal(cg.evaluateRaw(f, REQ, obs), want, Object.prototype.toString.call(f));
+  const hash = cg.cardHash(text);
+  assert.match(hash, /^sha256:[0-9a-f]{64}$/);
+  for (const f of forms) assert.equal(cg.cardHash(f), hash);
+  // A subarray view hashes only its own bytes.
+  const padded = Buffer.concat([Buffer.from('xx'), buf, Buffer.from('yy')]);
+  assert.equal(cg.cardHash(padded.subarray(2, 2 + buf.length)), hash);
+  // Pinning that hash passes (b) with no watermark at all.
+  const pinned = cg.evaluate(text, { require: ['task.execute.v3'], pin: hash }, {});
+  assert.equal(pinned.verdict, 'valid');
+  assert.equal(pinned.freshness, 'pinned');
+});
+
+test('exact bytes matter: a duplicate member is caught only from the text', () => {
+  const text = '{"name":"a","name":"b","version":"1","capabilities":{},"skills":[]}';
+  const d = cg.evaluate(text, { max_stale: '1s' }, { lag_ms: '0' });
+  assert.equal(d.error_class, 'malformed_card');
+  assert.equal(d.reasons[0].code, 'duplicate_member');
+  assert.equal(d.card_text, text);
+});
+
+test('the clock: the wrapper supplies now, and accepts text, Date or ms', () => {
+  const synced = new Date(Date.now() - 3000).toISOString();
+  const d = cg.evaluate(FRESH_CARD, REQ, { synced_at: synced });
+  assert.equal(d.verdict, 'valid', JSON.stringify(d.reasons));
+  assert.ok(d.staleness_ms >= 3000 && d.staleness_ms < 60000, `staleness ${d.staleness_ms}`);
+
+  const at = Date.parse('2026-11-09T12:00:00Z');
+  const byText = cg.evaluateRaw(FRESH_CARD, REQ, { synced_at: '2026-11-09T11:59:55Z', now: '2026-11-09T12:00:00Z' });
+  assert.equal(cg.evaluateRaw(FRESH_CARD, REQ, { synced_at: '2026-11-09T11:59:55Z', now: new Date(at) }), byText);
+  assert.equal(cg.evaluateRaw(FRESH_CARD, REQ, { synced_at: '2026-11-09T11:59:55Z', now: at }), byText);
+  assert.equal(JSON.parse(byText).staleness_ms, 5000);
+
+  const none = cg.evaluate(FRESH_CARD, REQ, { synced_at: synced, now: null });
+  assert.deepEqual(none.reasons.map((r) => r.code), ['clock_missing']);
+  // JSON text is verbatim: no clock added.
+  const verbatim = cg.evaluate(FRESH_CARD, REQ, JSON.stringify({ synced_at: synced }));
+  assert.deepEqual(verbatim.reasons.map((r) => r.code), ['clock_missing']);
+});
+
+test('typed errors carry the card, hash, reasons, decision and a retry hint', () => {
+  const stale = cg.toError(cg.evaluate(STALE_CARD, REQ, { lag_ms: '40000', now: NOW }), { url: 'http://r/x' });
+  assert.ok(stale instanceof cg.StaleAgentCardError);
+  assert.ok(stale instanceof cg.CardGateError);
+  assert.ok(stale instanceof Error);
+  assert.equal(stale.name, 'StaleAgentCardError');
+  assert.equal(stale.retry, 're-resolve');
+  assert.equal(stale.errorClass, 'stale_agent_card');
+  assert.equal(stale.status, 503);
+  assert.deepEqual(stale.card, STALE_CARD);
+  assert.equal(stale.cardHash, cg.cardHash(STALE_CARD));
+  assert.deepEqual(stale.reasons.map((r) => r.code), ['watermark_exceeded', 'version_below_minimum', 'capabilities_missing']);
+  assert.deepEqual(stale.missingCapabilities, ['task.execute.v3']);
+  assert.equal(stale.stalenessMs, 40000);
+  assert.equal(stale.agent, 'worker-7');
+  assert.equal(stale.url, 'http://r/x');
+  assert.match(stale.message, /^Stale Agent Card: staleness 40000 ms exceeds max_stale 10000 ms/);
+  assert.equal(stale.decision.error_class, 'stale_agent_card');
+
+  const mismatch = cg.toError(cg.evaluate(STALE_CARD, { require: ['task.execute.v3'], max_stale: '10s' }, { lag_ms: '1000' }));
+  assert.ok(mismatch instanceof cg.CapabilityMismatchError);
+  assert.equal(mismatch.retry, 'none');
+  assert.equal(mismatch.status, 409);
+  assert.deepEqual(mismatch.missingCapabilities, ['task.execute.v3']);
+  assert.deepEqual(mismatch.reasons.map((r) => r.code), ['capabilities_missing']);
+
+  const garbled = cg.toError(cg.evaluate('<html>502 Bad Gateway</html>', REQ, { lag_ms: '0' }));
+  assert.ok(garbled instanceof cg.MalformedAgentCardError);
+  assert.equal(garbled.retry, 're-resolve');
+  assert.equal(garbled.status, 502);
+  assert.equal(garbled.card, '<html>502 Bad Gateway</html>', 'unparsed body text');
+  assert.equal(garbled.cardHash, null);
+  assert.equal(garbled.reasons[0].code, 'json_syntax');
+
+  const shapeless = cg.toError(cg.evaluate({ name: 'x' }, REQ, { lag_ms: '0' }));
+  assert.ok(shapeless instanceof cg.MalformedAgentCardError);
+  assert.deepEqual(shapeless.card, { name: 'x' }, 'parsed card');
+  assert.match(shapeless.cardHash, /^sha256:/);
+
+  assert.throws(() => cg.assertValid(cg.evaluate(STALE_CARD, REQ, { lag_ms: '40000' })), cg.StaleAgentCardError);
+  assert.throws(() => cg.toError({ verdict: 'rejected', error_class: 'nope' }), TypeError);
+});
+
+// [description, thunk, error class, pattern the message must match (names the field)]
+const BAD_INPUT = [
+  ['requirement is not JSON', () => cg.evaluate(FRESH_CARD, '{"max_stale":', {}), TypeError, /requirement.*not valid JSON/],
+  ['requirement is an array', () => cg.evaluate(FRESH_CARD, '[]', {}), TypeError, /requirement/],
+  ['requirement is a number', () => cg.evaluate(FRESH_CARD, 42, {}), TypeError, /requirement must be an object or JSON text/],
+  ['requirement has an unknown key', () => cg.evaluate(FRESH_CARD, { maxStale: '10s' }, {}), TypeError, /requirement at \/maxStale/],
+  ['require is a string', () => cg.evaluate(FRESH_CARD, { require: 'task.execute.v3' }, {}), TypeError, /requirement at \/require/],
+  ['require holds a number', () => cg.evaluate(FRESH_CARD, { require: [3] }, {}), TypeError, /requirement at \/require\/0/],
+  ['require holds an empty name', () => cg.evaluate(FRESH_CARD, { require: [''] }, {}), RangeError, /requirement at \/require\/0/],
+  ['unknown capability flag', () => cg.evaluate(FRESH_CARD, { require: ['capability:teleport'] }, {}), RangeError, /requirement at \/require\/0/],
+  ['duration without unit', () => cg.evaluate(FRESH_CARD, { max_stale: '10' }, {}), RangeError, /requirement at \/max_stale/],
+  ['negative duration', () => cg.evaluate(FRESH_CARD, { max_stale: '-1s' }, {}), RangeError, /requirement at \/max_stale/],
+  ['duration with a space', () => cg.evaluate(FRESH_CARD, { max_stale: '10 s' }, {}), RangeError, /requirement at \/max_stale/],
+  ['duration as a number', () => cg.evaluate(FRESH_CARD, { max_stale: 10 }, {}), TypeError, /requirement at \/max_stale/],
+  ['pin too short', () => cg.evaluate(FRESH_CARD, { pin: 'sha256:abc' }, {}), RangeError, /requirement at \/pin/],
+  ['pin in upper case', () => cg.evaluate(FRESH_CARD, { pin: 'sha256:' + 'A'.repeat(64) }, {}), RangeError, /requirement at \/pin/],
+  ['pin with another algorithm', () => cg.evaluate(FRESH_CARD, { pin: 'md5:' + 'a'.repeat(64) }, {}), RangeError, /requirement at \/pin/],
+  ['min_version not comparable', () => cg.evaluate(FRESH_CARD, { min_version: 'latest' }, {}), RangeError, /requirement at \/min_version/],
+  ['min_version a number', () => cg.evaluate(FRESH_CARD, { min_version: 3 }, {}), TypeError, /requirement at \/min_version/],
+  ['observation has an unknown key', () => cg.evaluate(FRESH_CARD, REQ, { lag: '1' }), TypeError, /observation at \/lag/],
+  ['observation is not JSON', () => cg.evaluate(FRESH_CARD, REQ, 'lag_ms=1'), TypeError, /observation.*not valid JSON/],
+  ['observation is an array', () => cg.evaluate(FRESH_CARD, REQ, [1]), TypeError, /observation must be an object/],
+  ['now is not RFC 3339', () => cg.evaluate(FRESH_CARD, REQ, { now: 'yesterday' }), RangeError, /observation at \/now/],
+  ['now is an invalid Date', () => cg.evaluate(FRESH_CARD, REQ, { now: new Date('x') }), RangeError, /observation\.now/],
+  ['now is NaN', () => cg.evaluate(FRESH_CARD, REQ, { now: NaN }), RangeError, /observation\.now/],
+  ['now is a boolean', () => cg.evaluate(FRESH_CARD, REQ, { now: true }), TypeError, /observation\.now/],
+  ['card is undefined', () => cg.evaluate(undefined, REQ, {}), TypeError, /card must be/],
+  ['card is a number', () => cg.evaluate(7, REQ, {}), TypeError, /card must be/],
+  ['card cannot be serialized', () => cg.evaluate({ n: 1n }, REQ, {}), TypeError, /card: cannot be serialized/],
+  ['cardHash of non-JSON', () => cg.cardHash('not json'), TypeError, /card/],
+  ['cardHash of a non-card', () => cg.cardHash({ name: 'x' }), TypeError, /card/],
+  ['canonicalize of non-JSON', () => cg.canonicalize('{"a":}'), TypeError, /json/],
+  ['canonicalize of a lone surrogate', () => cg.canonicalize('"\\ud800"'), TypeError, /json/],
+  ['policy with a bad duration', () => cg.checkPolicy({ agents: { w7: { max_stale: 'soon' } } }), RangeError, /policy at \/agents\/w7\/max_stale/],
+  ['policy with an unknown key', () => cg.checkPolicy('{"default":{}}'), TypeError, /policy at \/default/],
+];
+
+for (const [what, thunk, Ctor, pattern] of BAD_INPUT) {
+  test(`bad input: ${what} throws ${Ctor.name} naming the field, and the module still works`, () => {
+    assert.throws(thunk, (e) => {
+      assert.equal(e.constructor, Ctor, `${e.constructor.name}: ${e.message}`);
+      assert.match(e.message, pattern);
+      return true;
+    });
+    assert.equal(cg.evaluate(FRESH_CARD, REQ, { lag_ms: '1' }).verdict, 'valid', 'usable after the error');
+  });
+}
+
+test('the module survives a storm of bad calls and oversized input', () => {
+  for (let i = 0; i < 500; i++) {
+    const [, thunk] = BAD_INPUT[i % BAD_INPUT.length];
+    assert.throws(thunk);
+  }
+  const huge = cg.evaluate('{"name":"' + 'x'.repeat(1 << 20) + '"}', REQ, {});
+  assert.equal(huge.reasons[0].code, 'body_too_large');
+  const deep = cg.evaluate('['.repeat(100000), REQ, {});
+  assert.equal(deep.error_class, 'malformed_card');
+  assert.equal(cg.evaluate(FRESH_CARD, REQ, { lag_ms: '1' }).verdict, 'valid');
+  assert.equal(cg.canonicalize({ b: [1e21, 0.1, -0], a: 'é\u2028' }), '{"a":"é\u2028","b":[1e+21,0.1,0]}');
+  assert.equal(cg.checkPolicy({ defaults: { max_stale: '10s' } }), undefined);
+});

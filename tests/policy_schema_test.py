@@ -8,6 +8,10 @@ The cardgate binary comes from ``CARDGATE_BIN`` (default ``target/release/cardga
 * A few edge-case policies written below (empty policy, every capability form, every duration
   unit, versions with pre-release and build suffixes, agent ids that need JSON Pointer escapes)
   are accepted by both, so a schema stricter than the Rust validator shows up too.
+* About 60 single field values (durations, versions, pins, capability names, including values
+  with a trailing newline, which Python's ``re`` lets ``$`` match before but ECMA-262 and
+  cardgate do not) must be judged alike by both; the only allowed difference is the 10-year
+  cap on ``max_stale``, which cardgate enforces and the schema's pattern does not.
 * Every fixture ``tests/policies_invalid/*.json`` is listed in
   ``tests/policies_invalid/_expected.json`` with the JSON Pointer that cardgate must name. cardgate
   must exit 2 with that pointer on stderr; where the index says ``"schema": "reject"`` the
@@ -92,6 +96,78 @@ VALID_EDGE_POLICIES = {
         "agents": {"team/w~7": {"max_stale": "5s"}, "\u00e9 \U0001f600": {}}
     },
 }
+
+
+# Single field values both validators must judge alike, written into {"defaults": {FIELD: VALUE}}
+# (a "require" value is wrapped in a list). True: both accept; False: both reject. A string:
+# cardgate rejects and the schema may accept, for the reason given (a numeric limit that a
+# pattern does not express).
+TEN_YEARS = "the 10-year cap on max_stale is checked by cardgate only"
+FIELD_PROBES = [
+    ("max_stale", "10s", True),
+    ("max_stale", "010s", True),
+    ("max_stale", "0ms", True),
+    ("max_stale", "87600h", True),
+    ("max_stale", "10s\n", False),
+    ("max_stale", "\n10s", False),
+    ("max_stale", "10ms\n", False),
+    ("max_stale", "10S", False),
+    ("max_stale", "1ms ", False),
+    ("max_stale", "\uff11s", False),
+    ("max_stale", "\u0663s", False),
+    ("max_stale", "10sec", False),
+    ("max_stale", "1h30m", False),
+    ("max_stale", "s", False),
+    ("max_stale", "87601h", TEN_YEARS),
+    ("max_stale", "99999999999999999999s", TEN_YEARS),
+    ("min_version", "1", True),
+    ("min_version", "01.2", True),
+    ("min_version", "1.2.3-0", True),
+    ("min_version", "1.2.3--x", True),
+    ("min_version", "1.2.3+build.01", True),
+    ("min_version", "1\n", False),
+    ("min_version", "1.2.3-alpha\n", False),
+    ("min_version", "1.2.3-", False),
+    ("min_version", "1.2.3+", False),
+    ("min_version", "1.2.3-a..b", False),
+    ("min_version", "1.2.3.4-alpha", False),
+    ("min_version", "1.2-alpha", False),
+    ("min_version", "1.2.3-\u03b1", False),
+    ("min_version", "1.2.3-alpha+b+c", False),
+    ("min_version", "1.2.3-alpha_1", False),
+    ("min_version", "1..2", False),
+    ("min_version", "1.", False),
+    ("min_version", ".1", False),
+    ("min_version", "", False),
+    ("min_version", "\uff11.2", False),
+    ("pin", PIN, True),
+    ("pin", PIN + "\n", False),
+    ("pin", PIN.upper(), False),
+    ("pin", PIN[:-1] + "g", False),
+    ("pin", "sha256: " + PIN[8:], False),
+    ("require", "a", True),
+    ("require", " ", True),
+    ("require", "extension", True),
+    ("require", "capability", True),
+    ("require", "extension: ", True),
+    ("require", "binding: ", True),
+    ("require", "binding:JSONRPC\n", True),
+    ("require", "protocol:1.0", True),
+    ("require", "protocol:01.0", True),
+    ("require", "protocol:1.0\n", False),
+    ("require", "protocol:1.0 ", False),
+    ("require", "protocol:1", False),
+    ("require", "protocol:1.0.0", False),
+    ("require", "protocol:a.b", False),
+    ("require", "protocol:", False),
+    ("require", "protocol:\u0661.\u0660", False),
+    ("require", "capability:streaming\n", False),
+    ("require", "capability:streaming ", False),
+    ("require", "capability:Streaming", False),
+    ("require", "capability:", False),
+    ("require", "extension:", False),
+    ("require", "binding:", False),
+]
 
 
 def _strict_pairs(pairs):
@@ -194,6 +270,27 @@ def test_edge_policy_is_valid_for_schema_and_cardgate(name, validator, tmp_path)
     p = cardgate_check(path)
     assert (not errors, p.returncode) == (True, 0), (
         f"{name}: schema errors {errors}; cardgate exit {p.returncode}: {p.stderr.strip()}"
+    )
+
+
+@pytest.mark.parametrize(
+    "field,value,verdict", FIELD_PROBES, ids=[f"{f}={v!r}" if len(v) < 40 else f"{f}=...{v[-6:]!r}" for f, v, _ in FIELD_PROBES]
+)
+def test_schema_and_cardgate_judge_field_values_alike(field, value, verdict, validator, tmp_path):
+    doc = {"defaults": {field: [value] if field == "require" else value}}
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    schema_ok = validator.is_valid(doc)
+    p = cardgate_check(path)
+    assert p.returncode in (0, 2), f"cardgate exit {p.returncode}: {p.stderr}"
+    cardgate_ok = p.returncode == 0
+    if isinstance(verdict, str):
+        assert not cardgate_ok, f"{field}={value!r}: cardgate accepts it ({verdict})"
+        return
+    assert (schema_ok, cardgate_ok) == (verdict, verdict), (
+        f"{field}={value!r}: want both {'accepting' if verdict else 'rejecting'}; "
+        f"schema {'accepts' if schema_ok else 'rejects'}, cardgate "
+        f"{'accepts' if cardgate_ok else 'rejects: ' + p.stderr.strip()}"
     )
 
 

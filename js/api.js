@@ -285,6 +285,9 @@ function createApi(raw, env) {
     const fetchImpl = opts.fetch || (typeof fetch === 'function' ? fetch : undefined);
     if (typeof fetchImpl !== 'function') throw new TypeError('resolveAgentCard: no fetch available; pass options.fetch');
     const req = toJsonText(requirement, 'requirement');
+    // Check the requirement before touching the network: the core reads it while judging an
+    // empty body (a malformed_card decision), and throws for a bad one.
+    callCore('input', () => raw.evaluateRaw(new Uint8Array(0), req, '{}'));
     const headers = Object.assign({ accept: 'application/json', 'a2a-version': '1.0' }, opts.headers || {});
     let response;
     try {

@@ -819,7 +819,6 @@ def main() -> int:
     except GeneratorBug as e:
         print(f"jcs-differential: generator bug: {e}", file=sys.stderr)
         return 3
-    gen_s = time.monotonic() - t_gen
     total_bytes = sum(len(d[1].encode("utf-8")) for d in docs)
 
     t0 = time.monotonic()
@@ -850,10 +849,10 @@ def main() -> int:
     spawns = n_docs + len(neg)
     print(
         f"jcs-differential: {passed} passed, {failed} failed "
-        f"(canonical {n_docs - len(failures)}/{n_docs} documents incl. {len(known)} known answers, "
-        f"rejected {len(neg) - len(neg_failed)}/{len(neg)}; {total_bytes} bytes; "
-        f"seed {args.seed}; generate+oracle {gen_s:.1f} s; cardgate {run_s:.1f} s, "
-        f"{spawns / run_s if run_s else 0:.0f} docs/s)"
+        f"({n_docs - len(failures)}/{n_docs} documents canonical incl. {len(known)} known answers, "
+        f"{len(neg) - len(neg_failed)}/{len(neg)} rejected; {total_bytes} bytes; "
+        f"elapsed {time.monotonic() - t_gen:.1f} s (cardgate {run_s:.1f} s, "
+        f"{spawns / run_s if run_s else 0:.0f} docs/s); seed {args.seed})"
     )
     return 1 if failed else 0
 

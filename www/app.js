@@ -269,7 +269,7 @@ function render(d, raw, cardText) {
     renderCondition(c, conds ? conds[c] : undefined, reasons.filter((r) => r.condition === c), d);
   }
   renderCapabilities(d, cardText);
-  setHash(d.card_hash || null);
+  setHash(d.card_hash || null, d.error_class !== 'malformed_card');
 
   if (d.card_hash) {
     try {
@@ -352,23 +352,33 @@ function declaredFrom(card) {
   if (card.supportsAuthenticatedExtendedCard === true && !out.capability.includes('extendedAgentCard')) {
     out.capability.push('extendedAgentCard');
   }
-  const ifaces = arr(card.supportedInterfaces);
-  for (const i of ifaces) {
-    if (i && str(i.protocolBinding)) out.binding.push(i.protocolBinding);
-    if (i && str(i.protocolVersion)) out.protocol.push(majorMinor(i.protocolVersion));
+  // Interfaces: supportedInterfaces (entries with a protocolBinding); only a card without it is
+  // read as legacy v0.3 (url/preferredTransport, additionalInterfaces, top-level protocolVersion).
+  const ifaces = [];
+  if (Array.isArray(card.supportedInterfaces)) {
+    for (const i of card.supportedInterfaces) {
+      if (i && str(i.protocolBinding)) ifaces.push([i.protocolBinding, i.protocolVersion]);
+    }
+  } else {
+    const proto = card.protocolVersion;
+    if (str(card.url) || str(card.preferredTransport)) {
+      ifaces.push([str(card.preferredTransport) ? card.preferredTransport : 'JSONRPC', proto]);
+    }
+    for (const a of arr(card.additionalInterfaces)) if (a && str(a.transport)) ifaces.push([a.transport, proto]);
   }
-  if (str(card.url) || str(card.preferredTransport) || Array.isArray(card.additionalInterfaces)) {
-    out.binding.push(str(card.preferredTransport) ? card.preferredTransport : 'JSONRPC');
-    for (const a of arr(card.additionalInterfaces)) if (a && str(a.transport)) out.binding.push(a.transport);
+  for (const [binding, version] of ifaces) {
+    out.binding.push(binding);
+    const mm = str(version) ? majorMinor(version) : null;
+    if (mm) out.protocol.push(mm);
   }
-  if (str(card.protocolVersion)) out.protocol.push(majorMinor(card.protocolVersion));
   for (const k of Object.keys(out)) out[k] = [...new Set(out[k])];
   return out;
 }
 
+// "1.0", "1.0.2", "1.0.0-rc.1" -> "1.0"; anything else speaks no comparable protocol version.
 function majorMinor(v) {
-  const m = /^(\d+)\.(\d+)/.exec(v);
-  return m ? `${m[1]}.${m[2]}` : v;
+  const m = /^(\d+)\.(\d+)(?:\.(\d+)(?:[-+].*)?)?$/.exec(v);
+  return m ? `${m[1]}.${m[2]}` : null;
 }
 
 const KIND_LABEL = {
@@ -385,8 +395,9 @@ function splitCapability(name) {
 function renderCapabilities(d, cardText) {
   const tbody = $('caps-body');
   tbody.replaceChildren();
-  if (!d.card_hash) {
-    tbody.append(el('tr', {}, el('td', { colspan: '4', class: 'muted' }, 'The card did not parse: nothing is declared.')));
+  if (d.error_class === 'malformed_card') {
+    const why = d.card_hash ? 'The card is malformed' : 'The card did not parse';
+    tbody.append(el('tr', {}, el('td', { colspan: '4', class: 'muted' }, `${why}: the gate reads no capability from it.`)));
     return;
   }
   let card = null;
@@ -404,14 +415,17 @@ function renderCapabilities(d, cardText) {
     if (seen.has(name)) continue;
     seen.add(name);
     const [kind, value] = splitCapability(name);
-    rows.push({ kind, value, required: true, missing: missing.has(name), declared: !missing.has(name) });
+    // The core decides; `agree` records whether this page's own reading of the card says the same
+    // (the browser tests insist it always does, so the declared rows below can be trusted).
+    const jsDeclared = (declared[kind] || []).includes(kind === 'protocol' ? majorMinor(value) : value);
+    rows.push({ kind, value, required: true, missing: missing.has(name), agree: jsDeclared === !missing.has(name) });
   }
   for (const kind of Object.keys(declared)) {
     for (const value of declared[kind]) {
       const name = kind === 'skill' ? value : `${kind}:${value}`;
       if (seen.has(name)) continue;
       seen.add(name);
-      rows.push({ kind, value, required: false, missing: false, declared: true });
+      rows.push({ kind, value, required: false, missing: false, agree: true });
     }
   }
   if (!rows.length) {
@@ -421,7 +435,7 @@ function renderCapabilities(d, cardText) {
   const order = Object.keys(KIND_LABEL);
   rows.sort((x, y) => order.indexOf(x.kind) - order.indexOf(y.kind) || Number(y.required) - Number(x.required));
   for (const r of rows) {
-    const tr = el('tr', { class: r.missing ? 'missing' : r.required ? 'ok' : '' });
+    const tr = el('tr', { class: r.missing ? 'missing' : r.required ? 'ok' : '', 'data-agree': String(r.agree) });
     tr.append(
       el('td', {}, KIND_LABEL[r.kind]),
       el('td', {}, el('code', {}, r.value)),
@@ -434,11 +448,14 @@ function renderCapabilities(d, cardText) {
 
 // ---------------------------------------------------------------- hash and pin
 
-function setHash(hash) {
-  lastHash = hash;
+function setHash(hash, pinnable = true) {
+  lastHash = hash && pinnable ? hash : null;
   $('card-hash').textContent = hash || '(none: the card did not parse)';
-  $('copy-pin').disabled = !hash;
-  if (!hash) $('copy-status').textContent = '';
+  $('copy-pin').disabled = !lastHash;
+  const status = $('copy-status');
+  const unpinnable = 'The card is malformed: pinning it would not make it usable.';
+  if (hash && !pinnable) status.textContent = unpinnable;
+  else if (!hash || status.textContent === unpinnable) status.textContent = '';
 }
 
 async function copyPin() {

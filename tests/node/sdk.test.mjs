@@ -1,0 +1,216 @@
+// Integration with the real @a2a-js/sdk: its express agent-card handler serves the worker's card,
+// a lagging-replica fixture (a small node:http proxy) sits in front of it, and a real
+// ClientFactory with CardGateResolver refuses the replica's stale card, then accepts the fresh one
+// and actually talks to the worker over JSON-RPC.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { after, before, test } from 'node:test';
+import express from 'express';
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { importPackage } from './consumer.mjs';
+
+const cg = await importPackage();
+
+const listen = (server) =>
+  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
+const close = (server) => new Promise((resolve) => (server ? server.close(resolve) : resolve()));
+
+function workerCard(version, skill, url) {
+  return {
+    name: 'worker-7',
+    description: 'Task execution worker.',
+    version,
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+    provider: { organization: 'Example Platform', url: 'https://platform.example.com' },
+    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: skill, name: 'Execute task', description: 'Runs one planner task.', tags: ['task'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    signatures: [],
+  };
+}
+
+// The planner's requirement for delegating to worker-7.
+const REQUIREMENT = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s' };
+
+let worker; // the real SDK server (primary)
+let replica; // the lagging registry replica in front of it
+let workerUrl;
+let replicaUrl;
+let current; // the card the worker serves now
+const replicaState = { mode: 'lagging', lagMs: 40000, snapshot: null, served: 0 };
+
+before(async () => {
+  const app = express();
+  worker = createServer(app);
+  workerUrl = await listen(worker);
+  // Before the rolling deploy: v2 on the old endpoint.
+  current = workerCard('2.0.0', 'task.execute.v2', `${workerUrl}/a2a-v2`);
+  const executor = {
+    async execute(ctx, bus) {
+      const text = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+      bus.publish(
+        AgentEvent.message({
+          messageId: randomUUID(),
+          contextId: ctx.contextId,
+          taskId: '',
+          role: Role.ROLE_AGENT,
+          parts: [{ content: { $case: 'text', value: `executed: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+          metadata: undefined,
+          extensions: [],
+          referenceTaskIds: [],
+        }),
+      );
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  const handler = new DefaultRequestHandler(current, new InMemoryTaskStore(), executor);
+  // The SDK's own card handler, with the card read at request time (it changes on deploy).
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => current, cache: { maxAge: 0 } }));
+  app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+
+  // The replica: when lagging it keeps serving the body it copied before the deploy; when synced
+  // it forwards to the worker. Either way it says how far behind it is.
+  replica = createServer(async (req, res) => {
+    replicaState.served++;
+    try {
+      let status;
+      let body;
+      let type;
+      if (replicaState.mode === 'lagging' && replicaState.snapshot) {
+        ({ status, body, type } = replicaState.snapshot);
+      } else {
+        const upstream = await fetch(new URL(req.url, workerUrl), { headers: { 'a2a-version': req.headers['a2a-version'] ?? '1.0' } });
+        status = upstream.status;
+        body = Buffer.from(await upstream.arrayBuffer());
+        type = upstream.headers.get('content-type') ?? 'application/json';
+      }
+      res.writeHead(status, { 'content-type': type, 'x-replica-lag-ms': String(replicaState.lagMs) });
+      res.end(body);
+    } catch (e) {
+      res.writeHead(502).end(String(e));
+    }
+  });
+  replicaUrl = await listen(replica);
+
+  // The replica copies the pre-deploy card, then the worker deploys v3 on a new endpoint.
+  const copy = await fetch(`${workerUrl}/.well-known/agent-card.json`);
+  replicaState.snapshot = { status: copy.status, body: Buffer.from(await copy.arrayBuffer()), type: copy.headers.get('content-type') };
+  current = workerCard('3.0.0', 'task.execute.v3', `${workerUrl}/a2a`);
+});
+
+after(async () => {
+  await close(replica);
+  await close(worker);
+});
+
+const gatedFactory = (options = {}) =>
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      cardResolver: new cg.CardGateResolver({ requirement: REQUIREMENT, ...options }),
+    }),
+  );
+
+test('without the gate, the SDK silently accepts the stale replica card (the incident)', async () => {
+  replicaState.mode = 'lagging';
+  replicaState.lagMs = 40000;
+  const card = await new DefaultAgentCardResolver().resolve(`${replicaUrl}/`);
+  assert.equal(card.version, '2.0.0');
+  assert.deepEqual(card.skills.map((s) => s.id), ['task.execute.v2']);
+  const client = await new ClientFactory().createFromUrl(`${replicaUrl}/`);
+  assert.ok(client, 'a client for an outdated card is built without complaint');
+});
+
+test('ClientFactory with CardGateResolver refuses the lagging replica: StaleAgentCardError', async () => {
+  replicaState.mode = 'lagging';
+  replicaState.lagMs = 40000;
+  const before = replicaState.served;
+  await assert.rejects(gatedFactory().createFromUrl(`${replicaUrl}/`), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError, `${e.name}: ${e.message}`);
+    assert.equal(e.retry, 're-resolve');
+    assert.equal(e.status, 503);
+    assert.deepEqual(e.reasons.map((r) => r.code), ['watermark_exceeded', 'version_below_minimum', 'capabilities_missing']);
+    assert.equal(e.stalenessMs, 40000);
+    assert.deepEqual(e.missingCapabilities, ['task.execute.v3']);
+    assert.equal(e.card.version, '2.0.0', 'the stale card is attached');
+    assert.equal(e.url, `${replicaUrl}/.well-known/agent-card.json`);
+    assert.equal(e.cardHash, cg.cardHash(replicaState.snapshot.body));
+    return true;
+  });
+  assert.equal(replicaState.served, before + 1, 'one fetch through the replica');
+});
+
+test('the replica that serves the new card but is still 40 s behind is refused too', async () => {
+  replicaState.mode = 'synced';
+  replicaState.lagMs = 40000;
+  await assert.rejects(gatedFactory().createFromUrl(`${replicaUrl}/`), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError);
+    assert.deepEqual(e.reasons.map((r) => r.code), ['watermark_exceeded']);
+    assert.equal(e.card.version, '3.0.0');
+    return true;
+  });
+});
+
+test('once the replica has caught up, the gate accepts the fresh card and the client works', async () => {
+  replicaState.mode = 'synced';
+  replicaState.lagMs = 250;
+  const decisions = [];
+  const factory = gatedFactory({
+    onDecision: (d) => decisions.push(d),
+    normalize: (c) => new DefaultAgentCardResolver().normalizeAgentCard(c),
+  });
+  const client = await factory.createFromUrl(`${replicaUrl}/`);
+  assert.equal(decisions.length, 1);
+  assert.equal(decisions[0].verdict, 'valid');
+  assert.equal(decisions[0].staleness_ms, 250);
+  assert.equal(decisions[0].card_version, '3.0.0');
+
+  const reply = await client.sendMessage({
+    tenant: '',
+    message: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: 'plan step 1' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  });
+  const parts = reply.parts ?? reply.status?.message?.parts ?? [];
+  assert.deepEqual(parts.map((p) => p.content?.value), ['executed: plan step 1'], JSON.stringify(reply));
+});
+
+test('a capability the fresh worker lacks is a CapabilityMismatchError (no retry)', async () => {
+  replicaState.mode = 'synced';
+  replicaState.lagMs = 0;
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory()],
+    cardResolver: new cg.CardGateResolver({ requirement: { require: ['task.execute.v3', 'capability:streaming'], max_stale: '10s' } }),
+  });
+  await assert.rejects(factory.createFromUrl(`${replicaUrl}/`), (e) => {
+    assert.ok(e instanceof cg.CapabilityMismatchError, e.name);
+    assert.equal(e.retry, 'none');
+    assert.deepEqual(e.missingCapabilities, ['capability:streaming']);
+    return true;
+  });
+});
+
+test('a replica error is an AgentCardFetchError, distinct from a stale card', async () => {
+  replicaState.mode = 'synced';
+  await assert.rejects(gatedFactory().createFromUrl(`${replicaUrl}/`, 'no-such-card.json'), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError);
+    assert.equal(e.status, 404);
+    return true;
+  });
+});

@@ -2,6 +2,14 @@
 //! Run: `cargo bench --bench gate` (or `make bench`). Figures are printed, never asserted: the
 //! machines are shared and noisy, so compare the ratios within one run.
 
+// Test code: a broken expectation should stop the run loudly, so unwrap/expect/panic are fine here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use cardgate::{evaluate, json, CardHash, Observation, Requirement};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;

@@ -178,11 +178,8 @@ impl JsonError {
 
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at byte {}", self.message, self.offset)?;
-        if !self.path.is_empty() {
-            write!(f, " (in {})", self.path)?;
-        }
-        Ok(())
+        // The path is reported separately (`path()`), so callers can place it once.
+        write!(f, "{} at byte {}", self.message, self.offset)
     }
 }
 

@@ -31,7 +31,10 @@
 //! # Ok::<(), cardgate::InputError>(())
 //! ```
 #![deny(missing_docs)]
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 #[cfg(all(feature = "envoy", feature = "js"))]
 compile_error!("features `envoy` and `js` are mutually exclusive: build one wasm module per host");

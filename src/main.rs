@@ -79,8 +79,7 @@ fn run(args: &[String]) -> Result<u8, UsageError> {
         Some("policy") => match args.get(1..).unwrap_or_default() {
             [sub, path] if sub == "check" => {
                 let bytes = read_input(path)?;
-                api::check_policy(&bytes)
-                    .map_err(|e| UsageError(format!("{path}: invalid policy at {e}")))?;
+                api::check_policy(&bytes).map_err(|e| UsageError(policy_error(path, &e)))?;
                 println!("{path}: valid policy");
                 Ok(0)
             }
@@ -99,6 +98,15 @@ fn run(args: &[String]) -> Result<u8, UsageError> {
         ))),
         None => Err(UsageError("no command; see cardgate --help".into())),
     }
+}
+
+fn policy_error(file: &str, e: &InputError) -> String {
+    let at = if e.path.is_empty() {
+        "(document)"
+    } else {
+        e.path.as_str()
+    };
+    format!("{file}: invalid policy at {at}: {}", e.message)
 }
 
 fn read_input(path: &str) -> Result<Vec<u8>, UsageError> {
@@ -186,8 +194,8 @@ fn check(args: &[String]) -> Result<u8, UsageError> {
     let requirement = match policy_path {
         Some(path) => {
             let bytes = read_input(&path)?;
-            let policy = Policy::from_json(&bytes)
-                .map_err(|e| UsageError(format!("{path}: invalid policy at {e}")))?;
+            let policy =
+                Policy::from_json(&bytes).map_err(|e| UsageError(policy_error(&path, &e)))?;
             if let Some(id) = &agent {
                 if !policy.has_agent(id) {
                     eprintln!("cardgate: note: policy {path} has no rule for agent {id:?}; using its defaults");

@@ -103,7 +103,12 @@ impl Policy {
         for (id, r) in rules {
             let at = format!("{base_path}/agents/{}", pointer_token(&id));
             let own = rule(&r, &at)?;
-            agents.push((id, defaults.overlay_members(&own)));
+            let mut merged = defaults.overlay(&own);
+            if r.get("require").is_some() {
+                // A rule that lists its capabilities replaces the defaults' list, even with [].
+                merged.require = own.require;
+            }
+            agents.push((id, merged));
         }
         Ok(Policy { defaults, agents })
     }
@@ -132,17 +137,6 @@ fn rule(v: &Value, at: &str) -> Result<Requirement, InputError> {
     }
 }
 
-impl Requirement {
-    /// Member-by-member replacement: a rule's `require` replaces the default list when given.
-    fn overlay_members(&self, rule: &Requirement) -> Requirement {
-        let mut out = self.overlay(rule);
-        if !rule.require.is_empty() {
-            out.require.clone_from(&rule.require);
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +154,10 @@ mod tests {
         assert_eq!(w.require[0].to_string(), "b");
         assert_eq!(p.requirement_for(Some("other")).require[0].to_string(), "a");
         assert_eq!(p.requirement_for(None), p.defaults);
+        let cleared =
+            Policy::from_json(br#"{"defaults":{"require":["a"]},"agents":{"w":{"require":[]}}}"#)
+                .unwrap();
+        assert!(cleared.requirement_for(Some("w")).require.is_empty());
     }
 
     #[test]

@@ -1,5 +1,13 @@
 //! The `cardgate` binary as a pipeline meets it: exit codes, stdout, stderr.
 
+// Test code: a broken expectation should stop the run loudly, so unwrap/expect/panic are fine here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 

@@ -2,6 +2,14 @@
 //! decision whose JSON is canonical, and the requirement/observation/policy readers answer junk
 //! with typed errors. (A panic in the Envoy filter is a wasm trap that takes down a worker's VM.)
 
+// Test code: a broken expectation should stop the run loudly, so unwrap/expect/panic are fine here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use cardgate::json::{self, Value};
 use cardgate::{api, evaluate, jcs, Observation, Policy, Requirement};
 

@@ -3,6 +3,14 @@
 //! The same files are replayed by the Node package, the browser build and a real Envoy; each
 //! runtime must reach the decision recorded in `expect`.
 
+// Test code: a broken expectation should stop the run loudly, so unwrap/expect/panic are fine here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use cardgate::json::{self, Value};
 use cardgate::{evaluate, jcs, Observation, Requirement};
 use std::path::Path;

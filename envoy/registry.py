@@ -20,8 +20,11 @@ Control endpoints (loopback only, used by the demo and the tests):
     POST /_fixture/replica   {"synced": false, "lag_ms": 40000}   make the replica stale (default)
     POST /_fixture/replica   {"synced": true,  "lag_ms": 120}     the replica caught up
     PUT  /_fixture/responses {"path": "/x", "status": 200, "headers": [["k", "v"]],
-                              "body_b64": "...", "chunks": 1, "chunk_delay_ms": 0}
-         registers a scripted answer for that exact path (both ports); HEAD gets its headers
+                              "body_b64": "...", "chunks": 1, "chunk_delay_ms": 0,
+                              "synced_at_lag_ms": 3000}
+         registers a scripted answer for that exact path (both ports); HEAD gets its headers.
+         With synced_at_lag_ms, an `x-registry-synced-at` header is stamped at send time:
+         this machine's clock minus that many ms (RFC 3339, ms precision).
     GET  /_fixture/requests?path=/x   headers of the last request seen for that path
     GET  /_fixture/health             200 "ok"
 
@@ -68,6 +71,12 @@ def worker_card(generation):
             }
         ],
     }
+
+
+def rfc3339_ms(unix_s):
+    """RFC 3339 UTC with milliseconds, e.g. 2026-11-09T12:00:37.250Z."""
+    ms = int(round(unix_s * 1000))
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + ".%03dZ" % (ms % 1000)
 
 
 def compact(value):
@@ -154,6 +163,9 @@ class Handler(BaseHTTPRequestHandler):
         if spec is not None:
             body = base64.b64decode(spec.get("body_b64", ""))
             headers = [tuple(h) for h in spec.get("headers", [])]
+            if "synced_at_lag_ms" in spec:
+                stamp = time.time() - float(spec["synced_at_lag_ms"]) / 1000.0
+                headers.append(("x-registry-synced-at", rfc3339_ms(stamp)))
             return self._send(
                 int(spec.get("status", 200)),
                 headers,

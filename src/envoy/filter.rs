@@ -311,6 +311,8 @@ impl HttpContext for CardStream {
         }
         if !(200..300).contains(&status) {
             metrics::increment(&metrics::verdict("passthrough"));
+            // Not a card: the body must not be held or evaluated either.
+            self.card = None;
             return Action::Continue;
         }
         if let Some(encoding) = header_text(MapType::HttpResponseHeaders, "content-encoding") {

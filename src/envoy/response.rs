@@ -3,7 +3,7 @@
 //!
 //! | decision | enforce | observe |
 //! |---|---|---|
-//! | valid | card unchanged + `a2a-card-verdict: valid`, `a2a-card-hash`, `a2a-card-staleness-ms` | same |
+//! | valid | card unchanged + `a2a-card-verdict: valid`, `a2a-card-hash`, `a2a-card-staleness-ms`, `a2a-card-freshness` | same |
 //! | `stale_agent_card` | `503` + `Retry-After`, `application/problem+json` | card unchanged + `a2a-card-verdict: rejected`, `a2a-card-error-class`, `a2a-card-reasons` |
 //! | `capability_mismatch` | `409` problem | as above |
 //! | `malformed_card` | `502` problem | as above |
@@ -26,6 +26,8 @@ pub const VERDICT: &str = "a2a-card-verdict";
 pub const CARD_HASH: &str = "a2a-card-hash";
 /// The staleness figure the verdict used, in ms.
 pub const STALENESS_MS: &str = "a2a-card-staleness-ms";
+/// How freshness was established for a valid card: `watermark` or `pinned`.
+pub const FRESHNESS: &str = "a2a-card-freshness";
 /// Observe mode: the error class that would have blocked the answer.
 pub const ERROR_CLASS: &str = "a2a-card-error-class";
 /// Observe mode: the reason codes, comma-separated.
@@ -106,6 +108,9 @@ pub fn outcome(decision: &Decision, mode: Mode, retry_after_s: u32) -> Outcome {
         headers.push((STALENESS_MS, ms.to_string()));
     }
     let Some(class) = decision.error_class() else {
+        if let Some(basis) = decision.freshness() {
+            headers.push((FRESHNESS, basis.as_str().to_owned()));
+        }
         headers.insert(0, (VERDICT, "valid".to_owned()));
         return Outcome::Forward(headers);
     };

@@ -254,11 +254,17 @@ function render(d, raw, cardText) {
       ' · Envoy answers ', el('code', {}, String(d.status)));
     if (d.error_class === 'malformed_card') {
       const r = reasons[0] || {};
+      const message = r.message || d.detail || '';
       const where = [];
-      if (r.path !== undefined) where.push(`at ${r.path === '' ? 'the document' : r.path}`);
-      if (r.offset !== undefined) where.push(`byte ${r.offset}`);
+      if (r.path && !message.includes(r.path)) where.push(`at ${r.path}`);
+      if (typeof r.offset === 'number' && !message.includes(`byte ${r.offset}`)) where.push(`byte ${r.offset}`);
+      if (typeof r.offset === 'number') {
+        const go = el('button', { type: 'button', class: 'link' }, `Show byte ${r.offset} in the card`);
+        go.addEventListener('click', () => selectByte(r.offset));
+        extra.append(' · ', go);
+      }
       setVerdict('malformed', `Malformed Agent Card (${d.status}): ${r.code || 'unreadable'}`,
-        `${r.message || d.detail}${where.length ? ` (${where.join(', ')})` : ''}. No condition was evaluated.`, extra);
+        `${message}${where.length ? ` (${where.join(', ')})` : ''}. No condition was evaluated.`, extra);
     } else {
       setVerdict('rejected', `Rejected: ${d.title} (${d.status})`, d.detail, extra);
     }
@@ -381,6 +387,16 @@ function majorMinor(v) {
   return m ? `${m[1]}.${m[2]}` : null;
 }
 
+// Lets long capability names wrap after '.', '/' or ':' on a narrow screen, not mid-word.
+function breakable(text) {
+  const out = [];
+  for (const part of text.split(/(?<=[./:])/)) {
+    if (out.length) out.push(document.createElement('wbr'));
+    out.push(part);
+  }
+  return out;
+}
+
 const KIND_LABEL = {
   skill: 'skill', extension: 'extension', capability: 'flag', binding: 'binding', protocol: 'protocol',
 };
@@ -438,12 +454,29 @@ function renderCapabilities(d, cardText) {
     const tr = el('tr', { class: r.missing ? 'missing' : r.required ? 'ok' : '', 'data-agree': String(r.agree) });
     tr.append(
       el('td', {}, KIND_LABEL[r.kind]),
-      el('td', {}, el('code', {}, r.value)),
+      el('td', {}, el('code', {}, ...breakable(r.value))),
       el('td', {}, r.required ? 'required' : '—'),
       el('td', {}, r.missing ? el('strong', {}, '✗ missing') : r.required ? '✓ declared' : 'declared'),
     );
     tbody.append(tr);
   }
+}
+
+// Puts the caret on a byte offset the core reported (UTF-8 bytes -> textarea characters).
+function selectByte(offset) {
+  const area = $('card');
+  const text = area.value;
+  const enc = new TextEncoder();
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length && bytes < offset) {
+    const cp = text.codePointAt(i);
+    const ch = String.fromCodePoint(cp);
+    bytes += enc.encode(ch).length;
+    i += ch.length;
+  }
+  area.focus();
+  area.setSelectionRange(i, Math.min(text.length, i + 1));
 }
 
 // ---------------------------------------------------------------- hash and pin

@@ -63,10 +63,10 @@ export async function gotoInspector(page, url) {
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 15000 });
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(SCREENSHOTS, { recursive: true });
   const path = `${SCREENSHOTS}${name}.png`;
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
 }
 

@@ -185,6 +185,18 @@ describe('cardgate inspector in Chromium', () => {
     const problem = JSON.parse(await page.locator('#problem').textContent());
     assert.equal(problem.error_class, 'malformed_card');
     assert.equal(problem.reasons[0].code, 'duplicate_member');
+    await screenshot(page, 'malformed-duplicate-version', { fullPage: false });
+    // "Show byte N" puts the caret on the second "version" in the card.
+    const offset = problem.reasons[0].offset;
+    assert.equal(typeof offset, 'number');
+    await page.getByRole('button', { name: `Show byte ${offset} in the card` }).click();
+    const caret = await page.evaluate(() => {
+      const a = document.getElementById('card');
+      return { focused: document.activeElement === a, at: a.selectionStart };
+    });
+    assert.ok(caret.focused);
+    assert.equal(caret.at, offset); // ASCII card: bytes and characters coincide
+    assert.equal(DUPLICATE_VERSION_CARD.slice(offset, offset + 10), '"version":');
     assert.deepEqual(problems, []);
     assertLocalOnly(requests);
     await context.close();
@@ -246,7 +258,8 @@ describe('cardgate inspector in Chromium', () => {
       .map((e) => e.id || e.tagName));
     assert.deepEqual(wide, []);
     await page.evaluate(() => window.scrollTo(0, 0));
-    await screenshot(page, 'incident-narrow');
+    await screenshot(page, 'incident-narrow', { fullPage: false });
+    await screenshot(page, 'incident-narrow-full');
     assertLocalOnly(requests);
     await context.close();
   });

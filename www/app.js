@@ -36,6 +36,22 @@ const INCIDENT = {
   lag_ms: '40000',
 };
 
+// The same worker after its rolling deploy, read from an up-to-date replica: valid.
+const FRESH = {
+  card: {
+    ...INCIDENT.card,
+    version: '3.0.0',
+    supportedInterfaces: [
+      { url: 'wss://worker-7.internal/a2a/v3', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ],
+    skills: [{ ...INCIDENT.card.skills[0], id: 'task.execute.v3' }],
+  },
+  require: INCIDENT.require,
+  min_version: INCIDENT.min_version,
+  max_stale: INCIDENT.max_stale,
+  lag_ms: '1200',
+};
+
 // Response headers read by "load from a URL", and the observation member each one fills. The
 // names are the package's defaults (DEFAULT_WATERMARK, as resolveAgentCard reads them); this list
 // is only the fallback if the module does not export them.
@@ -321,10 +337,8 @@ function renderCondition(c, cond, reasons, d) {
   li.className = `cond ${cond.passed ? 'pass' : 'fail'}`;
   badge.textContent = cond.passed ? '✓ passed' : '✗ failed';
   body.append(el('p', { class: 'cond-msg' }, cond.message));
-  if (cond.passed && c === 'b' && d) {
-    body.append(el('p', { class: 'figures-line' }, d.freshness === 'pinned'
-      ? 'Freshness: pinned hash (the watermark was not consulted).'
-      : `Freshness: watermark, staleness ${d.staleness_ms} ms.`));
+  if (cond.passed && c === 'b' && d && d.freshness === 'pinned') {
+    body.append(el('p', {}, 'Proven by the pinned hash: the watermark was not consulted.'));
   }
   for (const r of reasons) {
     const item = el('div', { class: 'reason' });
@@ -564,13 +578,13 @@ async function fetchCard() {
   setCardText(new TextDecoder('utf-8').decode(bytes), bytes);
 }
 
-function loadIncident() {
+function loadExample(example) {
   clearForm();
-  $('card').value = JSON.stringify(INCIDENT.card, null, 2);
-  $('req-require').value = INCIDENT.require.join('\n');
-  $('req-min-version').value = INCIDENT.min_version;
-  $('req-max-stale').value = INCIDENT.max_stale;
-  $('obs-lag-ms').value = INCIDENT.lag_ms;
+  $('card').value = JSON.stringify(example.card, null, 2);
+  $('req-require').value = example.require.join('\n');
+  $('req-min-version').value = example.min_version;
+  $('req-max-stale').value = example.max_stale;
+  $('obs-lag-ms').value = example.lag_ms;
   fetched = null;
   evaluateNow();
 }
@@ -603,7 +617,11 @@ function wire() {
     $('verdict').focus();
   });
   $('load-incident').addEventListener('click', () => {
-    loadIncident();
+    loadExample(INCIDENT);
+    $('verdict').focus();
+  });
+  $('load-fresh').addEventListener('click', () => {
+    loadExample(FRESH);
     $('verdict').focus();
   });
   $('clear').addEventListener('click', () => {

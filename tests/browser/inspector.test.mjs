@@ -139,6 +139,47 @@ describe('cardgate inspector in Chromium', () => {
     await context.close();
   });
 
+  test('the card after the deploy, from a fresh replica, is valid: all three conditions green', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-fresh').click();
+    await verdictIs(page, 'valid');
+    assert.match(await text(page, '#verdict-title'), /Valid for delegation \(200\)/);
+    for (const c of ['a', 'b', 'c']) assert.match(await classOf(page, `#cond-${c}`), /\bpass\b/);
+    assert.match(await text(page, '#cond-b'), /1200 ms/);
+    assert.equal(await page.locator('#caps-body tr.missing').count(), 0);
+    assert.match(await text(page, '#caps-body tr.ok'), /task\.execute\.v3/);
+    const d = JSON.parse(await page.locator('#problem').textContent());
+    assert.equal(d.verdict, 'valid');
+    assert.equal(d.freshness, 'watermark');
+    await screenshot(page, 'fresh-valid', { fullPage: false });
+    await context.close();
+  });
+
+  test('a card file opened or dropped is evaluated as its exact bytes', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#req-require').fill('task.execute.v3');
+    await page.locator('#req-max-stale').fill('10s');
+    await page.locator('#obs-lag-ms').fill('40000');
+    await page.locator('#card-file').setInputFiles({ name: 'worker-7.json', mimeType: 'application/json', buffer: Buffer.from(INCIDENT_CARD) });
+    await verdictIs(page, 'rejected');
+    assert.match(await text(page, '#fetch-status'), /worker-7\.json/);
+    assert.equal(await page.locator('#card').inputValue(), INCIDENT_CARD);
+
+    // Dropping a file with invalid UTF-8 on the text area: the core sees the raw bytes.
+    await page.evaluate(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array([0x7b, 0xff, 0x7d])], 'bad.json', { type: 'application/json' }));
+      const area = document.getElementById('card');
+      area.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      area.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    await verdictIs(page, 'malformed');
+    assert.match(await text(page, '#verdict'), /invalid_utf8/);
+    await context.close();
+  });
+
   test('"Copy as pin" copies the core hash, fills the pin field and says so', async () => {
     const { context, page, requests } = await openPage(browser, {
       permissions: ['clipboard-read', 'clipboard-write'], origin: site.url.replace(/\/$/, ''),

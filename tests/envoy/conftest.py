@@ -64,6 +64,8 @@ LISTENERS = {
     "enforce": {},
     "observe": {"mode": "observe"},
     "relax": {"allow_caller_relax": True},
+    # No defaults: each vector case's rule is exactly its requirement.
+    "vectors": {"defaults": {}},
 }
 
 
@@ -125,6 +127,11 @@ def observe_gate(envoy, registry):
 @pytest.fixture
 def relax_gate(envoy, registry):
     return Gate(envoy, registry, "relax")
+
+
+@pytest.fixture
+def vector_gate(envoy, registry):
+    return Gate(envoy, registry, "vectors")
 
 
 @pytest.fixture

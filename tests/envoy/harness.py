@@ -20,7 +20,7 @@ DEFAULT_ENVOY = os.path.join(ROOT, ".tools", "envoy-1.40.0", "bin", "envoy")
 
 
 def envoy_binary():
-    return os.environ.get("CARDGATE_ENVOY") or DEFAULT_ENVOY
+    return os.path.abspath(os.environ.get("CARDGATE_ENVOY") or DEFAULT_ENVOY)
 
 
 def wait_until(predicate, timeout, what):

@@ -1,0 +1,182 @@
+"""Every case of tests/vectors/ replayed through Envoy must give the native decision.
+
+Each case's card bytes are served by the fixture registry at /vectors/<case-id>/card with its
+observation as response headers (x-replica-lag-ms, x-replica-lag-s, x-registry-synced-at,
+X-Consul-LastContact, X-Consul-KnownLeader, Age); the test plugin configuration holds each
+case's requirement as the policy rule of agent <case-id>. The native decision comes from the
+CLI (`target/release/cardgate check --policy ... --agent <case-id>`) with the same inputs.
+
+The proxy's clock is real, so a `synced_at` case is translated: the registry stamps
+`synced_at' = its clock - (now - synced_at)` when it answers. For those cases the staleness
+figure (a few ms larger through Envoy) is not compared, and two kinds of cases cannot be
+replayed with a real clock: a lag within a few ms of `max_stale` or of the 1000 ms skew
+(Envoy evaluates a little later than the registry stamps), and `synced_at` without `now`
+(a proxy always has a clock). Values a header cannot carry (JSON true/objects/arrays) are
+skipped too; each skip says why.
+"""
+
+import datetime
+import json
+import os
+import subprocess
+
+import pytest
+
+import harness
+from conftest import card_bytes, load_vectors
+
+CLI = os.path.join(harness.ROOT, "target", "release", "cardgate")
+HEADER_OF = {
+    "lag_ms": "x-replica-lag-ms",
+    "lag_s": "x-replica-lag-s",
+    "consul_last_contact_ms": "X-Consul-LastContact",
+    "consul_known_leader": "X-Consul-KnownLeader",
+    "age_s": "Age",
+}
+CLI_FLAG_OF = {
+    "lag_ms": "--watermark-ms",
+    "lag_s": "--lag-s",
+    "synced_at": "--synced-at",
+    "consul_last_contact_ms": "--consul-last-contact-ms",
+    "consul_known_leader": "--consul-known-leader",
+    "age_s": "--age-s",
+    "now": "--now",
+}
+VECTORS = load_vectors()
+
+
+def parse_time(text):
+    try:
+        return datetime.datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        return None
+
+
+def header_text(value):
+    """The header form of an observation value, or None when a header cannot carry it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    text = str(value) if isinstance(value, int) else repr(value)
+    return None if "e" in text.lower() else text
+
+
+def replay_plan(case):
+    """(registry headers, extra spec members, skip reason or None)."""
+    obs = dict(case.get("observation", {}))
+    headers, extra = [("Content-Type", "application/json")], {}
+    for key, value in obs.items():
+        if key == "now":
+            continue
+        text = header_text(value)
+        if text is None:
+            return None, None, "observation %s=%r cannot be sent as a header" % (key, value)
+        if key == "synced_at":
+            continue
+        headers.append((HEADER_OF[key], text))
+    if "synced_at" in obs:
+        synced = parse_time(obs["synced_at"]) if isinstance(obs["synced_at"], str) else None
+        if "now" not in obs:
+            return None, None, "synced_at without now: a proxy always has a clock"
+        now = parse_time(obs["now"])
+        if synced is None or now is None:
+            headers.append(("x-registry-synced-at", obs["synced_at"]))  # unparseable: sent as is
+        else:
+            lag_ms = (now - synced).total_seconds() * 1000.0
+            max_stale = case["requirement"].get("max_stale")
+            max_ms = _duration_ms(max_stale) if max_stale else None
+            if max_ms is not None and 0 <= max_ms - lag_ms < 50:
+                return None, None, "lag within 50 ms of max_stale: a real clock moves past it"
+            if 0 < -lag_ms - 1000 <= 50:
+                return None, None, "future offset within 50 ms of the skew allowance"
+            extra["synced_at_lag_ms"] = lag_ms
+    return headers, extra, None
+
+
+def _duration_ms(text):
+    units = {"ms": 1, "s": 1000, "m": 60000, "h": 3600000}
+    for suffix in ("ms", "s", "m", "h"):
+        if text.endswith(suffix) and text[: -len(suffix)].isdigit():
+            return int(text[: -len(suffix)]) * units[suffix]
+    return None
+
+
+def native_decision(case_id, case, policy_path):
+    args = [CLI, "check", "-", "--policy", policy_path, "--agent", case_id]
+    for key, value in case.get("observation", {}).items():
+        args += [CLI_FLAG_OF[key], header_text(value)]
+    proc = subprocess.run(args, input=card_bytes(case), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    assert proc.returncode in (0, 1), proc.stderr.decode()
+    return json.loads(proc.stdout)
+
+
+def view_of_decision(d):
+    return {
+        "status": d["status"],
+        "error_class": d.get("error_class"),
+        "reason_codes": [r["code"] for r in d.get("reasons", [])],
+        "missing_capabilities": d.get("missing_capabilities", []),
+        "card_hash": d.get("card_hash"),
+        "staleness_ms": d.get("staleness_ms"),
+        "freshness": d.get("freshness"),
+    }
+
+
+def view_of_response(resp):
+    if resp.status == 200:
+        staleness = resp.header("a2a-card-staleness-ms")
+        assert resp.header("a2a-card-verdict") == "valid", resp
+        return {
+            "status": 200,
+            "error_class": None,
+            "reason_codes": [],
+            "missing_capabilities": [],
+            "card_hash": resp.header("a2a-card-hash"),
+            "staleness_ms": int(staleness) if staleness is not None else None,
+            "freshness": resp.header("a2a-card-freshness"),
+        }
+    assert resp.header("content-type") == "application/problem+json", resp
+    problem = resp.json()
+    assert problem["status"] == resp.status
+    return view_of_decision(problem)
+
+
+@pytest.fixture(scope="module")
+def served(registry, workdir):
+    """Registers every replayable case with the registry; writes the policy for the CLI."""
+    specs, plans = [], {}
+    for case_id, _, case in VECTORS:
+        headers, extra, skip = replay_plan(case)
+        plans[case_id] = (headers, extra, skip)
+        if skip is None:
+            specs.append(registry.script("/vectors/%s/card" % case_id, card_bytes(case), 200, headers, **extra))
+    for i in range(0, len(specs), 50):
+        registry.register(*specs[i : i + 50])
+    policy = os.path.join(workdir, "vectors-policy.json")
+    with open(policy, "w") as f:
+        json.dump({"agents": {cid: case["requirement"] for cid, _, case in VECTORS}}, f)
+    if not os.path.exists(CLI):
+        pytest.fail("%s is missing: run `cargo build --release --bin cardgate`" % CLI)
+    return plans, policy
+
+
+@pytest.mark.parametrize("case_id,file,case", VECTORS, ids=[v[0] for v in VECTORS])
+def test_vector_through_envoy_matches_native_and_expect(case_id, file, case, served, vector_gate):
+    plans, policy = served
+    _, extra, skip = plans[case_id]
+    if skip:
+        pytest.skip(skip)
+    resp = vector_gate.get("/vectors/%s/card" % case_id)
+    got = view_of_response(resp)
+    native = view_of_decision(native_decision(case_id, case, policy))
+    if "synced_at_lag_ms" in extra:
+        got.pop("staleness_ms")
+        native.pop("staleness_ms")
+    assert got == native, "%s: %s\nenvoy:  %s\nnative: %s" % (file, case["name"], got, native)
+    expect = case["expect"]
+    for key, want in expect.items():
+        if key == "verdict":
+            assert (got["status"] == 200) == (want == "valid"), case["name"]
+        elif key in got:
+            assert got[key] == want, "%s: %s: %s" % (case["name"], key, got[key])

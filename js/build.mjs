@@ -142,4 +142,4 @@ const manifest = {
   files: ['node/', 'web/', 'README.md'],
 };
 writeFileSync(join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-console.log(`build.mjs: ${pkg} is package cardgate@${version}`);
+console.log(`build.mjs: cardgate@${version} assembled in ${pkg}`);

@@ -102,7 +102,10 @@ impl FilterConfig {
             return FilterConfig::from_value(&Value::Object(Vec::new()));
         }
         let value = json::parse(bytes, 64).map_err(|e| {
-            InputError::type_error("", format!("plugin configuration is not valid JSON: {e}"))
+            InputError::type_error(
+                e.path(),
+                format!("plugin configuration is not valid I-JSON: {e}"),
+            )
         })?;
         FilterConfig::from_value(&value)
     }

@@ -217,7 +217,8 @@ class Envoy:
     def log_path(self):
         return os.path.join(self.workdir, self.name + ".log")
 
-    def start(self, timeout=30):
+    def start(self, timeout=30, listeners=None):
+        """Starts Envoy and waits until `listeners` (default: the static ones) are bound."""
         if not os.path.exists(WASM):
             raise RuntimeError("%s is missing: run `make filter` first" % WASM)
         cfg = os.path.join(self.workdir, self.name + ".json")
@@ -251,7 +252,7 @@ class Envoy:
                 port = status.get("local_address", {}).get("socket_address", {}).get("port_value")
                 if port:
                     ports[status["name"]] = port
-            wanted = {l["name"] for l in self.config["static_resources"]["listeners"]}
+            wanted = set(listeners or [l["name"] for l in self.config["static_resources"]["listeners"]])
             return ports if wanted <= set(ports) else None
 
         self.ports = wait_until(listeners_bound, timeout, "Envoy's listeners")

@@ -1,0 +1,134 @@
+"""Configuration: every shipped Envoy config validates; invalid plugin configurations are refused
+by Envoy with the exact field path in the log; a bad update keeps the running configuration."""
+
+import glob
+import json
+import os
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import harness
+
+INVALID = [
+    # (plugin configuration, the JSON Pointer the log must name)
+    ('{"mode": "block"}', "/mode"),
+    ('{"max_card_bytes": 0}', "/max_card_bytes"),
+    ('{"max_card_bytes": 2000000}', "/max_card_bytes"),
+    ('{"retry_after_s": -1}', "/retry_after_s"),
+    ('{"allow_caller_relax": "no"}', "/allow_caller_relax"),
+    ('{"well_known": 1}', "/well_known"),
+    ('{"routes": {}}', "/routes"),
+    ('{"routes": [{"card_pointer": "/card"}]}', "/routes/0"),
+    ('{"routes": [{"path": "/ok"}, {"path": "agents/{id}"}]}', "/routes/1/path"),
+    ('{"routes": [{"path": "/a/{id}/{id}"}]}', "/routes/0/path"),
+    ('{"routes": [{"path": "/a/{id}", "agent": "w7"}]}', "/routes/0/agent"),
+    ('{"routes": [{"path": "/a", "card_pointer": "card"}]}', "/routes/0/card_pointer"),
+    ('{"routes": [{"path": "/a", "watermark_pointer_unit": "s"}]}', "/routes/0/watermark_pointer_unit"),
+    ('{"routes": [{"path": "/a", "watermark_pointer": "/w", "watermark_pointer_unit": "hours"}]}',
+     "/routes/0/watermark_pointer_unit"),
+    ('{"routes": [{"path": "/a", "watermark": {"lag_ms_header": "x lag"}}]}', "/routes/0/watermark/lag_ms_header"),
+    ('{"watermark": {"consul": "yes"}}', "/watermark/consul"),
+    ('{"watermark": {"etcd": true}}', "/watermark/etcd"),
+    ('{"defaults": {"max_stale": "10"}}', "/defaults/max_stale"),
+    ('{"agents": {"w7": {"pin": "sha256:abc"}}}', "/agents/w7/pin"),
+    ('{"agents": {"w7": {"min_version": "latest"}}}', "/agents/w7/min_version"),
+    ('{"unknown": 1}', "/unknown"),
+    ('{"mode": "enforce", "mode": "observe"}', "/mode"),
+    ("not json", "(the document)"),
+]
+
+
+def config_with(plugin_config, port=18082):
+    return harness.bootstrap(
+        [harness.listener("ingress", "registry", [harness.wasm_filter("cardgate", plugin_config)])],
+        [harness.cluster("registry", port)],
+    )
+
+
+@pytest.fixture(scope="module")
+def validation_dir():
+    path = harness.temp_workdir("cardgate-validate-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(harness.ROOT, "envoy", "*.yaml"))),
+                         ids=os.path.basename)
+def test_shipped_envoy_config_validates(path):
+    # Shipped configs name the filter relative to the repository root.
+    import subprocess
+    proc = subprocess.run([harness.envoy_binary(), "--mode", "validate", "-c", path, "--disable-hot-restart",
+                           "-l", "info", "--component-log-level", "wasm:info"],
+                          cwd=harness.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    out = proc.stdout.decode("utf-8", "replace")
+    assert proc.returncode == 0, out[-3000:]
+    assert "configured: mode=" in out
+
+
+def test_invalid_plugin_configurations_are_refused_with_their_field_path(validation_dir):
+    def run(item):
+        i, (plugin, pointer) = item
+        return plugin, pointer, harness.validate(config_with(plugin), validation_dir, "invalid-%d" % i)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run, enumerate(INVALID)))
+    assert len(results) >= 10
+    for plugin, pointer, (code, out) in results:
+        assert code != 0, "accepted: %s" % plugin
+        wanted = "invalid plugin configuration at %s:" % pointer
+        assert wanted in out, "%s: %r not in log:\n%s" % (plugin, wanted, out[-2000:])
+
+
+def test_valid_test_configuration_validates(validation_dir):
+    code, out = harness.validate(config_with('{"mode": "observe", "defaults": {"max_stale": "5s"}}'),
+                                 validation_dir, "valid")
+    assert code == 0, out[-2000:]
+
+
+def test_bad_update_keeps_the_running_configuration(registry, workdir):
+    """Listeners from a file (LDS): an update with an invalid plugin configuration is rejected
+    by Envoy and the old filter keeps answering."""
+    lds_dir = os.path.join(workdir, "lds")
+    os.makedirs(lds_dir, exist_ok=True)
+    lds = os.path.join(lds_dir, "listeners.json")
+
+    def write_listeners(plugin):
+        listener = harness.listener("ingress", "registry", [harness.wasm_filter("cardgate", plugin)])
+        listener["address"]["socket_address"]["port_value"] = port
+        listener["@type"] = "type.googleapis.com/envoy.config.listener.v3.Listener"
+        tmp = lds + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"resources": [listener]}, f)
+        os.rename(tmp, lds)  # Envoy watches for moves into place
+
+    port = _free_port()
+    write_listeners('{"defaults": {"max_stale": "10s"}}')
+    config = {
+        "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": 0}}},
+        "node": {"id": "cardgate-test", "cluster": "cardgate-test"},
+        "dynamic_resources": {"lds_config": {"path_config_source": {"path": lds}, "resource_api_version": "V3"}},
+        "static_resources": {"clusters": [harness.cluster("registry", registry.replica)]},
+    }
+    envoy = harness.Envoy(config, workdir, "lds")
+    try:
+        envoy.start(listeners=["ingress"])
+        registry.register(registry.script("/lds/.well-known/agent-card.json", b"{}", 200, [("x-replica-lag-ms", "0")]))
+        assert harness.request(port, "/lds/.well-known/agent-card.json").status == 502  # missing fields: malformed
+        before = envoy.stats().get("listener_manager.lds.update_rejected", 0)
+        write_listeners('{"defaults": {"max_stale": "ten seconds"}}')
+        harness.wait_until(lambda: envoy.stats().get("listener_manager.lds.update_rejected", 0) > before,
+                           20, "Envoy to reject the listener update")
+        assert "invalid plugin configuration at /defaults/max_stale:" in envoy.log()
+        assert harness.request(port, "/lds/.well-known/agent-card.json").status == 502  # the old filter still runs
+    finally:
+        envoy.stop()
+
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

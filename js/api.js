@@ -280,6 +280,49 @@ function createApi(raw, env) {
     return obs;
   }
 
+  // The core's default card limit; a longer body is body_too_large, so reading one byte past it
+  // is enough to decide, whatever the server keeps sending.
+  const MAX_CARD_BYTES = 65536;
+
+  function discard(response) {
+    try {
+      if (response.body && typeof response.body.cancel === 'function') response.body.cancel().catch(() => {});
+    } catch (_) {
+      // best effort: the body is not needed
+    }
+  }
+
+  /** At most `limit` bytes of the body, then the rest is cancelled. */
+  async function readBody(response, limit) {
+    const stream = response.body;
+    if (!stream || typeof stream.getReader !== 'function') {
+      const all = new Uint8Array(await response.arrayBuffer());
+      return all.length > limit ? all.subarray(0, limit) : all;
+    }
+    const reader = stream.getReader();
+    const chunks = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.length;
+      if (total >= limit) {
+        reader.cancel().catch(() => {});
+        break;
+      }
+    }
+    const out = new Uint8Array(Math.min(total, limit));
+    let at = 0;
+    for (const chunk of chunks) {
+      const take = Math.min(chunk.length, out.length - at);
+      out.set(take === chunk.length ? chunk : chunk.subarray(0, take), at);
+      at += take;
+      if (at === out.length) break;
+    }
+    return out;
+  }
+
   async function fetchDecision(url, requirement, options) {
     const opts = options || {};
     const fetchImpl = opts.fetch || (typeof fetch === 'function' ? fetch : undefined);
@@ -296,10 +339,11 @@ function createApi(raw, env) {
       throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}`, url, null, e);
     }
     if (!response.ok) {
+      discard(response);
       const text = response.statusText ? ` ${response.statusText}` : '';
       throw new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status);
     }
-    const body = new Uint8Array(await response.arrayBuffer());
+    const body = await readBody(response, MAX_CARD_BYTES + 1);
     const observation = observationFromHeaders(response.headers, opts.watermark, opts.now);
     const decision = evaluate(body, req, observation);
     if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });

@@ -218,3 +218,39 @@ test('the module survives a storm of bad calls and oversized input', () => {
   assert.equal(cg.canonicalize({ b: [1e21, 0.1, -0], a: 'é\u2028' }), '{"a":"é\u2028","b":[1e+21,0.1,0]}');
   assert.equal(cg.checkPolicy({ defaults: { max_stale: '10s' } }), undefined);
 });
+
+test('mutated cards never trap: 3000 byte-level mutations give a decision, then the module still works', () => {
+  // Deterministic xorshift PRNG so a failure is reproducible.
+  let x = 0x9e3779b9;
+  const rand = (n) => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+  const base = Buffer.from(JSON.stringify(STALE_CARD));
+  const alphabet = Buffer.concat([
+    Buffer.from('{}[]",:\\u0123456789abcdefnulltrue-+.eE '),
+    Buffer.from([0x0a, 0x09, 0x00, 0xff, 0xc3, 0xa9, 0xed, 0xa0, 0x80, 0xf0, 0x9f]),
+  ]);
+  for (let i = 0; i < 3000; i++) {
+    const bytes = Buffer.from(base);
+    const edits = 1 + rand(4);
+    let out = bytes;
+    for (let k = 0; k < edits; k++) {
+      const at = rand(out.length);
+      const op = rand(3);
+      if (op === 0) out[at] = alphabet[rand(alphabet.length)];
+      else if (op === 1) out = Buffer.concat([out.subarray(0, at), out.subarray(at + 1 + rand(8))]);
+      else out = Buffer.concat([out.subarray(0, at), alphabet.subarray(rand(alphabet.length)), out.subarray(at)]);
+    }
+    const d = cg.evaluate(out, REQ, { lag_ms: '1' });
+    assert.ok(d.verdict === 'valid' || d.verdict === 'rejected', `case ${i}`);
+    try {
+      cg.cardHash(out);
+    } catch (e) {
+      assert.ok(e instanceof TypeError || e instanceof RangeError, `case ${i}: ${e}`);
+    }
+  }
+  assert.equal(cg.evaluate(FRESH_CARD, REQ, { lag_ms: '1' }).verdict, 'valid');
+});

@@ -33,6 +33,7 @@ const ROUTES = {
   '/garbage.json': () => [200, { 'x-replica-lag-ms': '0' }, '<html>upstream timed out</html>'],
   '/empty.json': () => [200, { 'x-replica-lag-ms': '0' }, ''],
   '/missing.json': () => [404, {}, 'not found'],
+  '/huge.json': () => [200, { 'x-replica-lag-ms': '0' }, '{"name":"' + 'x'.repeat(8 << 20) + '"}'],
   '/error.json': () => [503, {}, JSON.stringify(FRESH)],
   '/.well-known/agent-card.json': () => [200, { 'x-replica-lag-ms': '1' }, JSON.stringify(FRESH)],
   '/agents/w7/.well-known/agent-card.json': () => [200, { 'x-replica-lag-ms': '2' }, JSON.stringify(FRESH)],
@@ -149,6 +150,23 @@ test('an unreadable body is a MalformedAgentCardError carrying the text', async 
     return true;
   });
   await assert.rejects(cg.resolveAgentCard(`${base}/empty.json`, REQ), (e) => e.reasons[0].code === 'body_empty');
+});
+
+test('an oversized body is body_too_large after reading one byte past the limit', async () => {
+  await assert.rejects(cg.resolveAgentCard(`${base}/huge.json`, REQ), (e) => {
+    assert.ok(e instanceof cg.MalformedAgentCardError);
+    assert.deepEqual(e.reasons.map((r) => r.code), ['body_too_large']);
+    return true;
+  });
+  // Same through a fetch whose Response has no stream (arrayBuffer only).
+  const plain = async () => ({ ok: true, status: 200, headers: new Map([['x-replica-lag-ms', '0']]), arrayBuffer: async () => new ArrayBuffer(70000) });
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: plain }), (e) => e.reasons[0].code === 'body_too_large');
+  // An exactly-at-the-limit body is read whole (65536 bytes of valid card).
+  const pad = 65536 - JSON.stringify({ ...FRESH, pad: '' }).length;
+  const exact = JSON.stringify({ ...FRESH, pad: 'p'.repeat(pad) });
+  assert.equal(Buffer.byteLength(exact), 65536);
+  const chunked = async () => new Response(new Blob([exact.slice(0, 1000), exact.slice(1000)]).stream(), { headers: { 'x-replica-lag-ms': '0' } });
+  assert.equal((await cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: chunked })).pad.length, pad);
 });
 
 test('non-2xx and network failures are AgentCardFetchError, not gate decisions', async () => {

@@ -110,6 +110,21 @@ for (const f of ['web/cardgate.js', 'node/cardgate.js']) {
   writeFileSync(p, readFileSync(p, 'utf8').replace(/^\/\* @ts-self-types=.*\*\/\n/m, ''));
 }
 
+// One copy of the wasm: the Node glue reads the web build's file (they are the same module; the
+// build checks it), which halves the package.
+{
+  const nodeWasm = readFileSync(join(pkg, 'node/cardgate_bg.wasm'));
+  if (!nodeWasm.equals(readFileSync(join(pkg, 'web/cardgate_bg.wasm')))) {
+    throw new Error('node and web wasm differ; cannot share one file');
+  }
+  const glue = join(pkg, 'node/cardgate.js');
+  const from = 'const wasmPath = `${__dirname}/cardgate_bg.wasm`;';
+  const text = readFileSync(glue, 'utf8');
+  if (!text.includes(from)) throw new Error(`node glue: expected line not found: ${from}`);
+  writeFileSync(glue, text.replace(from, "const wasmPath = require('path').join(__dirname, '..', 'web', 'cardgate_bg.wasm');"));
+  rmSync(join(pkg, 'node/cardgate_bg.wasm'));
+}
+
 writeFileSync(join(pkg, 'node/package.json'), JSON.stringify({ type: 'commonjs' }, null, 2) + '\n');
 writeFileSync(join(pkg, 'web/package.json'), JSON.stringify({ type: 'module' }, null, 2) + '\n');
 copyFileSync(join(here, 'README.md'), join(pkg, 'README.md'));

@@ -3,7 +3,7 @@
 //! This is the surface the thin glue layers (wasm-bindgen, proxy-wasm) wrap, so that every
 //! runtime shares one implementation, one set of input checks and one output format.
 
-use crate::card::{AgentCard, Limits};
+use crate::card::Limits;
 use crate::card_hash::CardHash;
 use crate::freshness::Observation;
 use crate::gate::evaluate_with;
@@ -33,12 +33,23 @@ pub fn evaluate_json(
     Ok(evaluate_with(card, &requirement, &observation, &Limits::default()).to_json())
 }
 
-/// The card hash of a card's bytes; a card that cannot be read is an error.
+/// The card hash of a card's bytes: the same figure a decision reports as `card_hash`, so it is
+/// defined for any strict I-JSON body within the size limit (a body that is JSON but not a
+/// usable card still has a hash; the gate will refuse it as `malformed_card` all the same).
 pub fn card_hash(card: &[u8]) -> Result<String, InputError> {
     let limits = Limits::default();
+    if card.len() > limits.max_card_bytes {
+        return Err(InputError::range_error(
+            "",
+            format!(
+                "card body is {} bytes, more than the limit of {} bytes",
+                card.len(),
+                limits.max_card_bytes
+            ),
+        ));
+    }
     let doc = json::parse(card, limits.max_depth)
         .map_err(|e| InputError::type_error(e.path(), format!("card is not valid I-JSON: {e}")))?;
-    AgentCard::from_value(&doc).map_err(|d| InputError::type_error(d.path, d.message))?;
     Ok(CardHash::of(&doc).to_string())
 }
 

@@ -24,11 +24,12 @@ setup-js:
 
 # The package is rebuilt only when the wasm or a hand-written file changed, in a staging
 # directory swapped in at the end, so a reader of pkg/ (the inspector tests) never sees half of it.
-# opt-level "z" for this build only: 9 % smaller than the crate's "s", and the gate's inputs are tiny.
+# The crate's release profile (opt-level "s") is kept: "z" measured 6 % smaller gzip (87.8 vs
+# 93.3 kB) but evaluated the incident card 2x slower (57 vs 29 us).
 JS_SOURCES := js/api.js js/build.mjs js/cardgate.d.ts js/README.md Cargo.toml
 
 pkg: setup-js
-	CARGO_PROFILE_RELEASE_OPT_LEVEL=z $(CARGO) build --release --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR)
+	$(CARGO) build --release --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR)
 	@$(MAKE) --no-print-directory pkg/package.json
 
 pkg/package.json: $(JS_WASM) $(JS_SOURCES)

@@ -9,8 +9,9 @@ CLI (`target/release/cardgate check --policy ... --agent <case-id>`) with the sa
 The proxy's clock is real, so a `synced_at` case is translated: the registry stamps
 `synced_at' = its clock - (now - synced_at)` when it answers. For those cases the staleness
 figure (a few ms larger through Envoy) is not compared, and two kinds of cases cannot be
-replayed with a real clock: a lag within a few ms of `max_stale` or of the 1000 ms skew
-(Envoy evaluates a little later than the registry stamps), and `synced_at` without `now`
+replayed with a real clock: a lag within 50 ms of `max_stale` or of the 1000 ms skew
+(Envoy evaluates a little later than the registry stamps, and both clocks are read in whole
+milliseconds), and `synced_at` without `now`
 (a proxy always has a clock). Values a header cannot carry (JSON true/objects/arrays) are
 skipped too; each skip says why.
 """
@@ -86,10 +87,10 @@ def replay_plan(case):
             lag_ms = (now - synced).total_seconds() * 1000.0
             max_stale = case["requirement"].get("max_stale")
             max_ms = _duration_ms(max_stale) if max_stale else None
-            if max_ms is not None and 0 <= max_ms - lag_ms < 50:
-                return None, None, "lag within 50 ms of max_stale: a real clock moves past it"
-            if 0 < -lag_ms - 1000 <= 50:
-                return None, None, "future offset within 50 ms of the skew allowance"
+            if max_ms is not None and abs(max_ms - lag_ms) <= 50:
+                return None, None, "lag within 50 ms of max_stale: a real clock cannot hit the boundary"
+            if abs(-lag_ms - 1000) <= 50:
+                return None, None, "future offset within 50 ms of the 1000 ms skew: a real clock cannot hit the boundary"
             extra["synced_at_lag_ms"] = lag_ms
     return headers, extra, None
 

@@ -31,6 +31,7 @@ filter: setup-envoy
 test-envoy: filter
 	$(CARGO) clippy --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR) -- -D warnings
 	$(CARGO) test --lib --features envoy --target-dir $(ENVOY_TARGET_DIR) envoy::
+	$(CARGO) build --release --bin cardgate
 	@for v in $(ENVOY_VERSIONS); do \
 	  for c in $(ENVOY_CONFIGS); do \
 	    echo "envoy $$v --mode validate $$c"; \

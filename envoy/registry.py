@@ -231,10 +231,19 @@ class Handler(BaseHTTPRequestHandler):
         return self._json(200, {"registered": len(specs)})
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A proxy closing an idle keep-alive connection is not an error worth a traceback.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def listen(role, hostport, state, verbose):
     host, _, port = hostport.rpartition(":")
-    server = ThreadingHTTPServer((host or "127.0.0.1", int(port)), Handler)
-    server.daemon_threads = True
+    server = Server((host or "127.0.0.1", int(port)), Handler)
     server.role = role
     server.state = state
     server.verbose = verbose

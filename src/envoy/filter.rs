@@ -107,13 +107,22 @@ struct CardStream {
 
 impl Context for CardStream {}
 
-fn header_values(map: MapType, name: &str) -> Vec<Vec<u8>> {
-    hostcalls::get_map_bytes(map)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v)
-        .collect()
+/// One copy of a header map, read once per callback (each host call copies the whole map).
+struct HeaderSnapshot(Vec<(String, Vec<u8>)>);
+
+impl HeaderSnapshot {
+    fn read(map: MapType) -> HeaderSnapshot {
+        HeaderSnapshot(hostcalls::get_map_bytes(map).unwrap_or_default())
+    }
+
+    /// Every value of a header (names compared case-insensitively).
+    fn values(&self, name: &str) -> Vec<Vec<u8>> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
 }
 
 fn header_text(map: MapType, name: &str) -> Option<String> {
@@ -216,7 +225,8 @@ impl CardStream {
             .ok()
             .flatten()
             .unwrap_or_default();
-        let header = |name: &str| header_values(MapType::HttpResponseHeaders, name);
+        let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
+        let header = |name: &str| snapshot.values(name);
         let started = micros_now();
         let decision = response::evaluate_body(
             &body,
@@ -245,7 +255,8 @@ impl HttpContext for CardStream {
         // The gate reads identity-encoded bodies only.
         let _ = hostcalls::remove_map_value(MapType::HttpRequestHeaders, "accept-encoding");
 
-        let header = |name: &str| header_values(MapType::HttpRequestHeaders, name);
+        let snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
+        let header = |name: &str| snapshot.values(name);
         let requirement = caller_requirement(&header).and_then(|caller| {
             effective_requirement(
                 &config.policy.requirement_for(rule_agent.as_deref()),
@@ -304,7 +315,8 @@ impl HttpContext for CardStream {
         };
         if status == 304 || (card.head && (200..300).contains(&status)) {
             // No card in this answer: only the watermark can be checked.
-            let header = |name: &str| header_values(MapType::HttpResponseHeaders, name);
+            let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
+            let header = |name: &str| snapshot.values(name);
             let observation = observe(&route.watermark, None, None, &header, now());
             let decision = decisions::freshness_only(&card.requirement, &observation);
             return self.apply(&decision, &config);

@@ -25,6 +25,9 @@ usage:
       --synced-at RFC3339      last successful sync        --age-s N        HTTP Age (added to the lag)
       --consul-last-contact-ms N --consul-known-leader true|false
       --now RFC3339            the clock (default: this machine's)
+      --no-clock               supply no clock (a synced_at watermark then fails as clock_missing)
+      --requirement JSON       the requirement in its JSON form (DESIGN.md); flags above add to it
+      --observation JSON       the observation in its JSON form; watermark flags add to it
       --max-card-bytes N       body size limit (default 65536)
   cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without signatures)
   cardgate canonicalize FILE.json|-      write the RFC 8785 canonical form (no trailing newline)
@@ -100,6 +103,21 @@ fn run(args: &[String]) -> Result<u8, UsageError> {
     }
 }
 
+/// `first`'s members, with `second`'s filling the ones `first` lacks.
+fn merge_observation(first: Observation, second: Observation) -> Observation {
+    Observation {
+        lag_ms: first.lag_ms.or(second.lag_ms),
+        lag_s: first.lag_s.or(second.lag_s),
+        synced_at: first.synced_at.or(second.synced_at),
+        consul_last_contact_ms: first
+            .consul_last_contact_ms
+            .or(second.consul_last_contact_ms),
+        consul_known_leader: first.consul_known_leader.or(second.consul_known_leader),
+        age_s: first.age_s.or(second.age_s),
+        now: first.now.or(second.now),
+    }
+}
+
 fn policy_error(file: &str, e: &InputError) -> String {
     let at = if e.path.is_empty() {
         "(document)"
@@ -134,12 +152,18 @@ fn check(args: &[String]) -> Result<u8, UsageError> {
     let mut policy_path = None;
     let mut agent = None;
     let mut limits = Limits::default();
+    let mut base_requirement = None;
+    let mut no_clock = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let (name, inline) = match arg.split_once('=') {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (arg.as_str(), None),
         };
+        if name == "--no-clock" {
+            no_clock = true;
+            continue;
+        }
         if !name.starts_with("--") || name == "-" {
             if card_path.replace(arg.clone()).is_some() {
                 return Err(UsageError(format!(
@@ -172,6 +196,17 @@ fn check(args: &[String]) -> Result<u8, UsageError> {
             "--now" => {
                 observation.now = Some(Timestamp::parse_rfc3339(&value()?).map_err(with_flag)?)
             }
+            "--requirement" => {
+                base_requirement = Some(
+                    Requirement::from_json(&value()?)
+                        .map_err(|e| UsageError(format!("--requirement: {e}")))?,
+                )
+            }
+            "--observation" => {
+                let given = Observation::from_json(&value()?)
+                    .map_err(|e| UsageError(format!("--observation: {e}")))?;
+                observation = merge_observation(given, observation);
+            }
             "--policy" => policy_path = Some(value()?),
             "--agent" => agent = Some(value()?),
             "--max-card-bytes" => {
@@ -191,6 +226,10 @@ fn check(args: &[String]) -> Result<u8, UsageError> {
     }
     let card_path =
         card_path.ok_or_else(|| UsageError("check needs a card file or - for stdin".into()))?;
+    let flags = match base_requirement {
+        Some(base) => base.overlay(&flags),
+        None => flags,
+    };
     let requirement = match policy_path {
         Some(path) => {
             let bytes = read_input(&path)?;
@@ -206,7 +245,7 @@ fn check(args: &[String]) -> Result<u8, UsageError> {
         None if agent.is_some() => return Err(UsageError("--agent needs --policy".into())),
         None => flags,
     };
-    if observation.now.is_none() {
+    if observation.now.is_none() && !no_clock {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_err(|_| UsageError("the system clock is before 1970".into()))?;

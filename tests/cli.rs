@@ -321,3 +321,66 @@ fn policy_check_names_the_field() {
         stderr(&out)
     );
 }
+
+#[test]
+fn json_forms_and_no_clock() {
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--requirement",
+            r#"{"require":["task.execute.v3"],"max_stale":"10s"}"#,
+            "--observation",
+            r#"{"lag_ms":40000}"#,
+        ],
+        STALE_CARD,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        codes(&decision(&out)),
+        ["watermark_exceeded", "capabilities_missing"]
+    );
+    // Flags add to the JSON forms.
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--requirement",
+            r#"{"max_stale":"10s"}"#,
+            "--observation",
+            r#"{"synced_at":"2026-11-09T12:00:35Z"}"#,
+            "--now",
+            NOW,
+            "--require",
+            "task.execute.v3",
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        decision(&out).get("staleness_ms").unwrap().as_f64(),
+        Some(5000.0)
+    );
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--requirement",
+            r#"{"max_stale":"10s"}"#,
+            "--synced-at",
+            "2026-11-09T12:00:35Z",
+            "--no-clock",
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(codes(&decision(&out)), ["clock_missing"]);
+    for (flag, bad, path) in [
+        ("--requirement", r#"{"maxStale":"1s"}"#, "/maxStale"),
+        ("--observation", r#"{"lag_ms":"1","now":5}"#, "/now"),
+        ("--observation", "[", "not valid JSON"),
+    ] {
+        let out = cardgate(&["check", "-", flag, bad], FRESH_CARD);
+        assert_eq!(out.status.code(), Some(2), "{flag} {bad}");
+        assert!(stderr(&out).contains(path), "{}", stderr(&out));
+    }
+}

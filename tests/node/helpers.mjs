@@ -28,31 +28,16 @@ export function caseBytes(c) {
   return Buffer.from(c.card_base64, 'base64');
 }
 
-const OBSERVATION_FLAGS = {
-  lag_ms: '--lag-ms',
-  lag_s: '--lag-s',
-  synced_at: '--synced-at',
-  consul_last_contact_ms: '--consul-last-contact-ms',
-  consul_known_leader: '--consul-known-leader',
-  age_s: '--age-s',
-  now: '--now',
-};
-
-/** CLI arguments for a case, or a string saying why the CLI cannot express it (its flags carry
- * header text only, and it always supplies a clock). */
+/** CLI arguments for a case: the requirement and observation in their JSON forms, verbatim,
+ * and no clock unless the case supplies one (as the native runner does). */
 export function cliArgs(c) {
-  const args = ['check', '-'];
-  const req = c.requirement ?? {};
-  for (const cap of req.require ?? []) args.push(`--require=${cap}`);
-  if (req.min_version !== undefined) args.push(`--min-version=${req.min_version}`);
-  if (req.max_stale !== undefined) args.push(`--max-stale=${req.max_stale}`);
-  if (req.pin !== undefined) args.push(`--pin=${req.pin}`);
-  const obs = c.observation ?? {};
-  for (const [key, value] of Object.entries(obs)) {
-    if (typeof value !== 'string') return `observation.${key} is a JSON ${Array.isArray(value) ? 'array' : typeof value}`;
-    args.push(`${OBSERVATION_FLAGS[key]}=${value}`);
-  }
-  if (obs.synced_at !== undefined && obs.now === undefined) return 'synced_at without now (the CLI reads its own clock)';
+  const args = [
+    'check',
+    '-',
+    `--requirement=${JSON.stringify(c.requirement ?? {})}`,
+    `--observation=${JSON.stringify(c.observation ?? {})}`,
+  ];
+  if ((c.observation ?? {}).now === undefined) args.push('--no-clock');
   return args;
 }
 
@@ -60,7 +45,6 @@ export function cliArgs(c) {
 export function cliDecision(c) {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`cargo build --release --bin cardgate\``);
   const args = cliArgs(c);
-  if (typeof args === 'string') return { skip: args };
   const run = spawnSync(CLI, args, { input: caseBytes(c), maxBuffer: 16 << 20 });
   if (run.status !== 0 && run.status !== 1) {
     throw new Error(`${c.name}: cardgate exited ${run.status}: ${run.stderr}`);

@@ -161,6 +161,10 @@ def run_story():
         % (status, problem.get("error_class"), ms, headers.get("retry-after"), headers.get("content-type")))
     for reason in problem.get("reasons", []):
         say("   - %s: %s" % (reason["code"], reason["message"]))
+        figures = reason.get("figures", {})
+        if "staleness_ms" in figures and "max_stale_ms" in figures:
+            say("     (in plain words: this copy is %g s behind the primary; the caller accepts %g s)"
+                % (figures["staleness_ms"] / 1000.0, figures["max_stale_ms"] / 1000.0))
     say("   missing capabilities: %s; staleness: %s ms; stale card attached, hash %s"
         % (", ".join(problem.get("missing_capabilities", [])), problem.get("staleness_ms"), problem.get("card_hash")))
     say("   The planner gets a discovery-layer error at t+0 instead of an orphaned task.")

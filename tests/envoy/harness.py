@@ -197,6 +197,7 @@ def bootstrap(listeners, clusters):
     return {
         "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": 0}}},
         "stats_config": {"stats_tags": STATS_TAGS},
+        "stats_flush_interval": "1s",  # histograms show up in /stats after a flush
         "static_resources": {"listeners": listeners, "clusters": clusters},
     }
 

@@ -132,3 +132,35 @@ def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _manifest_configs():
+    import yaml
+    out = []
+    for path in sorted(glob.glob(os.path.join(harness.ROOT, "envoy", "k8s", "*.yaml"))):
+        with open(path) as f:
+            for doc in yaml.safe_load_all(f):
+                if doc["kind"] == "WasmPlugin":
+                    out.append((os.path.basename(path), doc["spec"]["pluginConfig"]))
+                elif doc["kind"] == "EnvoyExtensionPolicy":
+                    out.extend((os.path.basename(path), w["config"]) for w in doc["spec"]["wasm"])
+    return out
+
+
+def test_fleet_manifests_carry_valid_filter_configurations(validation_dir):
+    configs = _manifest_configs()
+    assert {name for name, _ in configs} == {"istio-wasmplugin.yaml", "envoy-gateway-extension-policy.yaml"}
+    for i, (name, plugin) in enumerate(configs):
+        code, out = harness.validate(config_with(json.dumps(plugin)), validation_dir, "manifest-%d" % i)
+        assert code == 0, "%s: %s" % (name, out[-2000:])
+        assert "configured: mode=" in out
+
+
+def test_fleet_manifests_hold_response_headers():
+    import yaml
+    for path in sorted(glob.glob(os.path.join(harness.ROOT, "envoy", "k8s", "*.yaml"))):
+        with open(path) as f:
+            text = f.read()
+        docs = list(yaml.safe_load_all(text))
+        assert len(docs) == 2, path
+        assert "allow_on_headers_stop_iteration" in json.dumps(docs[1]), path

@@ -1,12 +1,15 @@
 //! Decisions the proxy needs that the core's `evaluate_with` does not make, in the core's shape.
 //!
 //! - a card the proxy cannot read at all (`body_encoded`, or an envelope without the card);
+//! - an oversized body, of which the proxy reads only the start (its size may still be growing);
 //! - a freshness-only verdict for answers that carry no card (`304 Not Modified`, `HEAD`).
 //!
 //! They build [`Decision`] values directly, so `to_json()` gives the same problem document as
 //! every other rejection. Candidates for the core (see the report in `envoy/README.md`).
 
-use crate::decision::{ConditionOutcome, Conditions, Decision, FreshnessBasis, Reason};
+use crate::decision::{
+    ConditionOutcome, Conditions, Decision, FreshnessBasis, Reason, CARD_TEXT_LIMIT,
+};
 use crate::json::Value;
 use crate::reason::{ErrorClass, ReasonCode};
 use crate::{Observation, Requirement};
@@ -32,6 +35,31 @@ pub fn malformed(code: ReasonCode, path: &str, message: String) -> Decision {
         defect_path: Some(path.to_owned()),
         defect_offset: None,
     }
+}
+
+/// A body over the limit, as `evaluate_with` reports it, but with the size Envoy buffered
+/// (`seen_bytes`, "at least" while the body is still arriving) instead of the bytes handed over,
+/// and `card_text` from the body's start.
+pub fn body_too_large(start: &[u8], seen_bytes: usize, limit: usize, complete: bool) -> Decision {
+    let qualifier = if complete { "" } else { "at least " };
+    let mut d = malformed(
+        ReasonCode::BodyTooLarge,
+        "",
+        format!("card body is {qualifier}{seen_bytes} bytes, more than the limit of {limit} bytes"),
+    );
+    if let Some(reason) = d.reasons.first_mut() {
+        reason.figures = vec![
+            ("body_bytes".into(), Value::Number(seen_bytes as f64)),
+            ("max_card_bytes".into(), Value::Number(limit as f64)),
+        ];
+    }
+    d.card_text = Some(
+        String::from_utf8_lossy(start)
+            .chars()
+            .take(CARD_TEXT_LIMIT)
+            .collect(),
+    );
+    d
 }
 
 /// The body has a `Content-Encoding` the gate does not decode.
@@ -148,6 +176,19 @@ mod tests {
             freshness_only(&req, &Observation::default()).reasons()[0].code,
             ReasonCode::FreshnessUnverifiable
         );
+    }
+
+    #[test]
+    fn oversized_body_reports_what_envoy_buffered() {
+        let d = body_too_large(b"{\"name\":", 200_000, 65_536, false);
+        assert_eq!(d.status(), 502);
+        assert_eq!(
+            d.reasons()[0].message,
+            "card body is at least 200000 bytes, more than the limit of 65536 bytes"
+        );
+        let json = d.to_json();
+        assert!(json.contains(r#""card_text":"{\"name\":""#), "{json}");
+        assert!(json.contains(r#""body_bytes":200000"#), "{json}");
     }
 
     #[test]

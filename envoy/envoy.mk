@@ -36,6 +36,7 @@ filter: setup-envoy
 
 test-envoy: filter
 	$(CARGO) clippy --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR) -- -D warnings
+	$(CARGO) clippy --lib --tests --features envoy --target-dir $(ENVOY_TARGET_DIR) -- -D warnings
 	$(CARGO) test --lib --features envoy --target-dir $(ENVOY_TARGET_DIR) envoy::
 	$(CARGO) build --release --bin cardgate
 	@for v in $(ENVOY_VERSIONS); do \

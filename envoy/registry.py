@@ -204,6 +204,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         state = self.server.state
         path = urlsplit(self.path).path
+        if not path.startswith("/_fixture/"):
+            self._read_body()
+            return self._serve(head=False)  # scripted answers also serve writes
         try:
             body = json.loads(self._read_body() or b"{}")
         except ValueError as e:

@@ -260,6 +260,11 @@ impl HttpContext for CardStream {
         let Some((route_id, matched)) = config.match_path(path) else {
             return Action::Continue;
         };
+        // Only reads serve cards for delegation; writes to a registry (registrations) pass.
+        let method = header_text(MapType::HttpRequestHeaders, ":method").unwrap_or_default();
+        if method != "GET" && method != "HEAD" {
+            return Action::Continue;
+        }
         let rule_agent = matched.agent;
         // The gate reads identity-encoded bodies only.
         let _ = hostcalls::remove_map_value(MapType::HttpRequestHeaders, "accept-encoding");
@@ -286,7 +291,7 @@ impl HttpContext for CardStream {
                 return Action::Pause;
             }
         };
-        let head = header_text(MapType::HttpRequestHeaders, ":method").is_some_and(|m| m == "HEAD");
+        let head = method == "HEAD";
         self.card = Some(CardRequest {
             path: path.to_owned(),
             rule_agent,

@@ -190,6 +190,15 @@ def test_non_2xx_answers_pass_through_untouched(gate):
         assert resp.header("a2a-card-verdict") is None
 
 
+def test_writes_to_a_card_path_are_not_checked(gate):
+    path = serve(gate.registry, lag_ms="40000")
+    resp = gate.get(path, method="POST")
+    assert resp.status == 200, resp
+    assert resp.body == card_json()
+    assert resp.header("a2a-card-verdict") is None
+    assert gate.get(path).status == 503
+
+
 # -- spoofing ---------------------------------------------------------------------------------
 
 def test_upstream_cannot_fake_a_verdict(gate):

@@ -271,24 +271,25 @@ impl HttpContext for CardStream {
 
         let snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
         let header = |name: &str| snapshot.values(name);
-        let requirement = caller_requirement(&header).and_then(|caller| {
-            effective_requirement(
-                &config.policy.requirement_for(rule_agent.as_deref()),
-                &caller,
-                config.allow_caller_relax,
-            )
-        });
+        let rule = config.policy.requirement_for(rule_agent.as_deref());
+        let requirement = caller_requirement(&header)
+            .and_then(|caller| effective_requirement(&rule, &caller, config.allow_caller_relax));
         let requirement = match requirement {
             Ok(r) => r,
             Err(e) => {
                 metrics::increment(&metrics::verdict("refused"));
                 log::warn!(
-                    "refused caller header on {path}: {}: {}",
+                    "refused caller header on {path}: {}: {} (mode {})",
                     e.header,
-                    e.message
+                    e.message,
+                    config.mode.as_str()
                 );
-                self.send(&response::caller_refused(&e));
-                return Action::Pause;
+                if config.mode == Mode::Enforce {
+                    self.send(&response::caller_refused(&e));
+                    return Action::Pause;
+                }
+                // Observe mode never blocks: check the card against the policy's rule alone.
+                rule
             }
         };
         let head = method == "HEAD";

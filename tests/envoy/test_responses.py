@@ -360,6 +360,13 @@ def test_observe_mode_never_blocks(observe_gate):
     assert observe_gate.envoy.counter("cardgate.observe.not_blocked") == before + 1
 
 
+def test_observe_mode_does_not_refuse_unreadable_caller_headers(observe_gate):
+    path = serve(observe_gate.registry)
+    resp = observe_gate.get(path, {"a2a-min-card-version": "latest"})
+    assert resp.status == 200, resp
+    assert resp.header("a2a-card-verdict") == "valid"
+
+
 def test_metrics_count_verdicts_and_reasons(gate):
     envoy = gate.envoy
     before = envoy.stats()

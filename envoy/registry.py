@@ -47,16 +47,13 @@ AGENT_ID = "worker-7"
 
 
 def worker_card(generation):
-    """The worker's Agent Card before (2) and after (3) the rolling deploy.
-
-    The deploy renamed the skill and moved the endpoint without bumping `version`,
-    which A2A v1.0 does not forbid: a version floor alone cannot catch the stale card.
-    """
+    """The worker's Agent Card before (2.0.0) and after (3.0.0) the rolling deploy, as in the
+    shared vectors (tests/vectors/incident.json) and policies/incident.json."""
     endpoint = "wss://worker-7.internal/a2a" if generation == 2 else "wss://worker-7.internal/a2a/v3"
     return {
         "name": "worker-7",
         "description": "Python worker runtime that executes planner tasks",
-        "version": "2.4.0",
+        "version": "%d.0.0" % generation,
         "supportedInterfaces": [
             {"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
         ],

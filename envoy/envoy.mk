@@ -21,10 +21,6 @@ TEST_TARGETS += test-envoy
 # pytest; the e2e tests also use PyPI rfc8785 (independent card hashes) and PyYAML (manifests).
 setup-envoy:
 	.ci/setup.sh envoy
-	@for spec in rfc8785==0.1.4 pyyaml==6.0.2; do \
-	  $(ENVOY_PY) -m pip show -q $${spec%%==*} >/dev/null 2>&1 || \
-	    $(ENVOY_PY) -m pip install -q --disable-pip-version-check $$spec || exit 1; \
-	done
 
 # The optimized filter module. Cargo decides what to rebuild; wasm-opt runs when it changed.
 filter: setup-envoy

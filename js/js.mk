@@ -5,12 +5,12 @@ TEST_TARGETS += test-js
 
 JS_TARGET_DIR := target/js
 JS_WASM := $(JS_TARGET_DIR)/wasm32-unknown-unknown/release/cardgate.wasm
-WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
+JS_WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
 # Rust 1.95 emits these proposals; wasm-opt must be told (npm binaryen only: Debian's corrupts
 # wasm-bindgen output).
-WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+JS_WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	--enable-mutable-globals --enable-multivalue --enable-reference-types
-TSC := node_modules/.bin/tsc
+JS_TSC := node_modules/.bin/tsc
 
 .PHONY: setup-js pkg test-js js-size
 
@@ -38,9 +38,9 @@ pkg/package.json: $(JS_WASM) $(JS_SOURCES)
 	echo "wasm-bindgen --target nodejs / --target web"; \
 	wasm-bindgen --target nodejs --out-dir $$stage/node --out-name cardgate $(JS_WASM); \
 	wasm-bindgen --target web --out-dir $$stage/web --out-name cardgate $(JS_WASM); \
-	echo "wasm-opt $(WASM_OPT_FLAGS)"; \
-	$(WASM_OPT) $(WASM_OPT_FLAGS) $$stage/node/cardgate_bg.wasm -o $$stage/node/cardgate_bg.wasm; \
-	$(WASM_OPT) $(WASM_OPT_FLAGS) $$stage/web/cardgate_bg.wasm -o $$stage/web/cardgate_bg.wasm; \
+	echo "wasm-opt $(JS_WASM_OPT_FLAGS)"; \
+	$(JS_WASM_OPT) $(JS_WASM_OPT_FLAGS) $$stage/node/cardgate_bg.wasm -o $$stage/node/cardgate_bg.wasm; \
+	$(JS_WASM_OPT) $(JS_WASM_OPT_FLAGS) $$stage/web/cardgate_bg.wasm -o $$stage/web/cardgate_bg.wasm; \
 	node js/build.mjs $$stage; \
 	if [ -d pkg ]; then mv pkg $$old; fi; mv $$stage pkg; rm -rf $$old
 	@$(MAKE) --no-print-directory js-size
@@ -58,7 +58,7 @@ test-js: pkg
 	$(CARGO) build --release --bin cardgate
 	cd pkg && npm pack --dry-run --json > /dev/null
 	node tests/node/consumer.mjs $(JS_TARGET_DIR)/consumer
-	$(TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.json
-	$(TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.node-decl.json
-	$(TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.web-decl.json
+	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.json
+	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.node-decl.json
+	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.web-decl.json
 	node --test tests/node/

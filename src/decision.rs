@@ -138,6 +138,73 @@ impl Decision {
         messages.join("; ")
     }
 
+    /// A `malformed_card` decision for a body that could not be read: `code` is one of the
+    /// card-level reason codes, `path` the JSON Pointer of the offending member (`""` for the
+    /// whole body).
+    pub fn malformed(code: ReasonCode, path: &str, message: String) -> Decision {
+        Decision {
+            error_class: Some(ErrorClass::MalformedCard),
+            reasons: vec![Reason {
+                code,
+                message,
+                figures: Vec::new(),
+            }],
+            missing: Vec::new(),
+            agent: None,
+            card_version: None,
+            card_hash: None,
+            staleness_ms: None,
+            freshness: None,
+            conditions: None,
+            card: None,
+            card_text: None,
+            defect_path: Some(path.to_owned()),
+            defect_offset: None,
+        }
+    }
+
+    /// A body over `limit` bytes of which a host read only `start` (a proxy stops buffering at the
+    /// limit): `seen_bytes` is the size it saw, "at least" while the body was still arriving.
+    pub fn body_too_large(
+        start: &[u8],
+        seen_bytes: usize,
+        limit: usize,
+        complete: bool,
+    ) -> Decision {
+        let qualifier = if complete { "" } else { "at least " };
+        let mut d = Decision::malformed(
+            ReasonCode::BodyTooLarge,
+            "",
+            format!(
+                "card body is {qualifier}{seen_bytes} bytes, more than the limit of {limit} bytes"
+            ),
+        );
+        d.reasons_mut_figures(vec![
+            ("body_bytes".into(), Value::Number(seen_bytes as f64)),
+            ("max_card_bytes".into(), Value::Number(limit as f64)),
+        ]);
+        d.card_text = Some(crate::gate::card_excerpt(start));
+        d
+    }
+
+    /// A body with a `Content-Encoding` the gate does not decode.
+    pub fn body_encoded(encoding: &str) -> Decision {
+        Decision::malformed(
+            ReasonCode::BodyEncoded,
+            "",
+            format!(
+                "the body has Content-Encoding {encoding:?}; the gate reads identity-encoded cards only"
+            ),
+        )
+    }
+
+    /// Sets the figures of a malformed decision's single reason.
+    pub(crate) fn reasons_mut_figures(&mut self, figures: Vec<(String, Value)>) {
+        if let Some(reason) = self.reasons.first_mut() {
+            reason.figures = figures;
+        }
+    }
+
     /// The decision as a JSON value (see `DESIGN.md`).
     pub fn to_value(&self) -> Value {
         let mut m: Vec<(String, Value)> = Vec::new();

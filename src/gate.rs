@@ -52,131 +52,30 @@ pub fn evaluate_with(
     let (doc, view) = match AgentCard::read(card, limits) {
         Ok(read) => read,
         Err((doc, defect)) => {
-            let card_hash = doc.as_ref().map(CardHash::of);
-            let card_text = match doc {
-                Some(_) => None,
-                None => Some(
-                    String::from_utf8_lossy(card)
-                        .chars()
-                        .take(CARD_TEXT_LIMIT)
-                        .collect(),
-                ),
-            };
-            let mut figures = Vec::new();
+            let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
+            decision.defect_offset = defect.offset;
             if defect.code == ReasonCode::BodyTooLarge {
-                figures.push(("body_bytes".into(), num(card.len() as u64)));
-                figures.push(("max_card_bytes".into(), num(limits.max_card_bytes as u64)));
+                decision.reasons_mut_figures(vec![
+                    ("body_bytes".into(), num(card.len() as u64)),
+                    ("max_card_bytes".into(), num(limits.max_card_bytes as u64)),
+                ]);
             }
-            return Decision {
-                error_class: Some(ErrorClass::MalformedCard),
-                reasons: vec![Reason {
-                    code: defect.code,
-                    message: defect.message,
-                    figures,
-                }],
-                missing: Vec::new(),
-                agent: None,
-                card_version: None,
-                card_hash,
-                staleness_ms: None,
-                freshness: None,
-                conditions: None,
-                card: doc,
-                card_text,
-                defect_path: Some(defect.path),
-                defect_offset: defect.offset,
-            };
+            match doc {
+                Some(doc) => {
+                    decision.card_hash = Some(CardHash::of(&doc));
+                    decision.card = Some(doc);
+                }
+                None => decision.card_text = Some(card_excerpt(card)),
+            }
+            return decision;
         }
     };
     let hash = CardHash::of(&doc);
     let mut reasons = Vec::new();
 
     // (b) freshness, or the pin that replaces it.
-    let staleness = observation.staleness();
-    let staleness_ms = staleness.as_ref().ok().map(|s| s.ms);
-    let mut freshness = None;
-    let freshness_outcome = if let Some(pin) = &requirement.pin {
-        if *pin == hash {
-            freshness = Some(FreshnessBasis::Pinned);
-            ConditionOutcome {
-                passed: true,
-                message: format!(
-                    "card hash matches the pinned {pin}; the watermark is not consulted"
-                ),
-            }
-        } else {
-            let message = format!("card hash {hash} does not match the pinned {pin}");
-            reasons.push(Reason {
-                code: ReasonCode::PinnedHashMismatch,
-                message: message.clone(),
-                figures: vec![
-                    ("card_hash".into(), text(hash.as_str())),
-                    ("pin".into(), text(pin.as_str())),
-                ],
-            });
-            ConditionOutcome {
-                passed: false,
-                message,
-            }
-        }
-    } else {
-        match (&staleness, requirement.max_stale_ms) {
-            (Err(why), _) => {
-                reasons.push(Reason {
-                    code: why.code,
-                    message: why.message.clone(),
-                    figures: Vec::new(),
-                });
-                ConditionOutcome {
-                    passed: false,
-                    message: why.message.clone(),
-                }
-            }
-            (Ok(s), None) => {
-                let message = format!(
-                    "staleness {} ms ({}) but no max_stale was given and no hash pinned, so freshness cannot be accepted",
-                    s.ms, s.basis
-                );
-                reasons.push(Reason {
-                    code: ReasonCode::ToleranceMissing,
-                    message: message.clone(),
-                    figures: vec![("staleness_ms".into(), num(s.ms))],
-                });
-                ConditionOutcome {
-                    passed: false,
-                    message,
-                }
-            }
-            (Ok(s), Some(max)) if s.ms > max => {
-                let message = format!("staleness {} ms exceeds max_stale {} ms", s.ms, max);
-                reasons.push(Reason {
-                    code: ReasonCode::WatermarkExceeded,
-                    message: message.clone(),
-                    figures: vec![
-                        ("staleness_ms".into(), num(s.ms)),
-                        ("max_stale_ms".into(), num(max)),
-                    ],
-                });
-                ConditionOutcome {
-                    passed: false,
-                    message: format!("{message} ({})", s.basis),
-                }
-            }
-            (Ok(s), Some(max)) => {
-                freshness = Some(FreshnessBasis::Watermark);
-                ConditionOutcome {
-                    passed: true,
-                    message: format!(
-                        "staleness {} ms ({}) is within max_stale {} ms ({})",
-                        s.ms,
-                        s.basis,
-                        max,
-                        format_duration(max)
-                    ),
-                }
-            }
-        }
-    };
+    let freshness = check_freshness(requirement, observation, Some(&hash));
+    reasons.extend(freshness.reason);
 
     // (a) version floor.
     let version_outcome = match &requirement.min_version {
@@ -281,20 +180,215 @@ pub fn evaluate_with(
         agent: Some(view.name),
         card_version: Some(view.version),
         card_hash: Some(hash),
-        staleness_ms,
+        staleness_ms: freshness.staleness_ms,
         freshness: if error_class.is_none() {
-            freshness
+            freshness.basis
         } else {
             None
         },
         conditions: Some(Conditions {
             version: version_outcome,
-            freshness: freshness_outcome,
+            freshness: freshness.outcome,
             capabilities: capabilities_outcome,
         }),
         card: Some(doc),
         card_text: None,
         defect_path: None,
         defect_offset: None,
+    }
+}
+
+/// Condition (b) for one answer: the outcome, the failure if any, how it passed, the figure.
+struct FreshnessCheck {
+    outcome: ConditionOutcome,
+    reason: Option<Reason>,
+    basis: Option<FreshnessBasis>,
+    staleness_ms: Option<u64>,
+}
+
+/// Checks (b). `hash` is the card's hash, or `None` for an answer that carries no card (a
+/// `304 Not Modified` or a `HEAD`): with a pin the caller then already holds the pinned card.
+fn check_freshness(
+    requirement: &Requirement,
+    observation: &Observation,
+    hash: Option<&CardHash>,
+) -> FreshnessCheck {
+    let staleness = observation.staleness();
+    let staleness_ms = staleness.as_ref().ok().map(|s| s.ms);
+    let pass = |basis, message| FreshnessCheck {
+        outcome: ConditionOutcome {
+            passed: true,
+            message,
+        },
+        reason: None,
+        basis: Some(basis),
+        staleness_ms,
+    };
+    let fail = |code, message: String, figures| FreshnessCheck {
+        outcome: ConditionOutcome {
+            passed: false,
+            message: message.clone(),
+        },
+        reason: Some(Reason {
+            code,
+            message,
+            figures,
+        }),
+        basis: None,
+        staleness_ms,
+    };
+    if let Some(pin) = &requirement.pin {
+        return match hash {
+            None => pass(
+                FreshnessBasis::Pinned,
+                format!("no card in this answer; the caller holds the card pinned as {pin}"),
+            ),
+            Some(hash) if hash == pin => pass(
+                FreshnessBasis::Pinned,
+                format!("card hash matches the pinned {pin}; the watermark is not consulted"),
+            ),
+            Some(hash) => fail(
+                ReasonCode::PinnedHashMismatch,
+                format!("card hash {hash} does not match the pinned {pin}"),
+                vec![
+                    ("card_hash".into(), text(hash.as_str())),
+                    ("pin".into(), text(pin.as_str())),
+                ],
+            ),
+        };
+    }
+    match (&staleness, requirement.max_stale_ms) {
+        (Err(why), _) => fail(why.code, why.message.clone(), Vec::new()),
+        (Ok(s), None) => fail(
+            ReasonCode::ToleranceMissing,
+            format!(
+                "staleness {} ms ({}) but no max_stale was given and no hash pinned, so freshness cannot be accepted",
+                s.ms, s.basis
+            ),
+            vec![("staleness_ms".into(), num(s.ms))],
+        ),
+        (Ok(s), Some(max)) if s.ms > max => {
+            let mut check = fail(
+                ReasonCode::WatermarkExceeded,
+                format!("staleness {} ms exceeds max_stale {} ms", s.ms, max),
+                vec![
+                    ("staleness_ms".into(), num(s.ms)),
+                    ("max_stale_ms".into(), num(max)),
+                ],
+            );
+            check.outcome.message = format!("{} ({})", check.outcome.message, s.basis);
+            check
+        }
+        (Ok(s), Some(max)) => pass(
+            FreshnessBasis::Watermark,
+            format!(
+                "staleness {} ms ({}) is within max_stale {} ms ({})",
+                s.ms,
+                s.basis,
+                max,
+                format_duration(max)
+            ),
+        ),
+    }
+}
+
+/// Condition (b) alone, for an answer that carries no card: a `304 Not Modified` (the caller
+/// revalidates the card it holds; a stale replica's 304 is stale too) or a `HEAD`. Conditions (a)
+/// and (c) are reported as not checked.
+///
+/// ```
+/// use cardgate::{gate::evaluate_freshness, Observation, Requirement};
+/// let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
+/// let stale = Observation::from_json(r#"{"lag_ms":"40000"}"#).unwrap();
+/// assert_eq!(evaluate_freshness(&req, &stale).status(), 503);
+/// ```
+pub fn evaluate_freshness(requirement: &Requirement, observation: &Observation) -> Decision {
+    let freshness = check_freshness(requirement, observation, None);
+    let unchecked = |what: &str| ConditionOutcome {
+        passed: true,
+        message: format!("no card in this answer: {what} not checked"),
+    };
+    let error_class = freshness
+        .reason
+        .as_ref()
+        .map(|_| ErrorClass::StaleAgentCard);
+    Decision {
+        error_class,
+        reasons: freshness.reason.into_iter().collect(),
+        missing: Vec::new(),
+        agent: None,
+        card_version: None,
+        card_hash: None,
+        staleness_ms: freshness.staleness_ms,
+        freshness: if error_class.is_none() {
+            freshness.basis
+        } else {
+            None
+        },
+        conditions: Some(Conditions {
+            version: unchecked("version"),
+            freshness: freshness.outcome,
+            capabilities: unchecked("capabilities"),
+        }),
+        card: None,
+        card_text: None,
+        defect_path: None,
+        defect_offset: None,
+    }
+}
+
+/// The start of an unreadable body, for the decision's `card_text`.
+pub(crate) fn card_excerpt(body: &[u8]) -> String {
+    String::from_utf8_lossy(body)
+        .chars()
+        .take(CARD_TEXT_LIMIT)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_modified_from_a_stale_replica_is_stale() {
+        let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
+        let stale = Observation::from_json(r#"{"lag_ms":"40000"}"#).unwrap();
+        let d = evaluate_freshness(&req, &stale);
+        assert_eq!(d.status(), 503);
+        assert_eq!(d.reasons()[0].code, ReasonCode::WatermarkExceeded);
+        let fresh = Observation::from_json(r#"{"lag_ms":"100"}"#).unwrap();
+        assert!(evaluate_freshness(&req, &fresh).is_valid());
+        let none = evaluate_freshness(&req, &Observation::default());
+        assert_eq!(none.reasons()[0].code, ReasonCode::FreshnessUnverifiable);
+        let pinned =
+            Requirement::from_json(&format!(r#"{{"pin":"sha256:{}"}}"#, "a".repeat(64))).unwrap();
+        let d = evaluate_freshness(&pinned, &stale);
+        assert_eq!(d.freshness(), Some(FreshnessBasis::Pinned));
+    }
+
+    #[test]
+    fn oversized_body_reports_what_the_host_buffered() {
+        let d = Decision::body_too_large(b"{\"name\":", 200_000, 65_536, false);
+        assert_eq!(d.status(), 502);
+        assert_eq!(
+            d.reasons()[0].message,
+            "card body is at least 200000 bytes, more than the limit of 65536 bytes"
+        );
+        let json = d.to_json();
+        assert!(json.contains(r#""card_text":"{\"name\":""#), "{json}");
+        assert!(json.contains(r#""body_bytes":200000"#), "{json}");
+        let whole = evaluate(
+            &vec![b' '; 70_000],
+            &Requirement::default(),
+            &Observation::default(),
+        );
+        assert!(whole.to_json().contains(r#""body_bytes":70000"#));
+    }
+
+    #[test]
+    fn encoded_body_is_malformed() {
+        let d = Decision::body_encoded("gzip");
+        assert_eq!(d.status(), 502);
+        assert!(d.to_json().contains(r#""code":"body_encoded""#));
     }
 }

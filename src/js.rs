@@ -61,3 +61,10 @@ pub fn check_policy(policy: &[u8]) -> Result<(), String> {
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
+
+/// The conventional watermark headers as JSON (`WatermarkSources::conventional()`): the JS
+/// wrapper's `DEFAULT_WATERMARK` must name the same headers as the Envoy filter's default.
+#[wasm_bindgen(js_name = conventionalWatermarkSources)]
+pub fn conventional_watermark_sources() -> String {
+    crate::jcs::canonicalize(&crate::WatermarkSources::conventional().to_value())
+}

@@ -55,6 +55,7 @@ pub mod reason;
 pub mod requirement;
 pub mod time;
 pub mod version;
+pub mod watermark_sources;
 
 #[cfg(feature = "envoy")]
 pub mod envoy;
@@ -71,3 +72,4 @@ pub use policy::Policy;
 pub use reason::{Condition, ErrorClass, ReasonCode};
 pub use requirement::Requirement;
 pub use time::Timestamp;
+pub use watermark_sources::WatermarkSources;

@@ -25,7 +25,7 @@ use crate::json::{self, pointer_token, Value};
 use crate::{InputError, Limits, Policy};
 
 use super::routes::{CardRoute, PathPattern, RouteId, RouteMatch};
-use super::watermark::{PointerUnit, WatermarkSources};
+use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
 /// Envoy buffers at most 1 MiB per connection by default; our own limit must stay below it so
 /// the filter, not Envoy, answers an oversized card (with a reason).

@@ -19,11 +19,10 @@ use crate::{Decision, Requirement, Timestamp};
 
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
-use super::decisions;
 use super::metrics;
 use super::response::{self, LocalReply, Outcome, VERDICT_HEADER_PREFIX};
 use super::routes::{strip_query, RouteId};
-use super::watermark::observe;
+use crate::watermark_sources::observe;
 
 /// Registers the root context; called once per VM from `_initialize`.
 pub fn start() {
@@ -227,7 +226,7 @@ impl CardStream {
                 .ok()
                 .flatten()
                 .unwrap_or_default();
-            let decision = decisions::body_too_large(&start, size, limit, complete);
+            let decision = Decision::body_too_large(&start, size, limit, complete);
             return self.apply(&decision, config);
         }
         let body = hostcalls::get_buffer(BufferType::HttpResponseBody, 0, size)
@@ -333,7 +332,7 @@ impl HttpContext for CardStream {
             let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
             let header = |name: &str| snapshot.values(name);
             let observation = observe(&route.watermark, None, None, &header, now());
-            let decision = decisions::freshness_only(&card.requirement, &observation);
+            let decision = crate::gate::evaluate_freshness(&card.requirement, &observation);
             return self.apply(&decision, &config);
         }
         if !(200..300).contains(&status) {
@@ -347,7 +346,7 @@ impl HttpContext for CardStream {
                 e.trim_matches([' ', '\t']).eq_ignore_ascii_case("identity") || e.trim().is_empty()
             });
             if !identity {
-                return self.apply(&decisions::body_encoded(encoding.trim()), &config);
+                return self.apply(&Decision::body_encoded(encoding.trim()), &config);
             }
         }
         if end_of_stream {

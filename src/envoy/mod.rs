@@ -3,7 +3,7 @@
 //!
 //! The glue is thin: parsing, evaluation and the decision's JSON come from the core. What lives
 //! here is what only a proxy has: which paths carry cards ([`routes`]), where the watermark is
-//! ([`watermark`]), what the caller asks for in request headers ([`caller`]), what the caller
+//! (the core's [`crate::watermark_sources`]), what the caller asks for in request headers ([`caller`]), what the caller
 //! gets back ([`response`]), the configuration ([`config`]) and the metrics ([`metrics`]).
 //! Everything but the host calls in `filter` is plain Rust, unit-tested natively.
 //!
@@ -12,11 +12,9 @@
 
 pub mod caller;
 pub mod config;
-pub mod decisions;
 pub mod metrics;
 pub mod response;
 pub mod routes;
-pub mod watermark;
 
 #[cfg(target_arch = "wasm32")]
 mod filter;

@@ -14,9 +14,8 @@ use crate::{evaluate_with, jcs, Decision, Limits, Requirement, Timestamp};
 
 use super::caller::CallerError;
 use super::config::Mode;
-use super::decisions;
 use super::routes::CardRoute;
-use super::watermark::observe;
+use crate::watermark_sources::observe;
 
 /// Every response header starting with this is ours; upstream copies are removed first.
 pub const VERDICT_HEADER_PREFIX: &str = "a2a-card-";
@@ -89,7 +88,7 @@ pub fn evaluate_body(
                 let bytes = jcs::canonicalize(card);
                 evaluate_with(bytes.as_bytes(), requirement, &observation, limits)
             }
-            None => decisions::malformed(
+            None => Decision::malformed(
                 ReasonCode::MissingField,
                 ptr,
                 format!("the envelope has no member {ptr} (the route's card_pointer)"),
@@ -216,7 +215,7 @@ pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
 mod tests {
     use super::*;
     use crate::envoy::routes::PathPattern;
-    use crate::envoy::watermark::{PointerUnit, WatermarkSources};
+    use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
     const CARD: &str =
         r#"{"name":"w","version":"2","capabilities":{},"skills":[{"id":"task.execute.v2"}]}"#;

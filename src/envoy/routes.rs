@@ -8,7 +8,7 @@
 
 use crate::InputError;
 
-use super::watermark::{PointerUnit, WatermarkSources};
+use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
 /// The suffix of the A2A well-known card URI.
 pub const WELL_KNOWN_SUFFIX: &str = "/.well-known/agent-card.json";

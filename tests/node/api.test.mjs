@@ -256,3 +256,21 @@ test('mutated cards never trap: 3000 byte-level mutations give a decision, then 
   }
   assert.equal(cg.evaluate(FRESH_CARD, REQ, { lag_ms: '1' }).verdict, 'valid');
 });
+
+test('DEFAULT_WATERMARK names the same headers as the core (and so the Envoy filter)', async () => {
+  // The raw wasm-bindgen glue of the installed package, below the wrapper.
+  const { createRequire } = await import('node:module');
+  const { join } = await import('node:path');
+  const raw = createRequire(import.meta.url)(join(dir, 'node_modules', 'cardgate', 'node', 'cardgate.js'));
+  const core = JSON.parse(raw.conventionalWatermarkSources());
+  assert.deepEqual(
+    {
+      lag_ms_header: cg.DEFAULT_WATERMARK.lagMsHeader,
+      lag_s_header: cg.DEFAULT_WATERMARK.lagSHeader,
+      synced_at_header: cg.DEFAULT_WATERMARK.syncedAtHeader,
+      consul: cg.DEFAULT_WATERMARK.consul,
+      age: cg.DEFAULT_WATERMARK.age,
+    },
+    core,
+  );
+});

@@ -1,5 +1,7 @@
-//! Where a route's watermark comes from: response headers and, for JSON envelopes, a member of
-//! the body. The values are handed to the core as they are; the core composes and checks them.
+//! Where a resolver's watermark comes from: response headers and, for JSON envelopes, a member
+//! of the body. The values are passed on as they are; [`Observation::staleness`] composes and
+//! checks them. Every host that reads HTTP responses (the Envoy filter, the npm package's
+//! `resolveAgentCard`, the inspector) uses the same conventional header names.
 //!
 //! A header that is not UTF-8 or that appears more than once, and an envelope value that
 //! disagrees with a header feeding the same figure, become invalid watermarks: an upstream
@@ -7,6 +9,17 @@
 
 use crate::json::Value;
 use crate::{Observation, Timestamp, WatermarkValue};
+
+/// Conventional header for replica lag in milliseconds.
+pub const CONVENTIONAL_LAG_MS_HEADER: &str = "x-replica-lag-ms";
+/// Conventional header for replica lag in seconds.
+pub const CONVENTIONAL_LAG_S_HEADER: &str = "x-replica-lag-s";
+/// Conventional header for the last successful sync (RFC 3339).
+pub const CONVENTIONAL_SYNCED_AT_HEADER: &str = "x-replica-synced-at";
+/// Consul's lag header (ms since the answering server heard from the leader).
+pub const CONSUL_LAST_CONTACT_HEADER: &str = "x-consul-lastcontact";
+/// Consul's leader flag.
+pub const CONSUL_KNOWN_LEADER_HEADER: &str = "x-consul-knownleader";
 
 /// Response headers that carry the replica's watermark (names stored lowercase).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,15 +37,31 @@ pub struct WatermarkSources {
 }
 
 impl WatermarkSources {
-    /// The default when a configuration names none: `x-replica-lag-ms`, the Consul pair and `Age`.
+    /// The default when a configuration names none: `x-replica-lag-ms`, `x-replica-lag-s`,
+    /// `x-replica-synced-at`, the Consul pair (`X-Consul-LastContact`, `X-Consul-KnownLeader`)
+    /// and `Age`.
     pub fn conventional() -> WatermarkSources {
         WatermarkSources {
-            lag_ms_header: Some("x-replica-lag-ms".to_owned()),
-            lag_s_header: None,
-            synced_at_header: None,
+            lag_ms_header: Some(CONVENTIONAL_LAG_MS_HEADER.to_owned()),
+            lag_s_header: Some(CONVENTIONAL_LAG_S_HEADER.to_owned()),
+            synced_at_header: Some(CONVENTIONAL_SYNCED_AT_HEADER.to_owned()),
             consul: true,
             age: true,
         }
+    }
+
+    /// The JSON form shared with the JS package: `{"lag_ms_header": ..., "lag_s_header": ...,
+    /// "synced_at_header": ..., "consul": bool, "age": bool}` (absent headers are `null`).
+    pub fn to_value(&self) -> Value {
+        let name =
+            |n: &Option<String>| n.as_ref().map_or(Value::Null, |s| Value::String(s.clone()));
+        Value::Object(vec![
+            ("lag_ms_header".into(), name(&self.lag_ms_header)),
+            ("lag_s_header".into(), name(&self.lag_s_header)),
+            ("synced_at_header".into(), name(&self.synced_at_header)),
+            ("consul".into(), Value::Bool(self.consul)),
+            ("age".into(), Value::Bool(self.age)),
+        ])
     }
 }
 
@@ -67,8 +96,8 @@ pub fn observe(
         ..Observation::default()
     };
     if sources.consul {
-        obs.consul_last_contact_ms = header_value("x-consul-lastcontact", header);
-        obs.consul_known_leader = header_value("x-consul-knownleader", header);
+        obs.consul_last_contact_ms = header_value(CONSUL_LAST_CONTACT_HEADER, header);
+        obs.consul_known_leader = header_value(CONSUL_KNOWN_LEADER_HEADER, header);
     }
     if sources.age {
         obs.age_s = header_value("age", header);
@@ -173,6 +202,7 @@ mod tests {
             Some(WatermarkValue::Text("true".into()))
         );
         assert_eq!(obs.lag_s, None);
+        assert_eq!(obs.synced_at, None);
         assert_eq!(obs.staleness().unwrap().ms, 43_000);
     }
 

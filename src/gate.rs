@@ -86,45 +86,42 @@ pub fn evaluate_with(
                 view.version
             ),
         },
-        Some(min) => match Version::parse(&view.version) {
-            Err(e) => {
-                let message = format!("card {e}, so it cannot be checked against minimum {}", min);
-                reasons.push(Reason {
-                    code: ReasonCode::VersionIncomparable,
-                    message: message.clone(),
-                    figures: vec![
-                        ("card_version".into(), text(&view.version)),
-                        ("min_version".into(), text(min.as_str())),
-                    ],
-                });
-                ConditionOutcome {
-                    passed: false,
-                    message,
+        Some(min) => {
+            let failure = match Version::parse(&view.version) {
+                Err(e) => Some((
+                    ReasonCode::VersionIncomparable,
+                    format!("card {e}, so it cannot be checked against minimum {min}"),
+                )),
+                Ok(v) if v < *min => Some((
+                    ReasonCode::VersionBelowMinimum,
+                    format!("card version {} is below the minimum {min}", view.version),
+                )),
+                Ok(_) => None,
+            };
+            match failure {
+                Some((code, message)) => {
+                    reasons.push(Reason {
+                        code,
+                        message: message.clone(),
+                        figures: vec![
+                            ("card_version".into(), text(&view.version)),
+                            ("min_version".into(), text(min.as_str())),
+                        ],
+                    });
+                    ConditionOutcome {
+                        passed: false,
+                        message,
+                    }
                 }
+                None => ConditionOutcome {
+                    passed: true,
+                    message: format!(
+                        "card version {} is at least the minimum {}",
+                        view.version, min
+                    ),
+                },
             }
-            Ok(v) if v < *min => {
-                let message = format!("card version {} is below the minimum {}", view.version, min);
-                reasons.push(Reason {
-                    code: ReasonCode::VersionBelowMinimum,
-                    message: message.clone(),
-                    figures: vec![
-                        ("card_version".into(), text(&view.version)),
-                        ("min_version".into(), text(min.as_str())),
-                    ],
-                });
-                ConditionOutcome {
-                    passed: false,
-                    message,
-                }
-            }
-            Ok(_) => ConditionOutcome {
-                passed: true,
-                message: format!(
-                    "card version {} is at least the minimum {}",
-                    view.version, min
-                ),
-            },
-        },
+        }
     };
 
     // (c) capability superset.

@@ -72,7 +72,8 @@ fi
 if want js; then
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2-3 minutes)"
-    cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+    # --force: cargo skips a crate its records call installed, even when the binary is gone.
+    cargo install -q --force wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
   fi
 fi
 

@@ -18,7 +18,10 @@ say() { echo "setup: $*" >&2; }
 apt_updated=0
 apt_install() {
   local missing=()
-  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  # A removed package keeps a dpkg record ("deinstall ... config-files"): ask for installed ones.
+  for p in "$@"; do
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
+  done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ $apt_updated -eq 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null; apt_updated=1; fi
   say "apt-get install ${missing[*]}"

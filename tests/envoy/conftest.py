@@ -53,6 +53,12 @@ def plugin_config(**settings):
             {"path": "/v1/resolve/{id}", "card_pointer": "/card",
              "watermark_pointer": "/replication/lag_ms", "watermark": {"age": True}},
             {"path": "/vectors/{id}/card", "watermark": ALL_WATERMARKS},
+            # Vector cases whose watermark is a JSON value no header can carry (true, {}, [...])
+            # are served inside an envelope, the value at /watermark.
+            {"path": "/vector-envelopes/ms/{id}/card", "card_pointer": "/card", "watermark": {},
+             "watermark_pointer": "/watermark", "watermark_pointer_unit": "ms"},
+            {"path": "/vector-envelopes/s/{id}/card", "card_pointer": "/card", "watermark": {},
+             "watermark_pointer": "/watermark", "watermark_pointer_unit": "s"},
         ],
         "retry_after_s": 5,
     }

@@ -12,8 +12,9 @@ figure (a few ms larger through Envoy) is not compared, and two kinds of cases c
 replayed with a real clock: a lag within 50 ms of `max_stale` or of the 1000 ms skew
 (Envoy evaluates a little later than the registry stamps, and both clocks are read in whole
 milliseconds), and `synced_at` without `now`
-(a proxy always has a clock). Values a header cannot carry (JSON true/objects/arrays) are
-skipped too; each skip says why.
+(a proxy always has a clock). A lag that is a JSON value no header can carry (true, an
+object, an array) is served inside an envelope at /vector-envelopes/<unit>/<case-id>/card with
+the value at /watermark; other such values are skipped. Each skip says why.
 """
 
 import datetime
@@ -33,15 +34,6 @@ HEADER_OF = {
     "consul_last_contact_ms": "X-Consul-LastContact",
     "consul_known_leader": "X-Consul-KnownLeader",
     "age_s": "Age",
-}
-CLI_FLAG_OF = {
-    "lag_ms": "--watermark-ms",
-    "lag_s": "--lag-s",
-    "synced_at": "--synced-at",
-    "consul_last_contact_ms": "--consul-last-contact-ms",
-    "consul_known_leader": "--consul-known-leader",
-    "age_s": "--age-s",
-    "now": "--now",
 }
 VECTORS = load_vectors()
 
@@ -63,6 +55,9 @@ def header_text(value):
     return None if "e" in text.lower() else text
 
 
+ENVELOPE_UNIT = {"lag_ms": "ms", "lag_s": "s"}
+
+
 def replay_plan(case):
     """(registry headers, extra spec members, skip reason or None)."""
     obs = dict(case.get("observation", {}))
@@ -72,7 +67,10 @@ def replay_plan(case):
             continue
         text = header_text(value)
         if text is None:
-            return None, None, "observation %s=%r cannot be sent as a header" % (key, value)
+            if key in ENVELOPE_UNIT and set(obs) - {"now"} == {key}:
+                extra["envelope"] = (ENVELOPE_UNIT[key], value)
+                continue
+            return None, None, "observation %s=%r cannot be sent as a header or an envelope" % (key, value)
         if key == "synced_at":
             continue
         headers.append((HEADER_OF[key], text))
@@ -106,8 +104,10 @@ def _duration_ms(text):
 def native_decision(case_id, case, policy_path):
     """The native CLI's decision JSON text for the case, as the filter's policy rule sees it."""
     args = [CLI, "check", "-", "--policy", policy_path, "--agent", case_id]
-    for key, value in case.get("observation", {}).items():
-        args += [CLI_FLAG_OF[key], header_text(value)]
+    # What the filter reads: header text for every value a header carries (the envelope's
+    # JSON values stay as they are).
+    obs = {k: (v if k == "now" or header_text(v) is None else header_text(v)) for k, v in case.get("observation", {}).items()}
+    args += ["--observation", json.dumps(obs)]
     proc = subprocess.run(args, input=card_bytes(case), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
     assert proc.returncode in (0, 1), proc.stderr.decode()
     return proc.stdout.decode("utf-8").rstrip("\n")
@@ -151,7 +151,11 @@ def served(registry, workdir):
     for case_id, _, case in VECTORS:
         headers, extra, skip = replay_plan(case)
         plans[case_id] = (headers, extra, skip)
-        if skip is None:
+        if skip is None and "envelope" in extra:
+            unit, value = extra["envelope"]
+            body = b'{"card":' + card_bytes(case) + b',"watermark":' + json.dumps(value).encode() + b"}"
+            specs.append(registry.script("/vector-envelopes/%s/%s/card" % (unit, case_id), body, 200, headers))
+        elif skip is None:
             specs.append(registry.script("/vectors/%s/card" % case_id, card_bytes(case), 200, headers, **extra))
     for i in range(0, len(specs), 50):
         registry.register(*specs[i : i + 50])
@@ -169,14 +173,19 @@ def test_vector_through_envoy_matches_native_and_expect(case_id, file, case, ser
     _, extra, skip = plans[case_id]
     if skip:
         pytest.skip(skip)
-    resp = vector_gate.get("/vectors/%s/card" % case_id)
+    if "envelope" in extra:
+        resp = vector_gate.get("/vector-envelopes/%s/%s/card" % (extra["envelope"][0], case_id))
+    else:
+        resp = vector_gate.get("/vectors/%s/card" % case_id)
     got = view_of_response(resp)
     native_json = native_decision(case_id, case, policy)
     native = view_of_decision(json.loads(native_json))
-    if resp.status != 200 and "synced_at_lag_ms" not in extra and native["reason_codes"] != ["body_too_large"]:
-        # A rejection's body is the decision itself: byte for byte the CLI's. Two exceptions
-        # compare the view only: a synced_at figure depends on the real clock, and the filter
-        # stops buffering at the limit, so its body_too_large says "at least N bytes".
+    byte_comparable = not ({"synced_at_lag_ms", "envelope"} & set(extra)) and native["reason_codes"] != ["body_too_large"]
+    if resp.status != 200 and byte_comparable:
+        # A rejection's body is the decision itself: byte for byte the CLI's. Three exceptions
+        # compare the view only: a synced_at figure depends on the real clock, the filter stops
+        # buffering at the limit (its body_too_large says "at least N bytes"), and an envelope's
+        # watermark is described as the envelope member it came from.
         assert resp.body.decode("utf-8") == native_json, case["name"]
     if "synced_at_lag_ms" in extra:
         got.pop("staleness_ms")

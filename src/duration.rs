@@ -47,7 +47,7 @@ pub fn parse_duration(text: &str) -> Result<u64, InputError> {
 /// Formats milliseconds the way [`parse_duration`] reads them, in the largest exact unit.
 pub fn format_duration(ms: u64) -> String {
     for (unit, scale) in [("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
-        if ms != 0 && ms % scale == 0 {
+        if ms != 0 && ms.is_multiple_of(scale) {
             return format!("{}{unit}", ms / scale);
         }
     }

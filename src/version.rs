@@ -102,6 +102,11 @@ impl Version {
                     if !ident_ok(id) {
                         return Err(fail("bad SemVer pre-release identifier"));
                     }
+                    if id.len() > 1 && id.starts_with('0') && is_digits(id) {
+                        return Err(fail(
+                            "SemVer forbids leading zeros in numeric pre-release identifiers",
+                        ));
+                    }
                     pre_release.push(id.to_string());
                 }
             }
@@ -234,6 +239,7 @@ mod tests {
             "1.0.0-a..b",
             "1.0.0-ä",
             "-1",
+            "1.0.0-rc.01",
         ] {
             assert!(Version::parse(bad).is_err(), "{bad:?}");
         }

@@ -12,7 +12,7 @@ JS_WASM_OPT_FLAGS := -Oz --enable-bulk-memory --enable-nontrapping-float-to-int 
 	--enable-mutable-globals --enable-multivalue --enable-reference-types
 JS_TSC := node_modules/.bin/tsc
 
-.PHONY: setup-js pkg test-js js-size
+.PHONY: setup-js pkg test-js js-size bench-js
 
 # Toolchain (wasm targets, wasm-bindgen CLI, npm binaryen) and the dev dependencies.
 # `npm ci` runs only when node_modules is missing or older than package-lock.json.
@@ -62,3 +62,8 @@ test-js: pkg
 	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.node-decl.json
 	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.web-decl.json
 	node --test tests/node/
+
+# Per-evaluation cost through the package (informative, not a test); `make bench` has the native side.
+bench-js: pkg
+	$(CARGO) build --release --bin cardgate
+	node benches/node.mjs

@@ -70,27 +70,22 @@ pub struct AgentCard {
 }
 
 impl AgentCard {
-    /// Reads bytes into the JSON document and the card view.
-    pub fn read(
-        bytes: &[u8],
-        limits: &Limits,
-    ) -> Result<(Value, AgentCard), (Option<Value>, CardDefect)> {
+    /// Reads the body into a strict I-JSON document, within `limits`. Whether that document is
+    /// a usable card is [`AgentCard::from_value`]'s question.
+    pub fn parse_document(bytes: &[u8], limits: &Limits) -> Result<Value, CardDefect> {
         if bytes.len() > limits.max_card_bytes {
-            return Err((
-                None,
-                CardDefect {
-                    code: ReasonCode::BodyTooLarge,
-                    path: String::new(),
-                    offset: None,
-                    message: format!(
-                        "card body is {} bytes, more than the limit of {} bytes",
-                        bytes.len(),
-                        limits.max_card_bytes
-                    ),
-                },
-            ));
+            return Err(CardDefect {
+                code: ReasonCode::BodyTooLarge,
+                path: String::new(),
+                offset: None,
+                message: format!(
+                    "card body is {} bytes, more than the limit of {} bytes",
+                    bytes.len(),
+                    limits.max_card_bytes
+                ),
+            });
         }
-        let doc = json::parse(bytes, limits.max_depth).map_err(|e| {
+        json::parse(bytes, limits.max_depth).map_err(|e| {
             let code = match e.kind() {
                 JsonErrorKind::Empty => ReasonCode::BodyEmpty,
                 JsonErrorKind::InvalidUtf8 => ReasonCode::InvalidUtf8,
@@ -105,20 +100,13 @@ impl AgentCard {
                 JsonErrorKind::Empty => "card body is empty".to_string(),
                 _ => format!("card is not valid I-JSON: {e}"),
             };
-            (
-                None,
-                CardDefect {
-                    code,
-                    path: e.path().to_string(),
-                    offset: Some(e.offset()),
-                    message,
-                },
-            )
-        })?;
-        match Self::from_value(&doc) {
-            Ok(card) => Ok((doc, card)),
-            Err(defect) => Err((Some(doc), defect)),
-        }
+            CardDefect {
+                code,
+                path: e.path().to_string(),
+                offset: Some(e.offset()),
+                message,
+            }
+        })
     }
 
     /// Reads the card view from a parsed document.
@@ -339,9 +327,8 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<AgentCard, CardDefect> {
-        AgentCard::read(text.as_bytes(), &Limits::default())
-            .map(|(_, c)| c)
-            .map_err(|(_, d)| d)
+        AgentCard::parse_document(text.as_bytes(), &Limits::default())
+            .and_then(|doc| AgentCard::from_value(&doc))
     }
 
     const V1: &str = r#"{"name":"W","version":"3","capabilities":{"streaming":true},

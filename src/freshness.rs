@@ -165,16 +165,6 @@ impl Observation {
         Ok(obs)
     }
 
-    /// Whether any replica-lag source or `Age` was reported at all.
-    pub fn is_empty(&self) -> bool {
-        self.lag_ms.is_none()
-            && self.lag_s.is_none()
-            && self.synced_at.is_none()
-            && self.consul_last_contact_ms.is_none()
-            && self.consul_known_leader.is_none()
-            && self.age_s.is_none()
-    }
-
     /// Composes the staleness figure, or says why it cannot be established.
     pub fn staleness(&self) -> Result<Staleness, Unverifiable> {
         let invalid = |name: &str, v: &WatermarkValue, want: &str| Unverifiable {

@@ -49,9 +49,9 @@ pub fn evaluate_with(
     observation: &Observation,
     limits: &Limits,
 ) -> Decision {
-    let (doc, view) = match AgentCard::read(card, limits) {
-        Ok(read) => read,
-        Err((doc, defect)) => {
+    match AgentCard::parse_document(card, limits) {
+        Ok(doc) => evaluate_document(doc, requirement, observation),
+        Err(defect) => {
             let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
             decision.defect_offset = defect.offset;
             if defect.code == ReasonCode::BodyTooLarge {
@@ -60,13 +60,26 @@ pub fn evaluate_with(
                     ("max_card_bytes".into(), num(limits.max_card_bytes as u64)),
                 ]);
             }
-            match doc {
-                Some(doc) => {
-                    decision.card_hash = Some(CardHash::of(&doc));
-                    decision.card = Some(doc);
-                }
-                None => decision.card_text = Some(card_excerpt(card)),
-            }
+            decision.card_text = Some(card_excerpt(card));
+            decision
+        }
+    }
+}
+
+/// Evaluates a card that is already a parsed document, such as one taken out of a JSON envelope
+/// that was read with [`crate::json::parse`] (so it is strict I-JSON within the host's limits).
+/// The same decision [`evaluate_with`] makes for the document's bytes.
+pub fn evaluate_document(
+    doc: Value,
+    requirement: &Requirement,
+    observation: &Observation,
+) -> Decision {
+    let view = match AgentCard::from_value(&doc) {
+        Ok(view) => view,
+        Err(defect) => {
+            let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
+            decision.card_hash = Some(CardHash::of(&doc));
+            decision.card = Some(doc);
             return decision;
         }
     };

@@ -12,16 +12,6 @@ pub enum InputErrorKind {
     Range,
 }
 
-impl InputErrorKind {
-    /// `"TypeError"` or `"RangeError"`.
-    pub fn js_name(self) -> &'static str {
-        match self {
-            InputErrorKind::Type => "TypeError",
-            InputErrorKind::Range => "RangeError",
-        }
-    }
-}
-
 /// An input the gate cannot use, with the JSON Pointer of the offending field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {

@@ -112,3 +112,25 @@ reason_codes! {
     WrongType => "wrong_type", Card, "a member the gate reads has the wrong type";
     BodyEncoded => "body_encoded", Card, "body has a Content-Encoding the gate cannot read";
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn design_md_lists_every_reason_code_with_its_condition() {
+        let design = include_str!("../DESIGN.md");
+        for code in ReasonCode::ALL {
+            let row = format!("| `{}` | {} |", code.as_str(), code.condition().as_str());
+            assert!(
+                design.contains(&row),
+                "DESIGN.md lacks the row starting {row}"
+            );
+        }
+        let rows = design
+            .lines()
+            .filter(|l| l.starts_with("| `") && l.contains("` | "))
+            .count();
+        assert!(rows >= ReasonCode::ALL.len());
+    }
+}

@@ -6,7 +6,7 @@
 
 use crate::capability::Capability;
 use crate::card_hash::CardHash;
-use crate::duration::{format_duration, parse_duration};
+use crate::duration::parse_duration;
 use crate::json::{self, Value};
 use crate::version::Version;
 use crate::InputError;
@@ -189,29 +189,6 @@ impl Requirement {
             out.pin.clone_from(&other.pin);
         }
         out
-    }
-
-    /// The JSON form, e.g. for echoing the effective requirement.
-    pub fn to_value(&self) -> Value {
-        let mut members = vec![(
-            "require".to_string(),
-            Value::Array(
-                self.require
-                    .iter()
-                    .map(|c| Value::String(c.to_string()))
-                    .collect(),
-            ),
-        )];
-        if let Some(v) = &self.min_version {
-            members.push(("min_version".into(), Value::String(v.to_string())));
-        }
-        if let Some(ms) = self.max_stale_ms {
-            members.push(("max_stale".into(), Value::String(format_duration(ms))));
-        }
-        if let Some(pin) = &self.pin {
-            members.push(("pin".into(), Value::String(pin.to_string())));
-        }
-        Value::Object(members)
     }
 }
 

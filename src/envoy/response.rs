@@ -8,6 +8,7 @@
 //! | `capability_mismatch` | `409` problem | as above |
 //! | `malformed_card` | `502` problem | as above |
 
+use crate::gate::evaluate_document;
 use crate::json::{self, Value};
 use crate::reason::ReasonCode;
 use crate::{evaluate_with, jcs, Decision, Limits, Requirement, Timestamp};
@@ -81,13 +82,11 @@ pub fn evaluate_body(
         header,
         now,
     );
+    // The envelope is parsed once: the card is evaluated as the document it already is.
     match &route.card_pointer {
-        None => evaluate_with(body, requirement, &observation, limits),
+        None => evaluate_document(envelope, requirement, &observation),
         Some(ptr) => match envelope.pointer(ptr) {
-            Some(card) => {
-                let bytes = jcs::canonicalize(card);
-                evaluate_with(bytes.as_bytes(), requirement, &observation, limits)
-            }
+            Some(card) => evaluate_document(card.clone(), requirement, &observation),
             None => Decision::malformed(
                 ReasonCode::MissingField,
                 ptr,

@@ -68,7 +68,9 @@ export type ReasonCode =
   | 'too_deep'
   | 'not_an_object'
   | 'missing_field'
-  | 'wrong_type';
+  | 'wrong_type'
+  | 'ambiguous_member'
+  | 'sdk_refuses_card';
 
 export interface Reason {
   code: ReasonCode;

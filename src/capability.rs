@@ -1,6 +1,7 @@
 //! Capability names a caller can require, and whether a card declares them.
 
 use crate::card::AgentCard;
+use crate::sdk_reading::Reading;
 use crate::InputError;
 use std::fmt;
 
@@ -78,6 +79,24 @@ impl Capability {
         Ok(Capability::Skill(name.into()))
     }
 
+    /// Whether one SDK reading has this capability; `None` for skills and extensions, which
+    /// every reading takes as written.
+    pub fn in_reading(&self, reading: &Reading) -> Option<bool> {
+        match self {
+            Capability::Skill(_) | Capability::Extension(_) => None,
+            Capability::Flag(Flag::Streaming) => Some(reading.streaming),
+            Capability::Flag(Flag::PushNotifications) => Some(reading.push_notifications),
+            Capability::Flag(Flag::ExtendedAgentCard) => Some(reading.extended_agent_card),
+            Capability::Binding(b) => Some(reading.interfaces.iter().any(|(x, _)| x == b)),
+            Capability::Protocol(v) => Some(
+                reading
+                    .interfaces
+                    .iter()
+                    .any(|(_, x)| major_minor(x) == Some(v.as_str())),
+            ),
+        }
+    }
+
     /// Whether `card` declares this capability.
     pub fn declared_by(&self, card: &AgentCard) -> bool {
         match self {
@@ -86,17 +105,14 @@ impl Capability {
             Capability::Flag(Flag::Streaming) => card.streaming,
             Capability::Flag(Flag::PushNotifications) => card.push_notifications,
             Capability::Flag(Flag::ExtendedAgentCard) => card.extended_agent_card,
-            Capability::Binding(b) => card.interfaces.iter().any(|i| i.protocol_binding == *b),
-            Capability::Protocol(v) => card
-                .interfaces
-                .iter()
-                .any(|i| i.protocol_version.as_deref().and_then(major_minor) == Some(v.as_str())),
+            Capability::Binding(b) => card.bindings.contains(b),
+            Capability::Protocol(v) => card.protocols.contains(v),
         }
     }
 }
 
 /// `"1.0"` of `"1.0"`, `"1.0.1"` or `"0.3.0"`; `None` unless it starts with digits.digits.
-fn major_minor(version: &str) -> Option<&str> {
+pub(crate) fn major_minor(version: &str) -> Option<&str> {
     let mut parts = version.splitn(3, '.');
     let major = parts.next()?;
     let minor = parts.next()?;

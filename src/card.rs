@@ -1,12 +1,15 @@
-//! Reading an Agent Card: only what the gate needs, strictly.
+//! Reading an Agent Card: only what the gate needs, strictly, and as the A2A SDKs read it.
 //!
-//! Accepts A2A v1.0 cards (ProtoJSON, camelCase), v0.3/v1.0 hybrids and legacy v0.3 cards, and
-//! ignores members it does not read. A member it does read must have the right type, or the card
-//! is malformed: a gate that skipped a mistyped `version` would be checking a different card
-//! than the one the caller will use.
+//! Accepts A2A v1.0 cards (ProtoJSON, camelCase or snake_case), v0.3/v1.0 hybrids and legacy
+//! v0.3 cards, and ignores members it does not read. A member it does read must have the right
+//! type and one spelling, or the card is malformed: a gate that skipped a mistyped `version`
+//! would be checking a different card than the one the caller will use. Capabilities come from
+//! [`crate::sdk_reading`]: a capability counts only when every SDK reading has it.
 
+use crate::capability::major_minor;
 use crate::json::{self, pointer_token, JsonErrorKind, Value};
 use crate::reason::ReasonCode;
+use crate::sdk_reading::{self, Reading, Sdk};
 
 /// Limits on what the gate will read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,16 +42,8 @@ pub struct CardDefect {
     pub message: String,
 }
 
-/// One way of reaching the agent, from `supportedInterfaces` or legacy fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Interface {
-    /// `JSONRPC`, `GRPC`, `HTTP+JSON` or a URI.
-    pub protocol_binding: String,
-    /// `Major.Minor` (or as declared), if declared.
-    pub protocol_version: Option<String>,
-}
-
-/// What the gate reads from a card.
+/// What the gate reads from a card: for capabilities, only what every A2A SDK reading of it
+/// has (see [`crate::sdk_reading`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentCard {
     /// `name`.
@@ -59,14 +54,18 @@ pub struct AgentCard {
     pub skill_ids: Vec<String>,
     /// `capabilities.extensions[].uri`, in order.
     pub extension_uris: Vec<String>,
-    /// `capabilities.streaming == true`.
+    /// `capabilities.streaming` is true in every SDK reading.
     pub streaming: bool,
-    /// `capabilities.pushNotifications == true`.
+    /// `capabilities.pushNotifications` is true in every SDK reading.
     pub push_notifications: bool,
-    /// `capabilities.extendedAgentCard == true` (legacy: `supportsAuthenticatedExtendedCard`).
+    /// `capabilities.extendedAgentCard` is true in every SDK reading.
     pub extended_agent_card: bool,
-    /// Interfaces, v1.0 first then legacy v0.3 ones.
-    pub interfaces: Vec<Interface>,
+    /// Protocol bindings every SDK reading offers an interface for, in card order.
+    pub bindings: Vec<String>,
+    /// `Major.Minor` protocol versions every SDK reading offers an interface for.
+    pub protocols: Vec<String>,
+    /// Per reading, what it offers; kept to explain a capability one reading lacks.
+    pub readings: Vec<(Sdk, Reading)>,
 }
 
 impl AgentCard {
@@ -110,6 +109,11 @@ impl AgentCard {
     }
 
     /// Reads the card view from a parsed document.
+    ///
+    /// First the shape: every member the gate or an SDK reading looks at must have the JSON type
+    /// both SDKs accept, and must not be spelled both in camelCase and in snake_case (the SDKs
+    /// resolve that differently). Then each SDK reading; a reading that refuses the card makes
+    /// it malformed. Capabilities are what every reading has.
     pub fn from_value(doc: &Value) -> Result<AgentCard, CardDefect> {
         if doc.as_object().is_none() {
             return Err(defect(
@@ -120,84 +124,40 @@ impl AgentCard {
         }
         let name = required_string(doc, "", "name")?;
         let version = required_string(doc, "", "version")?;
-        let caps = required(doc, "", "capabilities")?;
-        if caps.as_object().is_none() {
-            return Err(wrong_type("/capabilities", "object", caps));
-        }
-        let flag = |key: &str| -> Result<bool, CardDefect> {
-            match caps.get(key) {
-                None | Some(Value::Null) => Ok(false),
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(other) => Err(wrong_type(
-                    &format!("/capabilities/{key}"),
-                    "boolean",
-                    other,
-                )),
-            }
-        };
-        let streaming = flag("streaming")?;
-        let push_notifications = flag("pushNotifications")?;
-        let mut extended_agent_card = flag("extendedAgentCard")?;
-        match doc.get("supportsAuthenticatedExtendedCard") {
-            None | Some(Value::Null) => {}
-            Some(Value::Bool(b)) => extended_agent_card |= *b,
-            Some(other) => {
-                return Err(wrong_type(
-                    "/supportsAuthenticatedExtendedCard",
-                    "boolean",
-                    other,
-                ))
-            }
-        }
+        let skills = required(doc, "", "skills")?;
+        let skill_ids = array_of_strings(Some(skills), "/skills", "id", true)?;
+        check_shape(doc)?;
+        let caps = doc.get("capabilities").filter(|c| **c != Value::Null);
         let extension_uris = array_of_strings(
-            caps.get("extensions"),
+            caps.and_then(|c| c.get("extensions")),
             "/capabilities/extensions",
             "uri",
             false,
         )?;
-        let skills = required(doc, "", "skills")?;
-        let skill_ids = array_of_strings(Some(skills), "/skills", "id", true)?;
 
-        let mut interfaces = Vec::new();
-        if let Some(list) = optional_array(doc, "supportedInterfaces")? {
-            for (i, item) in list.iter().enumerate() {
-                let at = format!("/supportedInterfaces/{i}");
-                if item.as_object().is_none() {
-                    return Err(wrong_type(&at, "object", item));
+        let mut readings = Vec::with_capacity(Sdk::ALL.len());
+        for sdk in Sdk::ALL {
+            let reading = sdk_reading::read(doc, sdk).map_err(|refusal| {
+                defect(ReasonCode::SdkRefusesCard, &refusal.path, refusal.message)
+            })?;
+            readings.push((sdk, reading));
+        }
+        let all = |f: &dyn Fn(&Reading) -> bool| readings.iter().all(|(_, r)| f(r));
+        let mut bindings: Vec<String> = Vec::new();
+        let mut protocols: Vec<String> = Vec::new();
+        if let Some((_, first)) = readings.first() {
+            for (binding, version) in &first.interfaces {
+                if !binding.is_empty()
+                    && !bindings.contains(binding)
+                    && all(&|r| r.interfaces.iter().any(|(b, _)| b == binding))
+                {
+                    bindings.push(binding.clone());
                 }
-                let binding = optional_string(item, &at, "protocolBinding")?;
-                let version = optional_string(item, &at, "protocolVersion")?;
-                if let Some(binding) = binding {
-                    interfaces.push(Interface {
-                        protocol_binding: binding,
-                        protocol_version: version,
-                    });
-                }
-            }
-        } else {
-            // Legacy v0.3 card: `url` + `preferredTransport` (default JSONRPC) is the main
-            // interface, `additionalInterfaces` the others, all at the top-level
-            // `protocolVersion`. On a v1.0 card these leftovers are ignored: a v1.0 caller
-            // connects through `supportedInterfaces` only.
-            let legacy_protocol = optional_string(doc, "", "protocolVersion")?;
-            let preferred = optional_string(doc, "", "preferredTransport")?;
-            if optional_string(doc, "", "url")?.is_some() || preferred.is_some() {
-                interfaces.push(Interface {
-                    protocol_binding: preferred.unwrap_or_else(|| "JSONRPC".to_string()),
-                    protocol_version: legacy_protocol.clone(),
-                });
-            }
-            if let Some(list) = optional_array(doc, "additionalInterfaces")? {
-                for (i, item) in list.iter().enumerate() {
-                    let at = format!("/additionalInterfaces/{i}");
-                    if item.as_object().is_none() {
-                        return Err(wrong_type(&at, "object", item));
-                    }
-                    if let Some(transport) = optional_string(item, &at, "transport")? {
-                        interfaces.push(Interface {
-                            protocol_binding: transport,
-                            protocol_version: legacy_protocol.clone(),
-                        });
+                if let Some(mm) = major_minor(version) {
+                    if !protocols.iter().any(|p| p == mm)
+                        && all(&|r| r.interfaces.iter().any(|(_, v)| major_minor(v) == Some(mm)))
+                    {
+                        protocols.push(mm.to_string());
                     }
                 }
             }
@@ -207,12 +167,132 @@ impl AgentCard {
             version,
             skill_ids,
             extension_uris,
-            streaming,
-            push_notifications,
-            extended_agent_card,
-            interfaces,
+            streaming: all(&|r| r.streaming),
+            push_notifications: all(&|r| r.push_notifications),
+            extended_agent_card: all(&|r| r.extended_agent_card),
+            bindings,
+            protocols,
+            readings,
         })
     }
+
+    /// The SDK readings that lack what `has` looks for, by label (empty when every one has it).
+    pub fn readings_lacking(&self, has: impl Fn(&Reading) -> bool) -> Vec<&'static str> {
+        self.readings
+            .iter()
+            .filter(|(_, r)| !has(r))
+            .map(|(sdk, _)| sdk.label())
+            .collect()
+    }
+}
+
+/// Members spelled two ways in protobuf JSON: (lowerCamelCase, snake_case).
+const CAPABILITY_FLAGS: [(&str, &str); 3] = [
+    ("streaming", "streaming"),
+    ("pushNotifications", "push_notifications"),
+    ("extendedAgentCard", "extended_agent_card"),
+];
+const INTERFACE_MEMBERS: [(&str, &str); 2] = [
+    ("protocolBinding", "protocol_binding"),
+    ("protocolVersion", "protocol_version"),
+];
+
+/// The JSON types of every member an SDK reading looks at, and no member spelled twice.
+fn check_shape(doc: &Value) -> Result<(), CardDefect> {
+    if let Some(caps) = nullable(doc, "", "capabilities", "object")? {
+        for (camel, snake) in CAPABILITY_FLAGS {
+            unambiguous(caps, "/capabilities", camel, snake)?;
+            for key in [camel, snake] {
+                nullable(caps, "/capabilities", key, "boolean")?;
+            }
+        }
+    }
+    let list_key = unambiguous(doc, "", "supportedInterfaces", "supported_interfaces")?;
+    if let Some(list) = nullable(doc, "", list_key, "array")? {
+        let at = format!("/{list_key}");
+        for (i, item) in list.as_array().unwrap_or_default().iter().enumerate() {
+            let item_at = format!("{at}/{i}");
+            if item.as_object().is_none() {
+                return Err(wrong_type(&item_at, "object", item));
+            }
+            for (camel, snake) in INTERFACE_MEMBERS {
+                unambiguous(item, &item_at, camel, snake)?;
+                for key in [camel, snake] {
+                    nullable(item, &item_at, key, "string")?;
+                }
+            }
+        }
+    }
+    // Legacy v0.3 members.
+    for key in ["url", "preferredTransport", "protocolVersion"] {
+        nullable(doc, "", key, "string")?;
+    }
+    nullable(doc, "", "supportsAuthenticatedExtendedCard", "boolean")?;
+    if let Some(list) = nullable(doc, "", "additionalInterfaces", "array")? {
+        for (i, item) in list.as_array().unwrap_or_default().iter().enumerate() {
+            let item_at = format!("/additionalInterfaces/{i}");
+            if item.as_object().is_none() {
+                return Err(wrong_type(&item_at, "object", item));
+            }
+            for key in ["url", "transport"] {
+                nullable(item, &item_at, key, "string")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `obj[key]` when present and not null; an error when it is not of `expected` type.
+fn nullable<'a>(
+    obj: &'a Value,
+    at: &str,
+    key: &str,
+    expected: &str,
+) -> Result<Option<&'a Value>, CardDefect> {
+    let v = match obj.get(key) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => v,
+    };
+    let ok = match expected {
+        "object" => v.as_object().is_some(),
+        "array" => v.as_array().is_some(),
+        "boolean" => v.as_bool().is_some(),
+        _ => v.as_str().is_some(),
+    };
+    if ok {
+        Ok(Some(v))
+    } else {
+        Err(wrong_type(
+            &format!("{at}/{}", pointer_token(key)),
+            expected,
+            v,
+        ))
+    }
+}
+
+/// Refuses an object that has a member under both its camelCase and its snake_case name; returns
+/// the name in use (the camelCase one when neither is there).
+fn unambiguous<'a>(
+    obj: &Value,
+    at: &str,
+    camel: &'a str,
+    snake: &'a str,
+) -> Result<&'a str, CardDefect> {
+    if camel == snake || obj.get(snake).is_none() {
+        return Ok(camel);
+    }
+    if obj.get(camel).is_none() {
+        return Ok(snake);
+    }
+    Err(defect(
+        ReasonCode::AmbiguousMember,
+        &format!("{at}/{snake}"),
+        format!(
+            "card member {at}/{camel} is also spelled {at}/{snake}; the A2A SDKs resolve the two \
+             spellings differently (a2a-sdk takes the last one, @a2a-js/sdk the camelCase one or \
+             neither), so the gate cannot tell which one the caller will use"
+        ),
+    ))
 }
 
 fn defect(code: ReasonCode, path: &str, message: String) -> CardDefect {
@@ -256,30 +336,6 @@ fn required_string(obj: &Value, at: &str, key: &str) -> Result<String, CardDefec
     v.as_str()
         .map(str::to_string)
         .ok_or_else(|| wrong_type(&format!("{at}/{}", pointer_token(key)), "string", v))
-}
-
-fn optional_string(obj: &Value, at: &str, key: &str) -> Result<Option<String>, CardDefect> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(wrong_type(
-            &format!("{at}/{}", pointer_token(key)),
-            "string",
-            other,
-        )),
-    }
-}
-
-fn optional_array<'a>(obj: &'a Value, key: &str) -> Result<Option<&'a [Value]>, CardDefect> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(items)) => Ok(Some(items)),
-        Some(other) => Err(wrong_type(
-            &format!("/{}", pointer_token(key)),
-            "array",
-            other,
-        )),
-    }
 }
 
 /// `list[].field` as strings; with `required`, every element must have the field.
@@ -340,20 +396,18 @@ mod tests {
         let c = read(V1).unwrap();
         assert_eq!(c.skill_ids, ["task.execute.v3"]);
         assert!(c.streaming && !c.push_notifications);
-        assert_eq!(c.interfaces[0].protocol_binding, "JSONRPC");
+        assert_eq!(c.bindings, ["JSONRPC"]);
+        assert_eq!(c.protocols, ["1.0"]);
         let legacy = read(
             r#"{"name":"L","version":"1","capabilities":{},"skills":[],"url":"https://l",
             "protocolVersion":"0.3.0","supportsAuthenticatedExtendedCard":true,
             "additionalInterfaces":[{"url":"https://l/g","transport":"GRPC"}]}"#,
         )
         .unwrap();
-        assert!(legacy.extended_agent_card);
-        let bindings: Vec<_> = legacy
-            .interfaces
-            .iter()
-            .map(|i| i.protocol_binding.as_str())
-            .collect();
-        assert_eq!(bindings, ["JSONRPC", "GRPC"]);
+        // @a2a-js/sdk's default resolver reads neither the legacy flag nor legacy interfaces.
+        assert!(!legacy.extended_agent_card);
+        // A legacy card's interfaces are not read by @a2a-js/sdk's default resolver.
+        assert!(legacy.bindings.is_empty());
     }
 
     #[test]

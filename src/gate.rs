@@ -162,7 +162,7 @@ pub fn evaluate_document(
             view.name,
             missing.len(),
             requirement.require.len(),
-            missing.join(", ")
+            missing_with_readings(requirement, &view)
         );
         reasons.push(Reason {
             code: ReasonCode::CapabilitiesMissing,
@@ -206,6 +206,21 @@ pub fn evaluate_document(
         defect_path: None,
         defect_offset: None,
     }
+}
+
+/// The missing capabilities, each followed by the SDK readings that lack it when only some do
+/// (`binding:JSONRPC (not read by @a2a-js/sdk default resolver)`).
+fn missing_with_readings(requirement: &Requirement, view: &AgentCard) -> String {
+    let mut parts = Vec::new();
+    for cap in requirement.require.iter().filter(|c| !c.declared_by(view)) {
+        let lacking = view.readings_lacking(|r| cap.in_reading(r).unwrap_or(false));
+        if lacking.is_empty() || lacking.len() == view.readings.len() {
+            parts.push(cap.to_string());
+        } else {
+            parts.push(format!("{cap} (not read by {})", lacking.join(", ")));
+        }
+    }
+    parts.join(", ")
 }
 
 /// Condition (b) for one answer: the outcome, the failure if any, how it passed, the figure.

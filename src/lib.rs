@@ -53,6 +53,7 @@ pub mod json;
 pub mod policy;
 pub mod reason;
 pub mod requirement;
+pub mod sdk_reading;
 pub mod time;
 pub mod version;
 pub mod watermark_sources;

@@ -1,0 +1,521 @@
+//! What each A2A SDK makes of a card: the capabilities a caller's client ends up with.
+//!
+//! Callers never use the bytes; they use the card their SDK parses out of them. The three
+//! readings modelled here are the ones callers run (DESIGN.md, "How the SDKs read a card", has
+//! the rules and where each comes from):
+//!
+//! - [`Sdk::Python`]: PyPI `a2a-sdk` 1.3.0, `a2a.client.card_resolver.parse_agent_card`: three
+//!   compatibility steps on the dict, then protobuf `ParseDict` (lowerCamel and snake_case names
+//!   both accepted, the last one in the document wins, `null` clears).
+//! - [`Sdk::JsDefault`]: npm `@a2a-js/sdk` 1.3.0, `DefaultAgentCardResolver.normalizeAgentCard`
+//!   as `ClientFactory` uses it (no `legacyCompat`): `AgentCard.fromJSON` for proto-shaped
+//!   cards, otherwise the object as is (camelCase only).
+//! - [`Sdk::JsLegacyCompat`]: the same resolver with `legacyCompat: {enabled: true}`: v0.3 cards
+//!   go through `toCoreAgentCard`.
+//!
+//! The gate grants a capability only when every reading has it (the intersection). These
+//! functions run on a document [`crate::card`] has already checked: every member they read has
+//! the JSON type the gate accepts, and no member is spelled both ways. They never panic.
+//!
+//! No library does this: the rules are the SDKs' own code paths, restated for the members the
+//! gate reads, and checked against the real SDKs by `tests/sdk_parity/`.
+
+use crate::json::Value;
+
+/// One SDK reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sdk {
+    /// PyPI `a2a-sdk` (`parse_agent_card`).
+    Python,
+    /// npm `@a2a-js/sdk`, `DefaultAgentCardResolver` without `legacyCompat` (`ClientFactory`'s).
+    JsDefault,
+    /// npm `@a2a-js/sdk`, `DefaultAgentCardResolver` with `legacyCompat` enabled.
+    JsLegacyCompat,
+}
+
+impl Sdk {
+    /// Every reading the gate intersects.
+    pub const ALL: [Sdk; 3] = [Sdk::Python, Sdk::JsDefault, Sdk::JsLegacyCompat];
+
+    /// How messages name the reading.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sdk::Python => "a2a-sdk (Python)",
+            Sdk::JsDefault => "@a2a-js/sdk default resolver",
+            Sdk::JsLegacyCompat => "@a2a-js/sdk with legacyCompat",
+        }
+    }
+}
+
+/// The capability-bearing part of a card as one SDK reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reading {
+    /// `capabilities.streaming`.
+    pub streaming: bool,
+    /// `capabilities.pushNotifications`.
+    pub push_notifications: bool,
+    /// `capabilities.extendedAgentCard`.
+    pub extended_agent_card: bool,
+    /// `(protocolBinding, protocolVersion)` of each interface, as strings (`""` when unset).
+    pub interfaces: Vec<(String, String)>,
+}
+
+/// A reading the SDK refuses: the card raises an error in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// JSON Pointer of the member that makes the SDK refuse.
+    pub path: String,
+    /// Why, in the SDK's terms.
+    pub message: String,
+}
+
+/// Reads `doc` as `sdk` does.
+pub fn read(doc: &Value, sdk: Sdk) -> Result<Reading, Refusal> {
+    match sdk {
+        Sdk::Python => Ok(python(doc)?),
+        Sdk::JsDefault => Ok(js(doc, false)),
+        Sdk::JsLegacyCompat => Ok(js(doc, true)),
+    }
+}
+
+/// `obj[camel]`, else `obj[snake]`: with both spellings refused upstream, at most one is there.
+fn either<'a>(obj: Option<&'a Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+    let obj = obj?;
+    obj.get(camel).or_else(|| obj.get(snake))
+}
+
+/// A boolean member as a proto3 field ends up: `null` or absent is `false`.
+fn flag(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::Bool(true)))
+}
+
+/// A string member as a proto3 field ends up: `null` or absent is `""`.
+fn string(v: Option<&Value>) -> String {
+    v.and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+fn has(obj: &Value, key: &str) -> bool {
+    obj.get(key).is_some()
+}
+
+// ---------------------------------------------------------------------------------------------
+// PyPI a2a-sdk 1.3.0
+
+fn python(doc: &Value) -> Result<Reading, Refusal> {
+    let caps = doc.get("capabilities");
+
+    // Step 1, `_handle_extended_card_compatibility`: the legacy flag, when truthy, sets
+    // `capabilities.extendedAgentCard = true` unless that camelCase key is already there.
+    let legacy_flag = flag(doc.get("supportsAuthenticatedExtendedCard"));
+    let extended_agent_card = if legacy_flag {
+        match caps {
+            Some(Value::Null) => {
+                return Err(Refusal {
+                    path: "/capabilities".into(),
+                    message: "a2a-sdk refuses the card: supportsAuthenticatedExtendedCard is true \
+                              and capabilities is null (TypeError in its compatibility step)"
+                        .into(),
+                })
+            }
+            Some(c) if has(c, "extendedAgentCard") => flag(c.get("extendedAgentCard")),
+            Some(c) if matches!(c.get("extended_agent_card"), Some(v) if *v != Value::Null) => {
+                return Err(Refusal {
+                    path: "/capabilities/extended_agent_card".into(),
+                    message: "a2a-sdk refuses the card: supportsAuthenticatedExtendedCard adds \
+                              capabilities.extendedAgentCard next to extended_agent_card, and \
+                              protobuf refuses two values for one optional field"
+                        .into(),
+                });
+            }
+            // Absent capabilities become `{}`; an `extended_agent_card: null` is cleared before
+            // the added `extendedAgentCard: true` is read.
+            _ => true,
+        }
+    } else {
+        flag(either(caps, "extendedAgentCard", "extended_agent_card"))
+    };
+
+    // Step 2, `_handle_connection_fields_compatibility`: interfaces are built from the legacy
+    // members only when the camelCase key `supportedInterfaces` is absent (a null or an empty
+    // list counts as present) and `url` is truthy; the built list is added last, so it also
+    // overrides a `supported_interfaces`.
+    let url_truthy = matches!(doc.get("url"), Some(Value::String(s)) if !s.is_empty());
+    let interfaces = if !has(doc, "supportedInterfaces") && url_truthy {
+        let transport = match doc.get("preferredTransport") {
+            None => "JSONRPC".to_string(),
+            other => string(other),
+        };
+        let version = match doc.get("protocolVersion") {
+            None => "0.3.0".to_string(),
+            other => string(other),
+        };
+        let mut list = vec![(transport, version.clone())];
+        if let Some(extra) = doc.get("additionalInterfaces").and_then(Value::as_array) {
+            for item in extra {
+                list.push((string(item.get("transport")), version.clone()));
+            }
+        }
+        list
+    } else {
+        // Step 4, ParseDict: whichever spelling is there; `null` clears the list.
+        proto_interfaces(either(
+            Some(doc),
+            "supportedInterfaces",
+            "supported_interfaces",
+        ))
+    };
+
+    let caps = caps.filter(|c| **c != Value::Null);
+    Ok(Reading {
+        streaming: flag(caps.and_then(|c| c.get("streaming"))),
+        push_notifications: flag(either(caps, "pushNotifications", "push_notifications")),
+        extended_agent_card,
+        interfaces,
+    })
+}
+
+/// A protobuf JSON list of `AgentInterface`s (both readers agree on this shape: camelCase or
+/// snake_case member names, `null` as unset).
+fn proto_interfaces(list: Option<&Value>) -> Vec<(String, String)> {
+    list.and_then(Value::as_array)
+        .unwrap_or_default()
+        .iter()
+        .map(|item| {
+            (
+                string(either(Some(item), "protocolBinding", "protocol_binding")),
+                string(either(Some(item), "protocolVersion", "protocol_version")),
+            )
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// npm @a2a-js/sdk 1.3.0
+
+fn js(doc: &Value, legacy_compat: bool) -> Reading {
+    if legacy_compat && js_is_legacy(doc) {
+        js_to_core(doc)
+    } else if js_is_proto(doc) {
+        js_from_json(doc)
+    } else {
+        js_raw(doc)
+    }
+}
+
+/// The object used as is: only camelCase names exist, legacy members mean nothing.
+fn js_raw(doc: &Value) -> Reading {
+    let caps = doc.get("capabilities");
+    let get = |key: &str| caps.and_then(|c| c.get(key));
+    let interfaces = doc
+        .get("supportedInterfaces")
+        .and_then(Value::as_array)
+        .unwrap_or_default()
+        .iter()
+        .map(|i| {
+            (
+                string(i.get("protocolBinding")),
+                string(i.get("protocolVersion")),
+            )
+        })
+        .collect();
+    Reading {
+        streaming: flag(get("streaming")),
+        push_notifications: flag(get("pushNotifications")),
+        extended_agent_card: flag(get("extendedAgentCard")),
+        interfaces,
+    }
+}
+
+/// `AgentCard.fromJSON`: camelCase first, then snake_case, whatever the order; `null` unset;
+/// v0.3 top-level members dropped.
+fn js_from_json(doc: &Value) -> Reading {
+    let caps = doc.get("capabilities").filter(|c| **c != Value::Null);
+    // A list is taken only when it is an array: a null camelCase list falls through to the
+    // snake_case one.
+    let list = match doc.get("supportedInterfaces") {
+        Some(v @ Value::Array(_)) => Some(v),
+        _ => doc.get("supported_interfaces"),
+    };
+    // `isSet`: present and not null, camelCase first.
+    let set = |obj: Option<&Value>, camel: &str, snake: &str| -> bool {
+        let obj = match obj {
+            Some(o) => o,
+            None => return false,
+        };
+        match obj.get(camel) {
+            Some(Value::Null) | None => flag(obj.get(snake)),
+            v => flag(v),
+        }
+    };
+    Reading {
+        streaming: flag(caps.and_then(|c| c.get("streaming"))),
+        push_notifications: set(caps, "pushNotifications", "push_notifications"),
+        extended_agent_card: set(caps, "extendedAgentCard", "extended_agent_card"),
+        interfaces: proto_interfaces(list),
+    }
+}
+
+/// `toCoreAgentCard` (v0.3 to v1.0): the main interface is built from `url`,
+/// `preferredTransport ?? "JSONRPC"` and `protocolVersion || "0.3"` whatever else the card has;
+/// additional interfaces are always `"0.3"`; flags are camelCase only, and `extendedAgentCard`
+/// comes from `supportsAuthenticatedExtendedCard` alone.
+fn js_to_core(doc: &Value) -> Reading {
+    let caps = doc.get("capabilities");
+    let get = |key: &str| caps.and_then(|c| c.get(key));
+    let binding = match doc.get("preferredTransport") {
+        Some(Value::String(s)) => s.clone(),
+        _ => "JSONRPC".to_string(),
+    };
+    let version = match doc.get("protocolVersion") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        _ => "0.3".to_string(),
+    };
+    let mut interfaces = vec![(binding, version)];
+    if let Some(extra) = doc.get("additionalInterfaces").and_then(Value::as_array) {
+        for item in extra {
+            interfaces.push((string(item.get("transport")), "0.3".to_string()));
+        }
+    }
+    Reading {
+        streaming: flag(get("streaming")),
+        push_notifications: flag(get("pushNotifications")),
+        extended_agent_card: flag(doc.get("supportsAuthenticatedExtendedCard")),
+        interfaces,
+    }
+}
+
+/// `isLegacyAgentCard` (`src/compat/v0_3/client/card-resolver.ts`).
+fn js_is_legacy(doc: &Value) -> bool {
+    if matches!(doc.get("supportedInterfaces"), Some(Value::Array(items)) if !items.is_empty()) {
+        return false;
+    }
+    if matches!(doc.get("url"), Some(Value::String(_))) && !has(doc, "supportedInterfaces") {
+        return true;
+    }
+    if [
+        "preferredTransport",
+        "additionalInterfaces",
+        "supportsAuthenticatedExtendedCard",
+    ]
+    .iter()
+    .any(|k| has(doc, k))
+    {
+        return true;
+    }
+    matches!(doc.get("protocolVersion"), Some(Value::String(v)) if js_is_legacy_version(v))
+}
+
+/// `isLegacyVersion`: empty or blank, or `parseVersion` gives `0.3 <= v < 1.0`.
+fn js_is_legacy_version(version: &str) -> bool {
+    let trimmed = version.trim_matches(is_js_whitespace);
+    if trimmed.is_empty() {
+        return true;
+    }
+    let mut segments = trimmed.split('.');
+    let major = match segments.next().and_then(js_parse_int) {
+        Some(m) if m >= 0.0 => m,
+        _ => return false,
+    };
+    let minor = match segments.next() {
+        None => 0.0,
+        Some(s) => match js_parse_int(s) {
+            Some(m) if m >= 0.0 => m,
+            _ => return false,
+        },
+    };
+    major == 0.0 && minor >= 3.0
+}
+
+/// ECMAScript `Number.parseInt(s, 10)`, `None` for `NaN` and for results that are not finite.
+fn js_parse_int(s: &str) -> Option<f64> {
+    let s = s.trim_start_matches(is_js_whitespace);
+    let (negative, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, s.get(1..)?),
+        Some(b'+') => (false, s.get(1..)?),
+        _ => (false, s),
+    };
+    let end = digits
+        .bytes()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(digits.len());
+    let run = digits.get(..end)?;
+    if run.is_empty() {
+        return None;
+    }
+    // Only the sign, finiteness and comparisons with 0 and 3 matter here; f64 parsing of a
+    // digit run is exact for those.
+    let value: f64 = run.parse().ok()?;
+    if !value.is_finite() {
+        return None;
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// ECMAScript WhiteSpace and LineTerminator (what `String.prototype.trim` removes).
+fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// `isProtoAgentCard`: proto-shaped `security`, `securitySchemes` or skill `security`.
+fn js_is_proto(doc: &Value) -> bool {
+    if js_has_proto_security(doc.get("security"))
+        || js_has_proto_schemes(doc.get("securitySchemes"))
+    {
+        return true;
+    }
+    match doc.get("skills") {
+        Some(Value::Array(skills)) => skills
+            .iter()
+            .any(|s| matches!(s, Value::Object(_)) && js_has_proto_security(s.get("security"))),
+        _ => false,
+    }
+}
+
+/// A non-empty array whose first element is an object with a `schemes` member.
+fn js_has_proto_security(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::Array(items)) => {
+            matches!(items.first(), Some(first @ Value::Object(_)) if has(first, "schemes"))
+        }
+        _ => false,
+    }
+}
+
+/// An object (or array) whose first value, in JavaScript property order, is an object or array
+/// without a `type` member.
+fn js_has_proto_schemes(v: Option<&Value>) -> bool {
+    let first = match v {
+        Some(Value::Array(items)) => items.first(),
+        Some(Value::Object(members)) => js_first_property(members),
+        _ => None,
+    };
+    match first {
+        Some(f @ Value::Object(_)) => !has(f, "type"),
+        Some(Value::Array(_)) => true,
+        _ => false,
+    }
+}
+
+/// The first value of `Object.values`: integer-like keys (array indices) come first, in
+/// ascending order, then the other keys in insertion order.
+fn js_first_property(members: &[(String, Value)]) -> Option<&Value> {
+    members
+        .iter()
+        .filter_map(|(k, v)| array_index(k).map(|i| (i, v)))
+        .min_by_key(|(i, _)| *i)
+        .map(|(_, v)| v)
+        .or_else(|| members.first().map(|(_, v)| v))
+}
+
+/// `Some(i)` when `key` is an ECMAScript array index: the canonical decimal form of an integer
+/// below 2^32 - 1.
+fn array_index(key: &str) -> Option<u32> {
+    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key.starts_with('0')) {
+        return None;
+    }
+    if !key.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u64 = key.parse().ok()?;
+    u32::try_from(n).ok().filter(|n| *n != u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    fn doc(text: &str) -> Value {
+        json::parse(text.as_bytes(), 64).unwrap()
+    }
+
+    fn bindings(r: &Reading) -> Vec<&str> {
+        r.interfaces.iter().map(|(b, _)| b.as_str()).collect()
+    }
+
+    #[test]
+    fn python_builds_legacy_interfaces_only_without_the_camel_case_list() {
+        let d = doc(r#"{"url":"https://a","preferredTransport":"GRPC",
+            "supported_interfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#);
+        let p = read(&d, Sdk::Python).unwrap();
+        assert_eq!(p.interfaces, [("GRPC".into(), "0.3.0".into())]);
+        let d =
+            doc(r#"{"url":"https://a","preferredTransport":"GRPC","supportedInterfaces":null}"#);
+        assert!(read(&d, Sdk::Python).unwrap().interfaces.is_empty());
+        let d = doc(r#"{"url":"","preferredTransport":"GRPC"}"#);
+        assert!(read(&d, Sdk::Python).unwrap().interfaces.is_empty());
+        let d = doc(r#"{"url":"https://a","preferredTransport":null,"protocolVersion":null}"#);
+        assert_eq!(
+            read(&d, Sdk::Python).unwrap().interfaces,
+            [(String::new(), String::new())]
+        );
+    }
+
+    #[test]
+    fn javascript_paths() {
+        // Legacy card: only the compat reading converts it.
+        let d = doc(r#"{"url":"https://a","capabilities":{}}"#);
+        assert!(read(&d, Sdk::JsDefault).unwrap().interfaces.is_empty());
+        assert_eq!(
+            read(&d, Sdk::JsLegacyCompat).unwrap().interfaces,
+            [("JSONRPC".into(), "0.3".into())]
+        );
+        // Proto-shaped security: fromJSON reads snake_case.
+        let d = doc(
+            r#"{"security":[{"schemes":{}}],"supported_interfaces":[{"protocol_binding":"GRPC"}]}"#,
+        );
+        assert_eq!(bindings(&read(&d, Sdk::JsDefault).unwrap()), ["GRPC"]);
+        let d = doc(r#"{"supported_interfaces":[{"protocol_binding":"GRPC"}]}"#);
+        assert!(read(&d, Sdk::JsDefault).unwrap().interfaces.is_empty());
+        // The compat conversion ignores capabilities.extendedAgentCard.
+        let d = doc(
+            r#"{"supportsAuthenticatedExtendedCard":false,"capabilities":{"extendedAgentCard":true}}"#,
+        );
+        assert!(!read(&d, Sdk::JsLegacyCompat).unwrap().extended_agent_card);
+        assert!(read(&d, Sdk::JsDefault).unwrap().extended_agent_card);
+        assert!(read(&d, Sdk::Python).unwrap().extended_agent_card);
+    }
+
+    #[test]
+    fn python_refusals() {
+        let d = doc(r#"{"supportsAuthenticatedExtendedCard":true,"capabilities":null}"#);
+        assert_eq!(read(&d, Sdk::Python).unwrap_err().path, "/capabilities");
+        let d = doc(
+            r#"{"supportsAuthenticatedExtendedCard":true,"capabilities":{"extended_agent_card":false}}"#,
+        );
+        assert!(read(&d, Sdk::Python).is_err());
+        let d = doc(
+            r#"{"supportsAuthenticatedExtendedCard":true,"capabilities":{"extended_agent_card":null}}"#,
+        );
+        assert!(read(&d, Sdk::Python).unwrap().extended_agent_card);
+    }
+
+    #[test]
+    fn legacy_versions_as_javascript_parses_them() {
+        for v in [
+            "", "  ", "0.3", "0.3.0", "0.9", "0.3x", " 0.4 ", "+0.3", "-0.3",
+        ] {
+            assert!(js_is_legacy_version(v), "{v:?}");
+        }
+        for v in ["1.0", "0.2", "abc", "0.-3", "1", ".3"] {
+            assert!(!js_is_legacy_version(v), "{v:?}");
+        }
+        assert_eq!(
+            js_first_property(&[("b".into(), Value::Null), ("1".into(), Value::Bool(true))]),
+            Some(&Value::Bool(true))
+        );
+        assert_eq!(array_index("01"), None);
+        assert_eq!(array_index("4294967295"), None);
+        assert_eq!(array_index("4294967294"), Some(4294967294));
+    }
+}

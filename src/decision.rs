@@ -78,6 +78,8 @@ pub struct Decision {
     pub(crate) card_text: Option<String>,
     pub(crate) defect_path: Option<String>,
     pub(crate) defect_offset: Option<usize>,
+    /// Re-resolution: the attempts and how it ended (see [`crate::resolution`]).
+    pub(crate) resolution: Option<Value>,
 }
 
 /// How much of an unreadable body a decision carries.
@@ -132,6 +134,11 @@ impl Decision {
     pub fn card(&self) -> Option<&Value> {
         self.card.as_ref()
     }
+    /// The re-resolution record (`attempts`, `outcome`, `source`), when there was more than one
+    /// attempt or the resolution stopped early.
+    pub fn resolution(&self) -> Option<&Value> {
+        self.resolution.as_ref()
+    }
     /// The messages of every reason, joined: the problem's `detail`.
     pub fn detail(&self) -> String {
         let messages: Vec<&str> = self.reasons.iter().map(|r| r.message.as_str()).collect();
@@ -160,6 +167,7 @@ impl Decision {
             card_text: None,
             defect_path: Some(path.to_owned()),
             defect_offset: None,
+            resolution: None,
         }
     }
 
@@ -280,6 +288,9 @@ impl Decision {
                     ("c".into(), outcome(&c.capabilities)),
                 ]),
             ));
+        }
+        if let Some(resolution) = &self.resolution {
+            m.push(("resolution".into(), resolution.clone()));
         }
         if !self.is_valid() {
             if let Some(card) = &self.card {

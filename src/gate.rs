@@ -205,6 +205,7 @@ pub fn evaluate_document(
         card_text: None,
         defect_path: None,
         defect_offset: None,
+        resolution: None,
     }
 }
 
@@ -359,6 +360,7 @@ pub fn evaluate_freshness(requirement: &Requirement, observation: &Observation) 
         card_text: None,
         defect_path: None,
         defect_offset: None,
+        resolution: None,
     }
 }
 

@@ -112,6 +112,7 @@ reason_codes! {
     WrongType => "wrong_type", Card, "a member the gate reads has the wrong type";
     AmbiguousMember => "ambiguous_member", Card, "a member spelled both in camelCase and in snake_case";
     SdkRefusesCard => "sdk_refuses_card", Card, "an A2A SDK refuses to read the card";
+    SourceUnavailable => "source_unavailable", Card, "no source answered with a card";
     BodyEncoded => "body_encoded", Card, "body has a Content-Encoding the gate cannot read";
 }
 

@@ -227,6 +227,14 @@ function createApi(raw, env) {
     return callCore('card', () => raw.cardHash(bytes));
   }
 
+  /** What the card grants, as the core reads it: `{granted, readings:[{sdk, capabilities}]}`
+   * (each SDK reading alone), or `{defect:{code, path, message}}` for a card the gate cannot
+   * read. For display: a decision's `missing_capabilities` is what gates. */
+  function declaredCapabilities(card) {
+    const bytes = toBytes(card, 'card');
+    return JSON.parse(callCore('card', () => raw.declaredCapabilities(bytes)));
+  }
+
   /** RFC 8785 canonical JSON of a JSON text, bytes or a JavaScript value. */
   function canonicalize(json) {
     const bytes = toBytes(json, 'json');
@@ -393,6 +401,7 @@ function createApi(raw, env) {
     evaluate,
     evaluateRaw,
     cardHash,
+    declaredCapabilities,
     canonicalize,
     checkPolicy,
     coreVersion,

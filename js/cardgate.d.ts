@@ -218,6 +218,13 @@ export declare function evaluateRaw(
  * TypeError/RangeError for a card that does not parse. */
 export declare function cardHash(card: CardInput): string;
 
+/** What a card grants as the core reads it: `granted` (every A2A SDK reading has it) and each
+ * SDK reading alone; or the defect that makes the card unreadable. For display only. */
+export type DeclaredCapabilities =
+  | { granted: string[]; readings: { sdk: string; capabilities: string[] }[] }
+  | { defect: { code: ReasonCode; path: string; message: string } };
+export declare function declaredCapabilities(card: CardInput): DeclaredCapabilities;
+
 /** RFC 8785 canonical form of JSON text, bytes or a value. */
 export declare function canonicalize(json: CardInput): string;
 

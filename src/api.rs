@@ -64,3 +64,77 @@ pub fn canonicalize(document: &[u8]) -> Result<String, InputError> {
 pub fn check_policy(policy_json: &[u8]) -> Result<(), InputError> {
     Policy::from_json(policy_json).map(|_| ())
 }
+
+/// What a card grants, for display (the inspector's capability table): `granted` is what the
+/// gate counts (every SDK reading has it), `readings` what each SDK reading alone has. A card
+/// the gate cannot read gives `{"defect": {"code", "path", "message"}}` instead.
+///
+/// ```
+/// let out = cardgate::api::declared_capabilities(br#"{"name":"W","version":"1","skills":[{"id":"s"}],
+///   "capabilities":{"push_notifications":true},
+///   "supportedInterfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#).unwrap();
+/// assert!(out.starts_with(r#"{"granted":["s","binding:JSONRPC","protocol:1.0"],"readings":["#));
+/// ```
+pub fn declared_capabilities(card: &[u8]) -> Result<String, InputError> {
+    use crate::card::AgentCard;
+    use crate::json::Value;
+    let strings = |v: Vec<String>| Value::Array(v.into_iter().map(Value::String).collect());
+    let doc = AgentCard::parse_document(card, &Limits::default())
+        .map_err(|d| InputError::type_error(d.path, d.message))?;
+    let value = match AgentCard::from_value(&doc) {
+        Ok(view) => Value::Object(vec![
+            ("granted".into(), strings(view.granted_capabilities())),
+            (
+                "readings".into(),
+                Value::Array(
+                    view.readings
+                        .iter()
+                        .map(|(sdk, r)| {
+                            Value::Object(vec![
+                                ("sdk".into(), Value::String(sdk.label().into())),
+                                ("capabilities".into(), strings(view.reading_capabilities(r))),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+        ]),
+        Err(defect) => Value::Object(vec![(
+            "defect".into(),
+            Value::Object(vec![
+                ("code".into(), Value::String(defect.code.as_str().into())),
+                ("path".into(), Value::String(defect.path)),
+                ("message".into(), Value::String(defect.message)),
+            ]),
+        )]),
+    };
+    Ok(value_to_ordered_json(&value))
+}
+
+/// Compact JSON in the given member order (the display order matters more than RFC 8785's).
+fn value_to_ordered_json(v: &crate::json::Value) -> String {
+    use crate::json::Value;
+    match v {
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(value_to_ordered_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Value::Object(members) => format!(
+            "{{{}}}",
+            members
+                .iter()
+                .map(|(k, v)| {
+                    let mut key = String::new();
+                    jcs::write_string(&mut key, k);
+                    format!("{key}:{}", value_to_ordered_json(v))
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        scalar => jcs::canonicalize(scalar),
+    }
+}

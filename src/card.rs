@@ -176,6 +176,47 @@ impl AgentCard {
         })
     }
 
+    /// Every capability the card grants, in the requirement syntax (`task.execute.v3`,
+    /// `extension:<uri>`, `capability:streaming`, `binding:JSONRPC`, `protocol:1.0`), without
+    /// repeats: skills, extensions, flags, bindings, protocols.
+    pub fn granted_capabilities(&self) -> Vec<String> {
+        let flags = [
+            (self.streaming, "streaming"),
+            (self.push_notifications, "pushNotifications"),
+            (self.extended_agent_card, "extendedAgentCard"),
+        ];
+        capability_names(
+            &self.skill_ids,
+            &self.extension_uris,
+            &flags,
+            self.bindings.iter().map(String::as_str),
+            self.protocols.iter().map(String::as_str),
+        )
+    }
+
+    /// What one SDK reading alone would grant, in the same syntax and order.
+    pub fn reading_capabilities(&self, reading: &Reading) -> Vec<String> {
+        let flags = [
+            (reading.streaming, "streaming"),
+            (reading.push_notifications, "pushNotifications"),
+            (reading.extended_agent_card, "extendedAgentCard"),
+        ];
+        capability_names(
+            &self.skill_ids,
+            &self.extension_uris,
+            &flags,
+            reading
+                .interfaces
+                .iter()
+                .map(|(b, _)| b.as_str())
+                .filter(|b| !b.is_empty()),
+            reading
+                .interfaces
+                .iter()
+                .filter_map(|(_, v)| major_minor(v)),
+        )
+    }
+
     /// The SDK readings that lack what `has` looks for, by label (empty when every one has it).
     pub fn readings_lacking(&self, has: impl Fn(&Reading) -> bool) -> Vec<&'static str> {
         self.readings
@@ -184,6 +225,31 @@ impl AgentCard {
             .map(|(sdk, _)| sdk.label())
             .collect()
     }
+}
+
+fn capability_names<'a>(
+    skills: &[String],
+    extensions: &[String],
+    flags: &[(bool, &str)],
+    bindings: impl Iterator<Item = &'a str>,
+    protocols: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |name: String| {
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    };
+    skills.iter().for_each(|s| push(s.clone()));
+    extensions.iter().for_each(|u| push(format!("extension:{u}")));
+    for (on, flag) in flags {
+        if *on {
+            push(format!("capability:{flag}"));
+        }
+    }
+    bindings.for_each(|b| push(format!("binding:{b}")));
+    protocols.for_each(|p| push(format!("protocol:{p}")));
+    out
 }
 
 /// Members spelled two ways in protobuf JSON: (lowerCamelCase, snake_case).

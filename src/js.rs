@@ -68,3 +68,10 @@ pub fn version() -> String {
 pub fn conventional_watermark_sources() -> String {
     crate::jcs::canonicalize(&crate::WatermarkSources::conventional().to_value())
 }
+
+/// What a card grants, per SDK reading and in total (`api::declared_capabilities`), as JSON:
+/// the inspector's capability table.
+#[wasm_bindgen(js_name = declaredCapabilities)]
+pub fn declared_capabilities(card: &[u8]) -> Result<String, String> {
+    api::declared_capabilities(card).map_err(|e| error_text(&e))
+}

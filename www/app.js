@@ -1,7 +1,7 @@
 // cardgate inspector: glue between the form and the cardgate web build (./pkg/web/index.js).
 // Every verdict, condition, reason, hash and canonical form comes from the Rust core; this file
-// only collects inputs, calls the module and renders what it returns. The "declared" column of
-// the capability table is the one thing computed here, for display only.
+// only collects inputs, calls the module and renders what it returns, the capability table's
+// "declared" column included (the core's reading of the card, per A2A SDK).
 
 const MODULE_URL = './pkg/web/index.js';
 
@@ -358,47 +358,32 @@ function renderCondition(c, cond, reasons, d) {
 
 // ---------------------------------------------------------------- capability table
 
-// What the card declares, per DESIGN.md's capability forms. Display only: whether a required
-// capability is missing always comes from the core's missing_capabilities.
-function declaredFrom(card) {
+// What the card grants, as the core reads it (cardgate's declaredCapabilities): `granted` is what
+// every A2A SDK reading has (what the gate counts); a capability only some readings have is
+// listed with the readings that lack it. Whether a required capability is missing always comes
+// from the decision's missing_capabilities.
+function declaredFrom(cardBytes) {
   const out = { skill: [], extension: [], capability: [], binding: [], protocol: [] };
-  if (!card || typeof card !== 'object' || Array.isArray(card)) return out;
-  const str = (v) => typeof v === 'string';
-  const arr = (v) => (Array.isArray(v) ? v : []);
-  for (const s of arr(card.skills)) if (s && str(s.id)) out.skill.push(s.id);
-  const caps = card.capabilities && typeof card.capabilities === 'object' ? card.capabilities : {};
-  for (const e of arr(caps.extensions)) if (e && str(e.uri)) out.extension.push(e.uri);
-  for (const f of ['streaming', 'pushNotifications', 'extendedAgentCard']) if (caps[f] === true) out.capability.push(f);
-  if (card.supportsAuthenticatedExtendedCard === true && !out.capability.includes('extendedAgentCard')) {
-    out.capability.push('extendedAgentCard');
+  const partial = new Map();
+  let info;
+  try {
+    info = cg.declaredCapabilities(cardBytes);
+  } catch {
+    return { declared: out, partial };
   }
-  // Interfaces: supportedInterfaces (entries with a protocolBinding); only a card without it is
-  // read as legacy v0.3 (url/preferredTransport, additionalInterfaces, top-level protocolVersion).
-  const ifaces = [];
-  if (Array.isArray(card.supportedInterfaces)) {
-    for (const i of card.supportedInterfaces) {
-      if (i && str(i.protocolBinding)) ifaces.push([i.protocolBinding, i.protocolVersion]);
+  if (!info || !Array.isArray(info.granted)) return { declared: out, partial };
+  for (const name of info.granted) {
+    const [kind, value] = splitCapability(name);
+    out[kind].push(value);
+  }
+  for (const r of info.readings) {
+    for (const name of r.capabilities) {
+      if (info.granted.includes(name)) continue;
+      const lacking = info.readings.filter((x) => !x.capabilities.includes(name)).map((x) => x.sdk);
+      partial.set(name, lacking);
     }
-  } else {
-    const proto = card.protocolVersion;
-    if (str(card.url) || str(card.preferredTransport)) {
-      ifaces.push([str(card.preferredTransport) ? card.preferredTransport : 'JSONRPC', proto]);
-    }
-    for (const a of arr(card.additionalInterfaces)) if (a && str(a.transport)) ifaces.push([a.transport, proto]);
   }
-  for (const [binding, version] of ifaces) {
-    out.binding.push(binding);
-    const mm = str(version) ? majorMinor(version) : null;
-    if (mm) out.protocol.push(mm);
-  }
-  for (const k of Object.keys(out)) out[k] = [...new Set(out[k])];
-  return out;
-}
-
-// "1.0", "1.0.2", "1.0.0-rc.1" -> "1.0"; anything else speaks no comparable protocol version.
-function majorMinor(v) {
-  const m = /^(\d+)\.(\d+)(?:\.(\d+)(?:[-+].*)?)?$/.exec(v);
-  return m ? `${m[1]}.${m[2]}` : null;
+  return { declared: out, partial };
 }
 
 // Lets long capability names wrap after '.', '/' or ':' on a narrow screen, not mid-word.
@@ -430,13 +415,7 @@ function renderCapabilities(d, cardText) {
     tbody.append(el('tr', {}, el('td', { colspan: '4', class: 'muted' }, `${why}: the gate reads no capability from it.`)));
     return;
   }
-  let card = null;
-  try {
-    card = JSON.parse(cardText);
-  } catch {
-    card = d.card || null;
-  }
-  const declared = declaredFrom(card);
+  const { declared, partial } = declaredFrom(cardInput());
   const missing = new Set(Array.isArray(d.missing_capabilities) ? d.missing_capabilities : []);
   const required = requirementFromForm().require || [];
   const rows = [];
@@ -447,8 +426,11 @@ function renderCapabilities(d, cardText) {
     const [kind, value] = splitCapability(name);
     // The core decides; `agree` records whether this page's own reading of the card says the same
     // (the browser tests insist it always does, so the declared rows below can be trusted).
-    const jsDeclared = (declared[kind] || []).includes(kind === 'protocol' ? majorMinor(value) : value);
-    rows.push({ kind, value, required: true, missing: missing.has(name), agree: jsDeclared === !missing.has(name) });
+    const granted = (declared[kind] || []).includes(value);
+    rows.push({
+      kind, value, required: true, missing: missing.has(name), agree: granted === !missing.has(name),
+      lacking: partial.get(name),
+    });
   }
   for (const kind of Object.keys(declared)) {
     for (const value of declared[kind]) {
@@ -457,6 +439,12 @@ function renderCapabilities(d, cardText) {
       seen.add(name);
       rows.push({ kind, value, required: false, missing: false, agree: true });
     }
+  }
+  for (const [name, lacking] of partial) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const [kind, value] = splitCapability(name);
+    rows.push({ kind, value, required: false, missing: false, agree: true, lacking, partialOnly: true });
   }
   if (!rows.length) {
     tbody.append(el('tr', {}, el('td', { colspan: '4', class: 'muted' }, 'No capability required or declared.')));
@@ -470,7 +458,9 @@ function renderCapabilities(d, cardText) {
       el('td', {}, KIND_LABEL[r.kind]),
       el('td', {}, el('code', {}, ...breakable(r.value))),
       el('td', {}, r.required ? 'required' : '—'),
-      el('td', {}, r.missing ? el('strong', {}, '✗ missing') : r.required ? '✓ declared' : 'declared'),
+      el('td', {},
+        r.missing ? el('strong', {}, '✗ missing') : r.required ? '✓ declared' : r.partialOnly ? 'not granted' : 'declared',
+        r.lacking ? el('span', { class: 'muted' }, ` (not read by ${r.lacking.join(', ')})`) : ''),
     );
     tbody.append(tr);
   }

@@ -28,7 +28,7 @@ const NOW = '2026-11-09T12:00:40Z';
 
 test('ES module and CommonJS entries expose one API and one set of classes', () => {
   const names = [
-    'evaluate', 'evaluateRaw', 'cardHash', 'canonicalize', 'checkPolicy', 'coreVersion', 'toError', 'assertValid',
+    'evaluate', 'evaluateRaw', 'cardHash', 'declaredCapabilities', 'canonicalize', 'checkPolicy', 'coreVersion', 'toError', 'assertValid',
     'resolveAgentCard', 'observationFromHeaders', 'CardGateResolver', 'CardGateError', 'StaleAgentCardError',
     'CapabilityMismatchError', 'MalformedAgentCardError', 'AgentCardFetchError', 'DEFAULT_WATERMARK', 'init',
   ];
@@ -273,4 +273,20 @@ test('DEFAULT_WATERMARK names the same headers as the core (and so the Envoy fil
     },
     core,
   );
+});
+
+test('declaredCapabilities: what every SDK reading grants, and what only some do', () => {
+  const card = JSON.stringify({
+    name: 'W', version: '1', skills: [{ id: 's' }],
+    capabilities: { push_notifications: true, streaming: true },
+    supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  });
+  const info = cg.declaredCapabilities(card);
+  assert.deepEqual(info.granted, ['s', 'capability:streaming', 'binding:JSONRPC', 'protocol:1.0']);
+  const python = info.readings.find((r) => r.sdk.startsWith('a2a-sdk'));
+  assert.ok(python.capabilities.includes('capability:pushNotifications'), 'a2a-sdk reads snake_case');
+  const js = info.readings.find((r) => r.sdk === '@a2a-js/sdk default resolver');
+  assert.ok(!js.capabilities.includes('capability:pushNotifications'), 'the raw JS card has no camelCase flag');
+  assert.equal(cg.declaredCapabilities('{"name":"W"}').defect.code, 'missing_field');
+  assert.throws(() => cg.declaredCapabilities('not json'), TypeError);
 });

@@ -17,6 +17,7 @@ Grids (each label says which one and which values):
   sec    v0.3 vs proto-shaped security (the @a2a-js/sdk AgentCard.fromJSON path) x family x snake_case
   null   null (and absence) for every member the gate reads, per family
   modes  default_input_modes / skill tags (the JS v0.3 conversion requires them)
+  proto  spelling conflicts on a card with proto-shaped security (JS AgentCard.fromJSON path)
   case   binding letter case (`jsonrpc`, `Http+Json`, `grpc`)
   types  a member the gate reads with the wrong JSON type
   issue  the examples of issue 7
@@ -406,6 +407,34 @@ def grid_issue():
     return out
 
 
+def grid_proto():
+    """Spelling conflicts on the JS AgentCard.fromJSON path (camelCase first) vs Python (last wins)."""
+    out = []
+    grpc = {"url": URL, "protocol_binding": "GRPC", "protocol_version": "0.3"}
+    variants = [
+        ("iface camel,snake", lambda c: c["supportedInterfaces"][0].update(protocol_binding="GRPC", protocol_version="0.3")),
+        ("iface snake,camel", lambda c: c.update(supportedInterfaces=[{"url": URL, "protocol_binding": "GRPC",
+                                                                       "protocolBinding": "JSONRPC"}])),
+        ("iface camel=null,snake", lambda c: c.update(supportedInterfaces=[{"url": URL, "protocolBinding": None,
+                                                                            "protocol_binding": "GRPC"}])),
+        ("list camel,snake", lambda c: c.update(supported_interfaces=[dict(grpc)])),
+        ("list camel=[],snake", lambda c: c.update(supportedInterfaces=[], supported_interfaces=[dict(grpc)])),
+        ("list camel=null,snake", lambda c: c.update(supportedInterfaces=None, supported_interfaces=[dict(grpc)])),
+        ("list snake only", lambda c: (c.pop("supportedInterfaces"), c.update(supported_interfaces=[dict(grpc)]))),
+        ("flag camel=null,snake=true", lambda c: c["capabilities"].update(pushNotifications=None, push_notifications=True)),
+        ("flag snake=true,camel=false", lambda c: c["capabilities"].update(push_notifications=True, pushNotifications=False)),
+        ("flag snake only", lambda c: c["capabilities"].update(extended_agent_card=True)),
+        ("sAEC=true", lambda c: c.update(supportsAuthenticatedExtendedCard=True)),
+        ("legacy url+preferredTransport", lambda c: c.update(url=URL, preferredTransport="GRPC")),
+    ]
+    for (name, change), sec in itertools.product(variants, ["proto-schemes", "proto-security"]):
+        c = base("v1")
+        apply_security(c, sec)
+        change(c)
+        out.append((f"proto {sec} {name}", c))
+    return out
+
+
 def grid_case():
     """Binding letter case: ClientFactory matches case-insensitively, the vocabulary does not."""
     out = []
@@ -525,7 +554,7 @@ def random_card(rng):
 
 
 GRIDS = [grid_issue, grid_ext, grid_legacy, grid_hybrid, grid_additional, grid_iface, grid_list,
-         grid_caps, grid_flags, grid_security, grid_nulls, grid_modes, grid_case, grid_types]
+         grid_caps, grid_flags, grid_security, grid_nulls, grid_modes, grid_proto, grid_case, grid_types]
 
 
 def generate(count=700, seed=7):

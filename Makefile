@@ -37,6 +37,7 @@ bench: build
 -include envoy/envoy.mk
 -include js/js.mk
 -include www/www.mk
+-include tests/sdk_parity/sdk_parity.mk
 
 test: $(TEST_TARGETS)
 	@echo "make test: all suites passed ($(TEST_TARGETS))"

@@ -47,7 +47,7 @@ py_venv() {
 if want core; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
-  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0
+  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0 a2a-sdk==1.3.0
 fi
 
 if want envoy || want js; then

@@ -1,0 +1,19 @@
+# The SDK differential test (issue 7): cardgate's reading of a few hundred generated cards against
+# both real A2A SDKs' parsers (PyPI a2a-sdk via .ci/setup.sh core, npm @a2a-js/sdk from
+# package.json). Fails on any capability cardgate grants that an SDK's parsed card lacks.
+# Included by the top Makefile (SHELL=bash, CARGO, PY, TEST_TARGETS).
+# SDK_PARITY_ARGS passes options to the driver, e.g. `--count 2000 --seed 3` or `--readings py,js_legacy`.
+
+TEST_TARGETS += test-sdk-parity
+
+SDK_PARITY_ARGS ?=
+
+.PHONY: test-sdk-parity
+
+test-sdk-parity: setup-core
+	@if [ ! -f node_modules/@a2a-js/sdk/package.json ] || [ ! -f node_modules/.package-lock.json ] \
+		|| [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+		echo "test-sdk-parity: npm ci"; npm ci --no-audit --no-fund; \
+	fi
+	$(CARGO) build --release --bin cardgate
+	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate $(SDK_PARITY_ARGS)

@@ -1,0 +1,454 @@
+"""SDK differential test: cardgate's verdict against what both real A2A SDKs parse out of a card.
+
+Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
+       [--count 700] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
+
+For each generated card (gen_cards.py) three readings are taken, all in batch (one Python
+process, one Node process, JSON lines):
+  py          PyPI a2a-sdk 1.3.0  a2a.client.card_resolver.parse_agent_card(deepcopy(card))
+  js_default  npm @a2a-js/sdk 1.3.0  AgentCardResolver.default.normalizeAgentCard(structuredClone(card))
+              (legacyCompat off: the resolver ClientFactory uses unless told otherwise)
+  js_legacy   new DefaultAgentCardResolver({legacyCompat:{enabled:true}}).normalizeAgentCard(...)
+Each accepted reading becomes a capability set in cardgate's vocabulary (DESIGN.md
+"Requirement"): skill ids, `extension:<uri>`, `capability:<flag>` (flag true; JS: truthy),
+`binding:<protocolBinding>` (non-empty), `protocol:<Major.Minor>` of every interface's
+protocolVersion. Then one `cardgate check CARD --pin <its hash> --require ...` per card requires
+every capability any reading has plus every one the card's text mentions; granted = required
+minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise.
+  UNSAFE       a granted capability that an accepting reading lacks, or any grant on a card every
+               reading refuses. The test fails on any.
+  PARTIAL      grants on a card that at least one reading refuses (reported: a policy question).
+  OVER-STRICT  a capability every accepting reading has that cardgate does not grant (reported).
+Full per-card results go to --out; every card's bytes to target/sdk_parity/cards/<id>.json.
+
+Reading rules observed (a2a-sdk 1.3.0 with protobuf 7.36.2, @a2a-js/sdk 1.3.0). Evidence: card
+labels of this generator (grep them in the results file) or a one-line probe card.
+
+PyPI a2a-sdk `parse_agent_card`: three compatibility steps on the dict, then protobuf ParseDict
+(unknown members ignored). Any exception = the card is refused (A2ACardResolver raises).
+  P1 Flags are proto3 `optional`: camelCase and snake_case spellings both with non-null values
+     refuse the card, whatever the values ("flag v1 pushNotifications=true push_notifications=false":
+     ParseError "multiple _push_notifications oneof fields"). With a null, the LAST in document
+     order wins and null clears: {pushNotifications:true, push_notifications:null} -> false;
+     {push_notifications:null, pushNotifications:true} -> true; {push_notifications:true,
+     pushNotifications:null} -> false.
+  P2 Plain strings and lists accept both spellings, the last in document order wins, null clears:
+     interface {protocolBinding:JSONRPC, protocolVersion:1.0, protocol_binding:GRPC,
+     protocol_version:0.3} -> GRPC 0.3 ("issue interface with both spellings");
+     {protocolBinding:JSONRPC, protocol_binding:null} -> binding ""; supportedInterfaces:[JSONRPC]
+     then supported_interfaces:[GRPC] -> GRPC only, then supported_interfaces:null -> none.
+  P3 supportsAuthenticatedExtendedCard is always removed; a truthy value (true, "true", 1) sets
+     capabilities.extendedAgentCard=true only if the camelCase KEY is absent, so an explicit
+     false/null wins ("ext v1 sAEC=true caps.extendedAgentCard=false" -> false). With
+     capabilities null (or a list) that step raises -> refused ("caps v1 capabilities=null
+     sAEC=true"); missing capabilities are created. With `extended_agent_card` present the added
+     camelCase key makes two spellings -> refused (P1), even extended_agent_card:false.
+  P4 url/preferredTransport/protocolVersion/additionalInterfaces are always removed. Interfaces
+     are built only if the KEY supportedInterfaces is absent (null and [] count as present:
+     "hybrid supportedInterfaces=null url=..." has no interface) and url is truthy (no url, "" or
+     null: no interface at all, preferredTransport and additionalInterfaces are then lost:
+     "legacy url='' preferredTransport='GRPC'", "issue additionalInterfaces without url").
+     Defaults JSONRPC and "0.3.0" apply only to an absent key: preferredTransport:null -> binding
+     "", protocolVersion null or "" -> version "" ("legacy url=... preferredTransport=null").
+     Additional interfaces: binding = their transport ("" if missing/null), version = the
+     top-level one ("addl ... protocolVersion='1.0'" -> GRPC 1.0). supported_interfaces is not
+     looked at here and the built supportedInterfaces is appended after it, so it wins (P2):
+     "list hybrid snake" -> JSONRPC 0.3.0 from url, HTTP+JSON ignored.
+  P5 `security` is always mapped as v0.3 ({name:[scopes]}); the proto shape
+     security:[{"schemes":...}] is refused ("sec v1 security=proto-security"); a proto-shaped
+     securitySchemes (no `type`) + securityRequirements is accepted ("sec v1 security=proto-schemes").
+  P6 capabilities null or missing: accepted with every flag false (unless P3); skills missing:
+     accepted, no skills; skills:null: refused (the security step iterates it); name/version/
+     skills[].id missing or null: accepted as "" ("null v1 name=null").
+  P7 A member with the wrong JSON type is refused by ParseDict ("types v1 capabilities.streaming=
+     \"true\"", "types v1 version=3"), except legacy members that P4 drops unread on a card with
+     the supportedInterfaces key ("types hybrid url=5" accepted); additionalInterfaces:{} is
+     falsy -> [] (accepted).
+
+npm @a2a-js/sdk `DefaultAgentCardResolver.normalizeAgentCard`: three paths; only the v0.3
+conversion can throw. `AgentCardResolver.default` (what ClientFactory uses) has legacyCompat off.
+  J1 legacyCompat on and isLegacyAgentCard -> toCoreAgentCard. Legacy = NOT supportedInterfaces
+     a non-empty array, AND (url is a string, even "", with the KEY supportedInterfaces absent; or
+     the KEY preferredTransport / additionalInterfaces / supportsAuthenticatedExtendedCard exists,
+     even null; or protocolVersion is "", "0.3" or "0.3.x"). So url:null or a missing url alone
+     is not legacy ("legacy url=null preferredTransport=- ..." -> raw, no interface), and
+     supportedInterfaces:[] + protocolVersion "0.3" is legacy (-> JSONRPC 0.3 interface).
+  J2 toCoreAgentCard ignores the card's own supportedInterfaces/supported_interfaces and builds
+     {url (even missing or ""), protocolBinding: preferredTransport ?? "JSONRPC" (null ->
+     JSONRPC, unlike P4), protocolVersion: protocolVersion || "0.3"} then one interface per
+     additionalInterfaces item with binding = transport (may be missing) and version "0.3"
+     always. Flags camelCase only (no snake_case: "sec legacy ... snake_case=yes" loses
+     push_notifications); capabilities.extendedAgentCard is DISCARDED and replaced by
+     supportsAuthenticatedExtendedCard when that key is present (null included): "legacy caps.
+     extendedAgentCard true, no sAEC" -> unset; "caps.eAC false, sAEC true" -> true.
+     Throws (refused): capabilities missing/null, defaultInputModes or defaultOutputModes not an
+     array (snake_case spelling not read: "modes legacy default modes=snake"), skills not an
+     array, a skill without tags ("modes legacy ... skill tags=no"), additionalInterfaces neither
+     an array nor null (null reads as []), a securitySchemes value without a v0.3 `type`,
+     proto-shaped skill security.
+     Values are copied uncoerced (url:5, protocolVersion:0.3 pass through as numbers).
+  J3 Else if isProtoAgentCard (security[0] has `schemes`, or the first securitySchemes value has
+     no `type`, or a skill's security[0] has `schemes`) -> AgentCard.fromJSON: scalars camelCase
+     if not null/undefined else snake_case (document order irrelevant); lists camelCase if it is
+     an array (even []) else snake_case (supportedInterfaces:[] + supported_interfaces:[GRPC] ->
+     none; supportedInterfaces:null + supported_interfaces:[GRPC] -> GRPC); Boolean()/String()
+     coercion (streaming:"false" -> true); legacy top-level members are dropped, including
+     supportsAuthenticatedExtendedCard (probe: proto-schemes card + sAEC true -> no flag).
+  J4 Else the raw object, unchanged: snake_case never read, nulls stay null, legacy members never
+     mapped (every v0.3 card has no interface at all under the default resolver: "legacy url=...
+     preferredTransport='GRPC'" -> js_default has no binding), no type checks. Never throws.
+  J5 ClientFactory picks an interface by binding case-insensitively (`jsonrpc` selects JSONRPC)
+     and prefers the one whose protocolVersion is exactly "1.0"; an interface without binding
+     makes it throw. This test compares binding strings exactly, as cardgate's vocabulary does,
+     and counts `protocol:` per interface independently of its binding.
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import gen_cards
+
+HERE = pathlib.Path(__file__).resolve().parent
+READINGS = ["py", "js_default", "js_legacy"]
+BASE_CANDIDATES = [
+    "capability:streaming", "capability:pushNotifications", "capability:extendedAgentCard",
+    "binding:JSONRPC", "binding:GRPC", "binding:HTTP+JSON", "protocol:0.3", "protocol:1.0",
+]
+BINDING_KEYS = {"protocolBinding", "protocol_binding", "preferredTransport", "transport"}
+VERSION_KEYS = {"protocolVersion", "protocol_version"}
+RESERVED = ("extension:", "capability:", "binding:", "protocol:")
+
+
+def major_minor(version):
+    """cardgate's Major.Minor of a protocol version ("0.3.0" -> "0.3"), or None."""
+    if not isinstance(version, str):
+        return None
+    parts = version.split(".", 2)
+    if len(parts) < 2:
+        return None
+    digits = lambda s: s != "" and all("0" <= ch <= "9" for ch in s)  # noqa: E731
+    if not digits(parts[0]) or not digits(parts[1]):
+        return None
+    if len(parts) == 3:
+        rest = parts[2].replace("+", "-").split("-")[0]
+        if not digits(rest):
+            return None
+    return parts[0] + "." + parts[1]
+
+
+def js_truthy(v):
+    return v not in (None, False, 0, "")
+
+
+def capabilities(view, js):
+    """A reading's view (py_reader / js_reader) as a set of cardgate capability names."""
+    caps = set()
+    for sid in view["skills"]:
+        if isinstance(sid, str) and sid and not sid.startswith(RESERVED):
+            caps.add(sid)
+    for uri in view["extensions"]:
+        if isinstance(uri, str) and uri:
+            caps.add("extension:" + uri)
+    for flag in ("streaming", "pushNotifications", "extendedAgentCard"):
+        v = view[flag]
+        if (js_truthy(v) if js else v is True):
+            caps.add("capability:" + flag)
+    for binding, version in view["interfaces"]:
+        if isinstance(binding, str) and binding:
+            caps.add("binding:" + binding)
+        mm = major_minor(version)
+        if mm:
+            caps.add("protocol:" + mm)
+    return caps
+
+
+def mentioned(card):
+    """Capabilities the card's text mentions anywhere (bindings also upper-cased)."""
+    out = set(BASE_CANDIDATES)
+
+    def walk(node, key):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, str) and node:
+            if key in BINDING_KEYS:
+                out.update({"binding:" + node, "binding:" + node.upper()})
+            elif key in VERSION_KEYS and major_minor(node):
+                out.add("protocol:" + major_minor(node))
+            elif key == "id" and not node.startswith(RESERVED):
+                out.add(node)
+            elif key == "uri":
+                out.add("extension:" + node)
+
+    walk(card, None)
+    return out
+
+
+def card_bytes(card):
+    return json.dumps(card, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def card_hash(card):
+    """DESIGN.md's card hash, computed independently (PyPI rfc8785)."""
+    import rfc8785
+
+    doc = {k: v for k, v in card.items() if k != "signatures"}
+    return "sha256:" + hashlib.sha256(rfc8785.dumps(doc)).hexdigest()
+
+
+def run_batch(cmd, entries, what):
+    """Feeds every card to one reader process as JSON lines; returns its answers by id."""
+    feed = "".join(json.dumps({"id": e["id"], "card": e["card"]}) + "\n" for e in entries)
+    proc = subprocess.run(cmd, input=feed, capture_output=True, text=True, cwd=HERE)
+    if proc.returncode != 0:
+        sys.exit(f"sdk_parity: the {what} reader failed (exit {proc.returncode}):\n{proc.stderr}")
+    answers = {}
+    for line in proc.stdout.splitlines():
+        if line.strip():
+            a = json.loads(line)
+            answers[a["id"]] = a
+    missing = [e["id"] for e in entries if e["id"] not in answers]
+    if missing:
+        sys.exit(f"sdk_parity: the {what} reader gave no answer for cards {missing[:10]}")
+    return answers
+
+
+def sdk_versions(node):
+    """Refuses to run against other SDK versions than the ones this test documents."""
+    from importlib.metadata import version
+
+    py = version("a2a-sdk")
+    js = subprocess.run(
+        [node, "--input-type=module", "-e",
+         "import {readFileSync} from 'node:fs';"
+         "const u = new URL('../package.json', import.meta.resolve('@a2a-js/sdk'));"
+         "console.log(JSON.parse(readFileSync(u)).version)"],
+        capture_output=True, text=True, cwd=HERE)
+    if js.returncode != 0:
+        sys.exit("sdk_parity: @a2a-js/sdk is not installed (npm ci):\n" + js.stderr)
+    return py, js.stdout.strip()
+
+
+def cardgate_check(cardgate, path, pin, required):
+    args = [cardgate, "check", str(path), "--pin", pin]
+    for cap in sorted(required):
+        args += ["--require", cap]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"cardgate check {path} exit {proc.returncode}: {proc.stderr.strip()}")
+    d = json.loads(proc.stdout)
+    codes = [r["code"] for r in d.get("reasons", [])]
+    if "pinned_hash_mismatch" in codes:
+        raise RuntimeError(f"cardgate check {path}: the harness computed another hash than cardgate")
+    cls = d.get("error_class")
+    if d["verdict"] == "valid" or cls == "capability_mismatch":
+        granted = set(required) - set(d.get("missing_capabilities", []))
+    else:
+        granted = set()
+    answer = {"verdict": d["verdict"], "error_class": cls, "reason_codes": codes,
+              "granted": sorted(granted)}
+    if cls == "malformed_card":
+        answer["malformed"] = {k: d["reasons"][0].get(k) for k in ("code", "path", "message")}
+    return answer
+
+
+def kind(cap):
+    return cap.split(":", 1)[0] + ":" if cap.startswith(RESERVED) else "skill"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--cardgate", required=True, help="the cardgate CLI to test")
+    ap.add_argument("--count", type=int, default=700)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
+    ap.add_argument("--node", default="node")
+    ap.add_argument("--out", default="target/sdk_parity/results.json")
+    ap.add_argument("--examples", type=int, default=10)
+    ap.add_argument("--readings", default=",".join(READINGS),
+                    help="readings the verdicts use (all are taken and shown): default %(default)s")
+    args = ap.parse_args()
+    judged = args.readings.split(",")
+    if not judged or set(judged) - set(READINGS):
+        sys.exit(f"sdk_parity: --readings takes a comma-separated subset of {','.join(READINGS)}")
+    t0 = time.monotonic()
+    cardgate = os.path.abspath(args.cardgate)
+    if not os.access(cardgate, os.X_OK):
+        sys.exit(f"sdk_parity: no executable cardgate at {args.cardgate}")
+    py_version, js_version = sdk_versions(args.node)
+    if (py_version, js_version) != ("1.3.0", "1.3.0"):
+        sys.exit(f"sdk_parity: expected a2a-sdk 1.3.0 and @a2a-js/sdk 1.3.0, found {py_version} and {js_version}"
+                 " (the reading rules in this file's docstring are for those versions)")
+
+    entries = gen_cards.generate(args.count, args.seed)
+    out_path = pathlib.Path(args.out)
+    cards_dir = out_path.parent / "cards"
+    cards_dir.mkdir(parents=True, exist_ok=True)
+    for old in cards_dir.glob("*.json"):
+        old.unlink()
+    for e in entries:
+        e["file"] = cards_dir / f"{e['id']:04d}.json"
+        e["file"].write_bytes(card_bytes(e["card"]))
+        e["hash"] = card_hash(e["card"])
+
+    # The independent hash must be cardgate's (a few cards are enough to catch a drift).
+    for e in entries[:3]:
+        h = subprocess.run([cardgate, "hash", str(e["file"])], capture_output=True, text=True).stdout.strip()
+        if h != e["hash"]:
+            sys.exit(f"sdk_parity: cardgate hash {e['file']} = {h}, harness computed {e['hash']}")
+
+    t_read = time.monotonic()
+    py = run_batch([sys.executable, str(HERE / "py_reader.py")], entries, "Python")
+    js = run_batch([args.node, str(HERE / "js_reader.mjs")], entries, "Node")
+    t_read = time.monotonic() - t_read
+
+    for e in entries:
+        readings = {"py": dict(py[e["id"]], path="parse_agent_card"),
+                    "js_default": js[e["id"]]["default"], "js_legacy": js[e["id"]]["legacy"]}
+        for name, r in readings.items():
+            r.pop("id", None)
+            if r["ok"]:
+                r["caps"] = sorted(capabilities(r["view"], js=name != "py"))
+        e["readings"] = readings
+        e["required"] = set(mentioned(e["card"]))
+        for r in readings.values():
+            e["required"].update(r.get("caps", []))
+
+    t_gate = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        answers = pool.map(lambda e: cardgate_check(cardgate, e["file"], e["hash"], e["required"]), entries)
+        for e, a in zip(entries, answers):
+            e["cardgate"] = a
+    t_gate = time.monotonic() - t_gate
+
+    # Verdicts.
+    for e in entries:
+        granted = set(e["cardgate"]["granted"])
+        judged_readings = {n: r for n, r in e["readings"].items() if n in judged}
+        accepting = {n: set(r["caps"]) for n, r in judged_readings.items() if r["ok"]}
+        refused = [n for n, r in judged_readings.items() if not r["ok"]]
+        e["accepted_by"], e["refused_by"] = sorted(accepting), refused
+        if accepting:
+            common = set.intersection(*accepting.values())
+            e["unsafe"] = sorted(granted - common)
+            e["unsafe_by_reading"] = {n: sorted(granted - caps) for n, caps in accepting.items() if granted - caps}
+            e["over_strict"] = sorted(common - granted)
+        else:
+            e["unsafe"] = sorted(granted)
+            e["unsafe_by_reading"] = {"(all refuse)": sorted(granted)} if granted else {}
+            e["over_strict"] = []
+        e["partial_grants"] = sorted(granted) if refused and accepting else []
+
+    n = len(entries)
+    unsafe = [e for e in entries if e["unsafe"]]
+    partial = [e for e in entries if e["partial_grants"]]
+    strict = [e for e in entries if e["over_strict"]]
+    strict_all = [e for e in strict if not e["refused_by"]]
+
+    print(f"\nSDK differential: {n} cards (seed {args.seed}), a2a-sdk {py_version}, @a2a-js/sdk {js_version},"
+          f" cardgate {args.cardgate}; verdicts over readings {','.join(judged)}")
+    print(f"  {'reading':<12}{'accepted':>10}{'refused':>10}   paths taken (accepted)")
+    for name in READINGS:
+        rs = [e["readings"][name] for e in entries]
+        paths = collections.Counter(r["path"] for r in rs if r["ok"])
+        print(f"  {name:<12}{sum(r['ok'] for r in rs):>10}{sum(not r['ok'] for r in rs):>10}   "
+              + ", ".join(f"{p} {c}" for p, c in sorted(paths.items())))
+    every = sum(1 for e in entries if not e["accepted_by"])
+    some = sum(1 for e in entries if e["accepted_by"] and e["refused_by"])
+    print(f"  cards: every reading accepts {n - every - some}, some refuse {some}, all refuse {every}")
+    decisions = collections.Counter(e["cardgate"]["error_class"] or "valid" for e in entries)
+    malformed = collections.Counter(e["cardgate"]["malformed"]["code"] for e in entries if "malformed" in e["cardgate"])
+    print("  cardgate: " + ", ".join(f"{k} {v}" for k, v in sorted(decisions.items()))
+          + (" (malformed: " + ", ".join(f"{k} {v}" for k, v in sorted(malformed.items())) + ")" if malformed else ""))
+
+    def breakdown(es, field):
+        by_kind = collections.Counter(kind(c) for e in es for c in e[field])
+        by_grid = collections.Counter(e["label"].split()[0] for e in es)
+        return (", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())),
+                ", ".join(f"{k} {v}" for k, v in by_grid.most_common()))
+
+    print()
+    n_unsafe = sum(len(e["unsafe"]) for e in unsafe)
+    print(f"  UNSAFE       {len(unsafe)} cards, {n_unsafe} capability grants an SDK reading lacks")
+    if unsafe:
+        kinds, grids = breakdown(unsafe, "unsafe")
+        lacking = collections.Counter(r for e in unsafe for r in e["unsafe_by_reading"])
+        print(f"               by kind: {kinds}\n               by grid: {grids}")
+        only = collections.Counter(next(iter(e["unsafe_by_reading"])) for e in unsafe if len(e["unsafe_by_reading"]) == 1)
+        print("               cards per reading lacking a grant: " + ", ".join(f"{k} {v}" for k, v in sorted(lacking.items()))
+              + "; the only one lacking: " + ", ".join(f"{k} {v}" for k, v in sorted(only.items())))
+    print(f"  PARTIAL      {len(partial)} cards with grants although some reading refuses the card"
+          f" ({sum(len(e['partial_grants']) for e in partial)} grants)")
+    n_strict = sum(len(e["over_strict"]) for e in strict)
+    print(f"  OVER-STRICT  {len(strict)} cards, {n_strict} capabilities every accepting reading has, not granted"
+          f" ({len(strict_all)} cards where every reading accepts)")
+    if strict:
+        kinds, grids = breakdown(strict, "over_strict")
+        print(f"               by kind: {kinds}\n               by grid: {grids}")
+
+    def examples(title, es, field):
+        if not es:
+            return
+        # Spread the examples over the grids.
+        by_grid = collections.defaultdict(list)
+        for e in es:
+            by_grid[e["label"].split()[0]].append(e)
+        picked = []
+        while len(picked) < min(args.examples, len(es)):
+            for g in list(by_grid):
+                if by_grid[g] and len(picked) < args.examples:
+                    picked.append(by_grid[g].pop(0))
+        print(f"\n{title} examples ({len(picked)} of {len(es)}):")
+        for e in picked:
+            print(f"- #{e['id']} {e['label']}\n    card {e['file']}: {json.dumps(e['card'], separators=(',', ':'))}")
+            for name in READINGS:
+                r = e["readings"][name]
+                if r["ok"]:
+                    print(f"    {name:<10} accepts ({r['path']}): {' '.join(r['caps'])}")
+                else:
+                    print(f"    {name:<10} REFUSES: {r['error']}")
+            g = e["cardgate"]
+            answer = g["error_class"] or g["verdict"]
+            print(f"    cardgate   {answer}: grants {' '.join(g['granted']) or 'nothing'}")
+            print(f"    {field}: {' '.join(e[field])}")
+
+    examples("UNSAFE", unsafe, "unsafe")
+    examples("PARTIAL (grants on a card some reading refuses)", partial, "partial_grants")
+    examples("OVER-STRICT", strict, "over_strict")
+
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    results = {
+        "sdk": {"a2a-sdk": py_version, "@a2a-js/sdk": js_version}, "seed": args.seed, "count": n,
+        "readings": judged,
+        "cardgate": args.cardgate,
+        "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "partial_cards": len(partial),
+                    "over_strict_cards": len(strict), "over_strict_capabilities": n_strict,
+                    "decisions": dict(decisions)},
+        "cards": [{k: (str(v) if k == "file" else sorted(v) if k == "required" else v)
+                   for k, v in e.items()} for e in entries],
+    }
+    out_path.write_text(json.dumps(results, indent=1) + "\n")
+    elapsed = time.monotonic() - t0
+    print(f"\n  {n} cards in {elapsed:.1f} s (SDK readers {t_read:.1f} s, cardgate {t_gate:.1f} s,"
+          f" {args.jobs} jobs); full results: {out_path}")
+    if unsafe:
+        print(f"sdk_parity: FAIL: cardgate grants {n_unsafe} capabilities on {len(unsafe)} cards that an SDK's"
+              " parsed card lacks")
+        return 1
+    print("sdk_parity: ok: no unsafe grant")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -241,7 +241,9 @@ fn capability_names<'a>(
         }
     };
     skills.iter().for_each(|s| push(s.clone()));
-    extensions.iter().for_each(|u| push(format!("extension:{u}")));
+    extensions
+        .iter()
+        .for_each(|u| push(format!("extension:{u}")));
     for (on, flag) in flags {
         if *on {
             push(format!("capability:{flag}"));

@@ -22,7 +22,7 @@ impl CardHash {
     /// assert_eq!(cardgate::CardHash::of(&card), cardgate::CardHash::of(&same));
     /// ```
     pub fn of(card: &Value) -> CardHash {
-        let mut canonical = String::new();
+        let mut canonical = String::with_capacity(1024);
         match card {
             Value::Object(members) => jcs::write_members(
                 &mut canonical,
@@ -36,8 +36,9 @@ impl CardHash {
         let digest = Sha256::digest(canonical.as_bytes());
         let mut hex = String::with_capacity(7 + 64);
         hex.push_str("sha256:");
-        for byte in digest.iter() {
-            hex.push_str(&format!("{byte:02x}"));
+        for &byte in digest.iter() {
+            hex.push(crate::jcs::hex_digit(byte >> 4));
+            hex.push(crate::jcs::hex_digit(byte));
         }
         CardHash(hex)
     }

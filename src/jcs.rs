@@ -46,12 +46,10 @@ pub fn write_value(out: &mut String, value: &Value) {
 
 /// Appends the canonical form of an object with the given members (sorted here).
 pub fn write_members<'a>(out: &mut String, members: impl Iterator<Item = (&'a String, &'a Value)>) {
-    let mut sorted: Vec<(Vec<u16>, &String, &Value)> = members
-        .map(|(k, v)| (k.encode_utf16().collect(), k, v))
-        .collect();
-    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut sorted: Vec<(&String, &Value)> = members.collect();
+    sorted.sort_unstable_by(|a, b| utf16_cmp(a.0, b.0));
     out.push('{');
-    for (i, (_, k, v)) in sorted.into_iter().enumerate() {
+    for (i, (k, v)) in sorted.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -60,6 +58,39 @@ pub fn write_members<'a>(out: &mut String, members: impl Iterator<Item = (&'a St
         write_value(out, v);
     }
     out.push('}');
+}
+
+/// Orders two strings as sequences of UTF-16 code units (RFC 8785 §3.2.3) without converting
+/// them: UTF-8 byte order is code point order, which equals UTF-16 order except between a
+/// character in U+E000..U+FFFF and a supplementary one (U+10000 and up, a surrogate pair in
+/// UTF-16, which sorts first). Only the first differing character decides, so only it is
+/// looked at.
+pub fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let Some(i) = ab.iter().zip(bb).position(|(x, y)| x != y) else {
+        return ab.len().cmp(&bb.len());
+    };
+    // Both strings share bytes 0..i, so they differ inside the same character position; both
+    // differing bytes below 0xEE means neither character is U+E000 or above.
+    let (x, y) = (
+        ab.get(i).copied().unwrap_or(0),
+        bb.get(i).copied().unwrap_or(0),
+    );
+    if x < 0xEE && y < 0xEE {
+        return x.cmp(&y);
+    }
+    let first_char = |s: &str| {
+        let mut start = i;
+        while start > 0 && !s.is_char_boundary(start) {
+            start -= 1;
+        }
+        s.get(start..)
+            .and_then(|t| t.chars().next())
+            .map_or(0, u32::from)
+    };
+    let key = |c: u32| if c >= 0x10000 { 0xD800 } else { c };
+    let (cx, cy) = (first_char(a), first_char(b));
+    key(cx).cmp(&key(cy)).then(cx.cmp(&cy))
 }
 
 /// Appends an ECMAScript-formatted number. Non-finite numbers cannot occur in a parsed
@@ -76,24 +107,41 @@ pub fn write_number(out: &mut String, n: f64) {
     }
 }
 
-/// Appends a JSON string with RFC 8785's minimal escaping.
+/// The lowercase hex digit of the low four bits of `n`.
+pub(crate) fn hex_digit(n: u8) -> char {
+    char::from_digit(u32::from(n & 0xf), 16).unwrap_or('0')
+}
+
+/// Appends a JSON string with RFC 8785's minimal escaping: runs of characters that need no
+/// escape are copied at once.
 pub fn write_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c => out.push(c),
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0c => "\\f",
+            b'\r' => "\\r",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(s.get(run..i).unwrap_or_default());
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(crate::jcs::hex_digit(b >> 4));
+            out.push(crate::jcs::hex_digit(b));
+        } else {
+            out.push_str(escape);
         }
+        run = i + 1;
     }
+    out.push_str(s.get(run..).unwrap_or_default());
     out.push('"');
 }
 
@@ -128,6 +176,39 @@ mod tests {
             canon(r#""\u0001\u001f\/\u007f\u2028\b""#),
             "\"\\u0001\\u001f/\u{7f}\u{2028}\\b\""
         );
+    }
+
+    #[test]
+    fn utf16_order_without_conversion() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "b",
+            "\u{7f}",
+            "\u{80}",
+            "\u{7ff}",
+            "\u{800}",
+            "\u{d7ff}",
+            "\u{e000}",
+            "\u{ffff}",
+            "\u{10000}",
+            "\u{1f600}",
+            "\u{10ffff}",
+            "a\u{e000}",
+            "a\u{1f600}",
+            "\u{e000}x",
+            "\u{fb01}",
+            "\u{1d11e}",
+            "é",
+            "éa",
+        ];
+        for x in words {
+            for y in words {
+                let want = x.encode_utf16().cmp(y.encode_utf16());
+                assert_eq!(utf16_cmp(x, y), want, "{x:?} vs {y:?}");
+            }
+        }
     }
 
     #[test]

@@ -578,6 +578,63 @@ mod tests {
         ));
     }
 
+    /// The incident's stale replica case and the primary's case, from the shared vectors.
+    #[test]
+    fn the_incident_vectors_replica_then_primary() {
+        let doc = crate::json::parse(include_bytes!("../tests/vectors/incident.json"), 64).unwrap();
+        let case = |prefix: &str| {
+            doc.get("cases")
+                .and_then(Value::as_array)
+                .unwrap()
+                .iter()
+                .find(|c| {
+                    c.get("name")
+                        .and_then(Value::as_str)
+                        .unwrap()
+                        .starts_with(prefix)
+                })
+                .unwrap()
+                .clone()
+        };
+        let stale = case("incident: edge replica 40 s behind serves the task.execute.v2 card");
+        let fresh = case("incident: the primary serves the fresh task.execute.v3 card");
+        let bytes = |c: &Value| jcs::canonicalize(c.get("card").unwrap()).into_bytes();
+        let requirement = Requirement::from_value(stale.get("requirement").unwrap(), "").unwrap();
+        let observation =
+            |c: &Value| Observation::from_value(c.get("observation").unwrap(), "").unwrap();
+        let s = side_by_side(
+            &bytes(&stale),
+            &bytes(&fresh),
+            &requirement,
+            &observation(&stale),
+            &observation(&fresh),
+        );
+        let hash = |c: &Value| {
+            c.pointer("/expect/card_hash")
+                .and_then(Value::as_str)
+                .unwrap()
+                .to_string()
+        };
+        let side_hash = |side: &CardSide| side.card_hash.as_ref().unwrap().as_str().to_string();
+        assert_eq!(side_hash(&s.comparison.replica), hash(&stale));
+        assert_eq!(side_hash(&s.comparison.primary), hash(&fresh));
+        assert_eq!(s.replica.status(), 503);
+        assert!(s.primary.is_valid());
+        let skills = kind(&s.comparison, Kind::Skill);
+        assert_eq!(
+            (&skills.removed[..], &skills.added[..]),
+            (
+                &["task.execute.v2".to_string()][..],
+                &["task.execute.v3".to_string()][..]
+            )
+        );
+        assert_eq!(s.comparison.version, Some(VersionChange::Newer));
+        assert_eq!(
+            s.re_resolution.message,
+            "accepted the card from primary at attempt 2"
+        );
+    }
+
     #[test]
     fn capabilities_are_what_the_gate_counts() {
         // The primary spells pushNotifications in snake_case on a card that is not proto-shaped:

@@ -171,6 +171,41 @@ describe('replica vs primary in Chromium', () => {
     await context.close();
   });
 
+  test('keyboard only: the header link, both URL fields and the button, then focus on the outcome', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#req-require').fill('task.execute.v3');
+    await page.locator('#req-max-stale').fill('10s');
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement;
+      return { id: e.id, href: e.getAttribute('href'), outline: getComputedStyle(e).outlineStyle };
+    });
+    await page.locator('#load-fresh').focus();
+    await page.keyboard.press('Tab');
+    let f = await focused();
+    assert.equal(f.href, '#compare', 'the header links to the comparison');
+    assert.notEqual(f.outline, 'none');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    f = await focused();
+    assert.equal(f.id, 'replica-url', 'the link leads the keyboard to the replica URL');
+    await page.keyboard.type(`${other}/replica/.well-known/agent-card.json`);
+    await page.keyboard.press('Tab');
+    assert.equal((await focused()).id, 'primary-url');
+    await page.keyboard.type(`${other}/primary/.well-known/agent-card.json`);
+    await page.keyboard.press('Tab');
+    f = await focused();
+    assert.equal(f.id, 'compare-run');
+    assert.notEqual(f.outline, 'none');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement.id === 'compare-resolution', null, { timeout: 10000 });
+    assert.match(await text(page, '#compare-resolution-title'), /attempt 2/);
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('#compare input')]
+      .filter((e) => !(e.labels && e.labels.length)).map((e) => e.id));
+    assert.deepEqual(unlabelled, []);
+    await context.close();
+  });
+
   test('375 px: the comparison fits, verdicts stack, nothing overflows', async () => {
     const { context, page } = await openPage(browser, { viewport: { width: 375, height: 812 } });
     await gotoInspector(page, site.url);

@@ -235,6 +235,18 @@ function createApi(raw, env) {
     return JSON.parse(callCore('card', () => raw.declaredCapabilities(bytes)));
   }
 
+  /** Replica vs primary, for display: `{replica, primary}` (each card's decision under the same
+   * requirement with its own observation), `comparison` (what differs between the two cards as
+   * the gate reads them) and `re_resolution` (what re-resolving, replica first, concludes). */
+  function compareCards(replica, primary, requirement, replicaObservation, primaryObservation) {
+    const r = toBytes(replica, 'replica');
+    const p = toBytes(primary, 'primary');
+    const req = toJsonText(requirement, 'requirement');
+    const ro = observationText(replicaObservation);
+    const po = observationText(primaryObservation);
+    return JSON.parse(callCore('input', () => raw.compareCards(r, p, req, ro, po)));
+  }
+
   /** RFC 8785 canonical JSON of a JSON text, bytes or a JavaScript value. */
   function canonicalize(json) {
     const bytes = toBytes(json, 'json');
@@ -402,6 +414,7 @@ function createApi(raw, env) {
     evaluateRaw,
     cardHash,
     declaredCapabilities,
+    compareCards,
     canonicalize,
     checkPolicy,
     coreVersion,

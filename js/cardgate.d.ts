@@ -225,6 +225,45 @@ export type DeclaredCapabilities =
   | { defect: { code: ReasonCode; path: string; message: string } };
 export declare function declaredCapabilities(card: CardInput): DeclaredCapabilities;
 
+/** One side of a `compareCards` comparison: what the gate reads from the card, or its defect. */
+export type ComparedSide =
+  | { readable: true; card_hash: string; name: string; version: string; endpoints: string[]; granted: string[] }
+  | { readable: false; card_hash: string | null; defect: { code: ReasonCode; path: string; message: string } };
+/** Replica vs primary: each decision, what differs between the cards (`added`: only the primary
+ * has it; `removed`: only the replica), and what re-resolution (replica first) concludes. */
+export interface CardComparison {
+  replica: Decision;
+  primary: Decision;
+  comparison: {
+    comparable: boolean;
+    same_card: boolean;
+    replica: ComparedSide;
+    primary: ComparedSide;
+    version: { replica: string; primary: string; change: 'unchanged' | 'equivalent' | 'newer' | 'older' | 'incomparable' } | null;
+    changes: {
+      kind: 'endpoint' | 'binding' | 'protocol' | 'skill' | 'extension' | 'flag';
+      added: string[];
+      removed: string[];
+      unchanged: string[];
+      changed: boolean;
+    }[];
+  };
+  re_resolution: {
+    after_replica: 'accept' | 'try_next' | 'stop';
+    outcome: 'accepted' | 'capability_mismatch' | 'attempts_exhausted' | 'deadline_passed' | 'over_budget' | 'sources_exhausted';
+    message: string;
+    attempts: number;
+    decision: Decision;
+  };
+}
+export declare function compareCards(
+  replica: CardInput,
+  primary: CardInput,
+  requirement?: RequirementJson | string | null,
+  replicaObservation?: ObservationJson | string | null,
+  primaryObservation?: ObservationJson | string | null,
+): CardComparison;
+
 /** RFC 8785 canonical form of JSON text, bytes or a value. */
 export declare function canonicalize(json: CardInput): string;
 

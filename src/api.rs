@@ -138,3 +138,42 @@ fn value_to_ordered_json(v: &crate::json::Value) -> String {
         scalar => jcs::canonicalize(scalar),
     }
 }
+
+/// Replica versus primary, for display (the inspector): each card's decision under the same
+/// requirement with its own observation, what differs between the two cards
+/// ([`crate::card_diff::compare`]), and what re-resolution (replica first, then the primary)
+/// would conclude. Returns [`crate::card_diff::SideBySide::to_json`]. An unreadable card is
+/// reported inside the result; only a bad requirement or observation is `Err`.
+///
+/// ```
+/// let out = cardgate::api::compare_cards_json(
+///     br#"{"name":"w","version":"2.0.0","skills":[{"id":"task.execute.v2"}]}"#,
+///     br#"{"name":"w","version":"3.0.0","skills":[{"id":"task.execute.v3"}]}"#,
+///     r#"{"require":["task.execute.v3"],"max_stale":"10s"}"#,
+///     r#"{"lag_ms":"40000"}"#,
+///     r#"{"lag_ms":"0"}"#,
+/// ).unwrap();
+/// assert!(out.contains(r#""message":"accepted the card from primary at attempt 2""#));
+/// ```
+pub fn compare_cards_json(
+    replica: &[u8],
+    primary: &[u8],
+    requirement_json: &str,
+    replica_observation_json: &str,
+    primary_observation_json: &str,
+) -> Result<String, InputError> {
+    let requirement =
+        Requirement::from_json(requirement_json).map_err(|e| e.within("/requirement"))?;
+    let replica_observation = Observation::from_json(replica_observation_json)
+        .map_err(|e| e.within("/replica_observation"))?;
+    let primary_observation = Observation::from_json(primary_observation_json)
+        .map_err(|e| e.within("/primary_observation"))?;
+    Ok(crate::card_diff::side_by_side(
+        replica,
+        primary,
+        &requirement,
+        &replica_observation,
+        &primary_observation,
+    )
+    .to_json())
+}

@@ -75,3 +75,23 @@ pub fn conventional_watermark_sources() -> String {
 pub fn declared_capabilities(card: &[u8]) -> Result<String, String> {
     api::declared_capabilities(card).map_err(|e| error_text(&e))
 }
+
+/// Replica versus primary (`api::compare_cards_json`): both decisions, what differs between the
+/// two cards, and the re-resolution outcome, as JSON: the inspector's side-by-side view.
+#[wasm_bindgen(js_name = compareCards)]
+pub fn compare_cards(
+    replica: &[u8],
+    primary: &[u8],
+    requirement: &str,
+    replica_observation: &str,
+    primary_observation: &str,
+) -> Result<String, String> {
+    api::compare_cards_json(
+        replica,
+        primary,
+        requirement,
+        replica_observation,
+        primary_observation,
+    )
+    .map_err(|e| error_text(&e))
+}

@@ -42,6 +42,7 @@ compile_error!("features `envoy` and `js` are mutually exclusive: build one wasm
 pub mod api;
 pub mod capability;
 pub mod card;
+pub mod card_diff;
 pub mod card_hash;
 pub mod decision;
 pub mod duration;

@@ -1,7 +1,8 @@
 // cardgate inspector: glue between the form and the cardgate web build (./pkg/web/index.js).
 // Every verdict, condition, reason, hash and canonical form comes from the Rust core; this file
 // only collects inputs, calls the module and renders what it returns, the capability table's
-// "declared" column included (the core's reading of the card, per A2A SDK).
+// "declared" column included (the core's reading of the card, per A2A SDK) and the "replica vs
+// primary" comparison (compareCards: the diff and the re-resolution outcome are the core's).
 
 const MODULE_URL = './pkg/web/index.js';
 
@@ -529,6 +530,42 @@ async function readFile(file) {
   $('fetch-status').textContent = `Loaded ${file.name} (${bytes.length} bytes).`;
 }
 
+// One GET from the browser and the watermark headers of its response, as read by both "load from
+// a URL" and "replica vs primary". Resolves to {ok: true, status, bytes, read: [[header, key,
+// value or null]], observation} or {ok: false, message} (the request failed or was not 2xx).
+async function fetchSource(url) {
+  let res;
+  try {
+    res = await fetch(url, { cache: 'no-store', credentials: 'omit', headers: { Accept: 'application/json' } });
+  } catch (err) {
+    return {
+      ok: false,
+      message: `${err.message}. The server may be unreachable, or it does not allow this page's origin (CORS).`,
+    };
+  }
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (!res.ok) {
+    return { ok: false, message: `HTTP ${res.status} ${res.statusText}; the body was not loaded as a card.` };
+  }
+  const read = [];
+  const observation = {};
+  for (const [header, , key] of WATERMARK_HEADERS) {
+    const v = res.headers.get(header);
+    read.push([header, key, v]);
+    if (v !== null) observation[key] = v; // header text, passed as received
+  }
+  return { ok: true, status: res.status, bytes, read, observation };
+}
+
+function headersReadList(read) {
+  const list = el('ul', { class: 'headers-read' });
+  for (const [header, key, v] of read) {
+    list.append(el('li', {}, el('code', {}, header), ` → ${key}: `,
+      v !== null ? el('code', {}, v) : el('span', { class: 'muted' }, 'not readable (absent, or not exposed by CORS)')));
+  }
+  return list;
+}
+
 async function fetchCard() {
   const status = $('fetch-status');
   const url = $('card-url').value.trim();
@@ -539,33 +576,243 @@ async function fetchCard() {
     return;
   }
   status.textContent = `Fetching ${url}…`;
-  let res;
-  try {
-    res = await fetch(url, { cache: 'no-store', credentials: 'omit', headers: { Accept: 'application/json' } });
-  } catch (err) {
+  const got = await fetchSource(url);
+  if (!got.ok) {
     status.textContent = '';
-    showPageError(`Could not fetch ${url}`,
-      `${err.message}. The server may be unreachable, or it does not allow this page's origin (CORS).`);
-    return;
-  }
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (!res.ok) {
-    status.textContent = '';
-    showPageError(`Fetching ${url} failed`, `HTTP ${res.status} ${res.statusText}; the body was not loaded as a card.`);
+    showPageError(`Could not fetch ${url}`, got.message);
     return;
   }
   clearPageError();
   // Replace the whole watermark with what this response says.
   for (const [id] of OBS_FIELDS) $(id).value = '';
-  const list = el('ul', { class: 'headers-read' });
-  for (const [header, id, key] of WATERMARK_HEADERS) {
-    const v = res.headers.get(header);
-    if (v !== null) $(id).value = v;
-    list.append(el('li', {}, el('code', {}, header), ` → ${key}: `,
-      v !== null ? el('code', {}, v) : el('span', { class: 'muted' }, 'not readable (absent, or not exposed by CORS)')));
+  for (const [id, key] of OBS_FIELDS) {
+    if (got.observation[key] !== undefined) $(id).value = got.observation[key];
   }
-  status.replaceChildren(el('p', {}, `HTTP ${res.status}, ${bytes.length} bytes. Headers read:`), list);
-  setCardText(new TextDecoder('utf-8').decode(bytes), bytes);
+  status.replaceChildren(el('p', {}, `HTTP ${got.status}, ${got.bytes.length} bytes. Headers read:`), headersReadList(got.read));
+  setCardText(new TextDecoder('utf-8').decode(got.bytes), got.bytes);
+}
+
+// ---------------------------------------------------------------- replica vs primary
+
+// The clock both sides are judged at: "now" from the form, else this browser's clock.
+function compareNow() {
+  const now = $('obs-now').value.trim();
+  if (now) return now;
+  return $('obs-use-clock').checked ? new Date().toISOString() : null;
+}
+
+const CHANGE_WORD = {
+  newer: 'the primary is newer',
+  older: 'the primary is older',
+  equivalent: 'the same version, written differently',
+  incomparable: 'different, and not comparable',
+  unchanged: 'the same',
+};
+
+async function compareSources() {
+  const status = $('compare-status');
+  const urls = { replica: $('replica-url').value.trim(), primary: $('primary-url').value.trim() };
+  status.replaceChildren();
+  for (const side of ['replica', 'primary']) {
+    if (!urls[side]) {
+      status.textContent = `Enter the ${side} URL first.`;
+      $(`${side}-url`).focus();
+      return;
+    }
+  }
+  if (!cg) return;
+  status.textContent = `Fetching ${urls.replica} and ${urls.primary}…`;
+  const [replica, primary] = await Promise.all([fetchSource(urls.replica), fetchSource(urls.primary)]);
+  const req = requirementFromForm();
+  const now = compareNow();
+  const obs = (got) => ({ ...got.observation, now });
+  status.textContent = '';
+  $('compare-results').hidden = false;
+  if (!replica.ok || !primary.ok) {
+    renderCompareFailure({ replica, primary }, urls, req, obs);
+    return;
+  }
+  let result;
+  try {
+    result = cg.compareCards(replica.bytes, primary.bytes, req, obs(replica), obs(primary));
+  } catch (err) {
+    $('compare-results').hidden = true;
+    showPageError('The core refused an input', err);
+    return;
+  }
+  clearPageError();
+  renderSide('replica', urls.replica, replica, result.replica);
+  renderSide('primary', urls.primary, primary, result.primary);
+  renderResolution(result);
+  renderDiff(result.comparison);
+  $('compare-decision').textContent = JSON.stringify(result.re_resolution.decision, null, 2);
+}
+
+// A side whose fetch failed has no card: the other side is still judged alone.
+function renderCompareFailure(got, urls, req, obs) {
+  for (const side of ['replica', 'primary']) {
+    let d = null;
+    if (got[side].ok) {
+      try {
+        d = cg.evaluate(got[side].bytes, req, obs(got[side]));
+      } catch (err) {
+        showPageError('The core refused an input', err);
+      }
+    }
+    renderSide(side, urls[side], got[side], d);
+  }
+  const failed = ['replica', 'primary'].filter((side) => !got[side].ok);
+  setResolution('error', `Cannot compare: the ${failed.join(' and the ')} did not answer with a card`,
+    failed.map((side) => `${side}: ${got[side].message}`).join(' '));
+  $('diff-summary').replaceChildren();
+  $('diff-body').replaceChildren(el('tr', {}, el('td', { colspan: '3', class: 'muted' }, 'Nothing to compare.')));
+  $('compare-decision').textContent = '(none)';
+}
+
+function verdictWords(d) {
+  if (d.verdict === 'valid') return ['valid', `Valid for delegation (${d.status})`];
+  if (d.error_class === 'malformed_card') return ['malformed', `Malformed Agent Card (${d.status})`];
+  return ['rejected', `Rejected: ${d.title} (${d.status})`];
+}
+
+function renderSide(side, url, got, d) {
+  const box = $(`side-${side}`);
+  const body = box.querySelector('.side-body');
+  body.replaceChildren(el('p', { class: 'side-url' }, el('code', {}, ...breakable(url))));
+  if (!got.ok) {
+    box.className = 'side error';
+    body.append(el('p', { class: 'side-verdict' }, 'No card'), el('p', {}, got.message));
+    return;
+  }
+  if (!d) {
+    box.className = 'side error';
+    return;
+  }
+  const [kind, title] = verdictWords(d);
+  box.className = `side ${kind}`;
+  body.append(el('p', { class: 'side-verdict' }, title));
+  if (d.verdict === 'valid') {
+    body.append(el('p', {}, `${d.agent} ${d.card_version}, staleness ${d.staleness_ms} ms within tolerance.`));
+  } else {
+    body.append(el('p', {}, d.detail));
+    const codes = (d.reasons || []).map((r) => r.code);
+    if (codes.length) {
+      const p = el('p', { class: 'side-reasons' }, 'Reasons: ');
+      codes.forEach((c, i) => p.append(i ? ', ' : '', el('code', {}, c)));
+      body.append(p);
+    }
+  }
+  const facts = el('dl', { class: 'figures' });
+  if (d.card_version !== undefined && d.card_version !== null) facts.append(el('dt', {}, 'version'), el('dd', {}, d.card_version));
+  if (typeof d.staleness_ms === 'number') facts.append(el('dt', {}, 'staleness'), el('dd', {}, `${d.staleness_ms} ms`));
+  facts.append(el('dt', {}, 'HTTP'), el('dd', {}, `${got.status}, ${got.bytes.length} bytes`));
+  if (d.card_hash) facts.append(el('dt', {}, 'card hash'), el('dd', { class: 'hash' }, d.card_hash));
+  body.append(facts);
+  const details = el('details', {}, el('summary', {}, 'Watermark headers read'), headersReadList(got.read));
+  body.append(details);
+}
+
+function setResolution(kind, title, detail) {
+  $('compare-resolution').className = `resolution ${kind}`;
+  $('compare-resolution-title').textContent = title;
+  $('compare-resolution-detail').textContent = detail;
+}
+
+function renderResolution(result) {
+  const r = result.re_resolution;
+  const replica = result.replica;
+  const source = r.decision.resolution ? r.decision.resolution.source : r.outcome === 'accepted' ? 'replica' : null;
+  const why = replica.verdict === 'valid' ? 'The replica\'s card is valid'
+    : `The replica's card is ${replica.error_class} (${replica.status})`;
+  let kind = 'rejected';
+  let title;
+  let detail;
+  if (r.outcome === 'accepted' && source === 'primary') {
+    kind = 'valid';
+    title = `Re-resolution would accept the primary's card at attempt ${r.attempts}`;
+    detail = `${why}, so the gate asks the primary next; its card is valid, and a host with re-resolution serves it (${r.decision.status}) instead of failing closed.`;
+  } else if (r.outcome === 'accepted') {
+    kind = 'valid';
+    title = 'No re-resolution needed: the replica\'s card is accepted at attempt 1';
+    detail = `${why}; the primary is not asked.`;
+  } else if (r.outcome === 'capability_mismatch') {
+    title = 'Re-resolution stops at the replica: its fresh card lacks a required capability';
+    detail = `${why}: that is the agent's real card, so asking the primary would not help; a host fails closed (${r.decision.status}).`;
+  } else {
+    title = `Re-resolution would fail closed (${r.decision.status}): no valid card from either source`;
+    detail = `${why}, and the primary's is ${result.primary.verdict === 'valid' ? 'valid' : `${result.primary.error_class} (${result.primary.status})`}.`;
+  }
+  setResolution(kind, title, `${detail} Core: “${r.message}” (outcome ${r.outcome}, ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}).`);
+}
+
+const DIFF_KIND = {
+  endpoint: 'endpoint', binding: 'binding', protocol: 'protocol', skill: 'skill', extension: 'extension', flag: 'flag',
+};
+
+function itemLabel(kind, name) {
+  return kind === 'endpoint' ? name : splitCapability(name)[1];
+}
+
+function diffCell(name, kind, mark) {
+  if (name === null) return el('td', { class: 'absent' }, el('span', { class: 'muted' }, '—'));
+  const cell = el('td', { class: mark || '' }, el('code', {}, ...breakable(itemLabel(kind, name))));
+  if (mark) cell.append(' ', el('span', { class: `tag ${mark}` }, mark));
+  return cell;
+}
+
+function renderDiff(c) {
+  const summary = $('diff-summary');
+  const tbody = $('diff-body');
+  summary.replaceChildren();
+  tbody.replaceChildren();
+  if (!c.comparable) {
+    const why = (side) => {
+      const s = c[side];
+      return s.readable ? null : `the ${side}'s body is not a readable card (${s.defect.code}${s.defect.path ? ` at ${s.defect.path}` : ''}: ${s.defect.message})`;
+    };
+    const text = ['replica', 'primary'].map(why).filter(Boolean).join('; ');
+    summary.append(el('li', {}, `Cannot compare: ${text}.`));
+    tbody.append(el('tr', {}, el('td', { colspan: '3', class: 'muted' }, 'Nothing to compare.')));
+    return;
+  }
+  if (c.same_card) summary.append(el('li', { class: 'same' }, 'The same card: both bodies have the same card hash.'));
+  const v = c.version;
+  if (v.change !== 'unchanged') {
+    summary.append(el('li', { class: 'changed' }, 'version ', el('code', {}, v.replica), ' → ', el('code', {}, v.primary),
+      ` (${CHANGE_WORD[v.change]})`));
+  }
+  for (const d of c.changes) {
+    for (const name of d.removed) {
+      summary.append(el('li', { class: 'removed' }, `${DIFF_KIND[d.kind]} `, el('code', {}, ...breakable(itemLabel(d.kind, name))), ' ',
+        el('span', { class: 'tag removed' }, 'removed')));
+    }
+    for (const name of d.added) {
+      summary.append(el('li', { class: 'added' }, `${DIFF_KIND[d.kind]} `, el('code', {}, ...breakable(itemLabel(d.kind, name))), ' ',
+        el('span', { class: 'tag added' }, 'added')));
+    }
+  }
+  if (!summary.children.length) summary.append(el('li', { class: 'same' }, 'No difference in version, endpoints or capabilities.'));
+
+  const versionRow = el('tr', { class: v.change === 'unchanged' ? '' : 'changed' },
+    el('th', { scope: 'row' }, 'version'),
+    el('td', {}, el('code', {}, v.replica)),
+    el('td', {}, el('code', {}, v.primary), v.change === 'unchanged' ? '' : ' ',
+      v.change === 'unchanged' ? '' : el('span', { class: 'tag changed' }, v.change)));
+  tbody.append(versionRow);
+  for (const d of c.changes) {
+    // A removed item and an added one of the same kind share a row: a rename reads as one line.
+    const rows = Math.max(d.removed.length, d.added.length);
+    for (let i = 0; i < rows; i += 1) {
+      const gone = i < d.removed.length ? d.removed[i] : null;
+      const fresh = i < d.added.length ? d.added[i] : null;
+      tbody.append(el('tr', { class: 'changed', 'data-kind': d.kind },
+        el('th', { scope: 'row' }, DIFF_KIND[d.kind]), diffCell(gone, d.kind, 'removed'), diffCell(fresh, d.kind, 'added')));
+    }
+    for (const name of d.unchanged) {
+      tbody.append(el('tr', { 'data-kind': d.kind },
+        el('th', { scope: 'row' }, DIFF_KIND[d.kind]), diffCell(name, d.kind), diffCell(name, d.kind)));
+    }
+  }
 }
 
 function loadExample(example) {
@@ -621,6 +868,12 @@ function wire() {
   });
   $('copy-pin').addEventListener('click', copyPin);
   $('fetch-card').addEventListener('click', fetchCard);
+  $('compare-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    compareSources().then(() => {
+      if (!$('compare-results').hidden) $('compare-resolution').focus();
+    }).catch((err) => showPageError('Could not compare', err));
+  });
   $('card-url').addEventListener('keydown', (e) => {
     if (e.key === 'Enter') {
       e.preventDefault();

@@ -1,0 +1,236 @@
+// "Replica vs primary" in a real headless Chromium: a lagging replica and the primary served from
+// a local fixture on 127.0.0.1, the incident's cards taken from the shared vectors.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import {
+  ROOT, externalRequests, gotoInspector, launchBrowser, openPage, screenshot, startSite,
+} from './harness.mjs';
+
+const INCIDENT = JSON.parse(readFileSync(`${ROOT}tests/vectors/incident.json`, 'utf8')).cases;
+const vector = (prefix) => {
+  const c = INCIDENT.find((x) => x.name.startsWith(prefix));
+  assert.ok(c, `tests/vectors/incident.json has a case "${prefix}…"`);
+  return c;
+};
+// The stale replica's v2 card (lag 40 s) and the primary's v3 card (lag 0), byte for byte as the
+// vectors give them; their hashes are the vectors' expectations.
+const STALE = vector('incident: edge replica 40 s behind serves the task.execute.v2 card');
+const PRIMARY = vector('incident: the primary serves the fresh task.execute.v3 card');
+const REPLICA_BODY = JSON.stringify(STALE.card, null, 2);
+const PRIMARY_BODY = JSON.stringify(PRIMARY.card, null, 2);
+
+let site;
+let browser;
+let fixture;
+let other;
+const hits = { replica: 0, primary: 0 };
+
+before(async () => {
+  site = await startSite();
+  browser = await launchBrowser();
+  fixture = createServer((req, res) => {
+    const headers = {
+      'content-type': 'application/json',
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'X-Replica-Lag-Ms, Age',
+    };
+    const routes = {
+      '/replica/.well-known/agent-card.json': ['replica', REPLICA_BODY, '40000'],
+      '/primary/.well-known/agent-card.json': ['primary', PRIMARY_BODY, '0'],
+      '/truncated/.well-known/agent-card.json': ['replica', REPLICA_BODY.slice(0, 120), '0'],
+    };
+    const route = routes[req.url];
+    if (!route) {
+      res.writeHead(404, headers);
+      res.end('{}');
+      return;
+    }
+    hits[route[0]] += 1;
+    headers['x-replica-lag-ms'] = route[2];
+    res.writeHead(200, headers);
+    res.end(route[1]);
+  });
+  await new Promise((ok) => fixture.listen(0, '127.0.0.1', ok));
+  other = `http://127.0.0.1:${fixture.address().port}`;
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (site) await site.close();
+  if (fixture) await new Promise((ok) => fixture.close(ok));
+});
+
+async function text(page, selector) {
+  return (await page.locator(selector).innerText()).replace(/\s+/g, ' ').trim();
+}
+
+/** Fills the requirement (form step 2) and both URLs, then compares by keyboard. */
+async function compare(page, replicaPath, primaryPath) {
+  await page.locator('#req-require').fill(STALE.requirement.require.join('\n'));
+  await page.locator('#req-max-stale').fill(STALE.requirement.max_stale);
+  await page.locator('#replica-url').fill(`${other}${replicaPath}`);
+  await page.locator('#primary-url').fill(`${other}${primaryPath}`);
+  await page.locator('#primary-url').press('Enter');
+  await page.waitForFunction(() => !document.getElementById('compare-results').hidden
+    && document.getElementById('compare-resolution-title').textContent !== '', null, { timeout: 10000 });
+}
+
+describe('replica vs primary in Chromium', () => {
+  test('stale v2 replica and fresh v3 primary: both verdicts, the rename at a glance, re-resolution at attempt 2', async () => {
+    const { context, page, requests, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const before = { ...hits };
+    await compare(page, '/replica/.well-known/agent-card.json', '/primary/.well-known/agent-card.json');
+    assert.equal(hits.replica - before.replica, 1, 'one GET to the replica');
+    assert.equal(hits.primary - before.primary, 1, 'one GET to the primary');
+    // Keyboard: Enter in the URL field submitted, and focus moved to the outcome.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'compare-resolution');
+
+    // Each verdict, from its own watermark header.
+    assert.match(await page.locator('#side-replica').getAttribute('class'), /\brejected\b/);
+    const replica = await text(page, '#side-replica');
+    assert.match(replica, /Rejected: Stale Agent Card \(503\)/);
+    assert.match(replica, /watermark_exceeded/);
+    assert.match(replica, /40000 ms/);
+    assert.ok(replica.includes(STALE.expect.card_hash), 'the replica card hash is the vector\'s');
+    assert.match(await page.locator('#side-primary').getAttribute('class'), /\bvalid\b/);
+    const primary = await text(page, '#side-primary');
+    assert.match(primary, /Valid for delegation \(200\)/);
+    assert.match(primary, /worker-7 3\.0\.0, staleness 0 ms/);
+
+    // The re-resolution outcome, as the core's Resolution reaches it.
+    assert.match(await page.locator('#compare-resolution').getAttribute('class'), /\bvalid\b/);
+    assert.match(await text(page, '#compare-resolution-title'), /Re-resolution would accept the primary's card at attempt 2/);
+    const detail = await text(page, '#compare-resolution-detail');
+    assert.match(detail, /stale_agent_card \(503\)/);
+    assert.match(detail, /accepted the card from primary at attempt 2/);
+    const final = JSON.parse(await page.locator('#compare-decision').textContent());
+    assert.equal(final.verdict, 'valid');
+    assert.equal(final.resolution.outcome, 'accepted');
+    assert.deepEqual(final.resolution.attempts.map((a) => [a.source, a.verdict, a.error_class]),
+      [['replica', 'rejected', 'stale_agent_card'], ['primary', 'valid', null]]);
+
+    // The diff: summary chips and the table, skill and endpoint renamed on one row each.
+    const summary = await text(page, '#diff-summary');
+    assert.match(summary, /version 2\.0\.0 → 3\.0\.0 \(the primary is newer\)/);
+    assert.match(summary, /skill task\.execute\.v2 removed/);
+    assert.match(summary, /skill task\.execute\.v3 added/);
+    const oldUrl = STALE.card.supportedInterfaces[0].url;
+    const newUrl = PRIMARY.card.supportedInterfaces[0].url;
+    assert.notEqual(oldUrl, newUrl);
+    assert.ok(summary.includes(`endpoint ${oldUrl} removed`), summary);
+    assert.ok(summary.includes(`endpoint ${newUrl} added`), summary);
+    const skillRows = await page.locator('#diff-body tr[data-kind="skill"]').allInnerTexts();
+    assert.equal(skillRows.length, 1, 'the rename is one row');
+    assert.match(skillRows[0], /task\.execute\.v2\s+removed\s+task\.execute\.v3\s+added/);
+    assert.equal(await page.locator('#diff-body tr[data-kind="skill"] td.removed code').innerText(), 'task.execute.v2');
+    assert.equal(await page.locator('#diff-body tr[data-kind="skill"] td.added code').innerText(), 'task.execute.v3');
+    const unchanged = await page.locator('#diff-body tr:not(.changed)').allInnerTexts();
+    assert.ok(unchanged.some((r) => /binding\s+JSONRPC\s+JSONRPC/.test(r)), unchanged.join(' | '));
+    assert.ok(unchanged.some((r) => /protocol\s+1\.0\s+1\.0/.test(r)), unchanged.join(' | '));
+    assert.ok(unchanged.some((r) => /flag\s+streaming\s+streaming/.test(r)), unchanged.join(' | '));
+    assert.match(await text(page, '#diff-body tr:first-child'), /version 2\.0\.0 3\.0\.0 newer/);
+
+    // The page shows what the module computes (the Rust core), not its own reading.
+    const core = await page.evaluate(([r, p, req]) => window.cardgate.compareCards(r, p, req,
+      { lag_ms: '40000', now: null }, { lag_ms: '0', now: null }), [REPLICA_BODY, PRIMARY_BODY, STALE.requirement]);
+    const skills = core.comparison.changes.find((d) => d.kind === 'skill');
+    assert.deepEqual([skills.removed, skills.added], [['task.execute.v2'], ['task.execute.v3']]);
+    assert.equal(core.comparison.primary.card_hash, PRIMARY.expect.card_hash);
+
+    await page.locator('#compare').scrollIntoViewIfNeeded();
+    await screenshot(page, 'compare-incident');
+    await page.locator('#compare').screenshot({ path: `${ROOT}target/screenshots/compare-incident-section.png` });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(externalRequests(requests, [site.url, `${other}/`]), []);
+    await context.close();
+  });
+
+  test('a truncated replica body is reported, and re-resolution still reaches the primary', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await compare(page, '/truncated/.well-known/agent-card.json', '/primary/.well-known/agent-card.json');
+    assert.match(await page.locator('#side-replica').getAttribute('class'), /\bmalformed\b/);
+    assert.match(await text(page, '#side-replica'), /Malformed Agent Card \(502\)/);
+    assert.match(await text(page, '#diff-summary'), /Cannot compare: the replica's body is not a readable card \(json_syntax/);
+    assert.match(await text(page, '#compare-resolution-title'), /accept the primary's card at attempt 2/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a source that does not answer with a card is said so; the other side is still judged', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await compare(page, '/replica/.well-known/agent-card.json', '/gone');
+    assert.match(await text(page, '#compare-resolution-title'), /Cannot compare: the primary did not answer with a card/);
+    assert.match(await text(page, '#compare-resolution-detail'), /HTTP 404/);
+    assert.match(await text(page, '#side-replica'), /Stale Agent Card \(503\)/);
+    assert.match(await page.locator('#side-primary').getAttribute('class'), /\berror\b/);
+    await context.close();
+  });
+
+  test('keyboard only: the header link, both URL fields and the button, then focus on the outcome', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#req-require').fill('task.execute.v3');
+    await page.locator('#req-max-stale').fill('10s');
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement;
+      return { id: e.id, href: e.getAttribute('href'), outline: getComputedStyle(e).outlineStyle };
+    });
+    await page.locator('#load-fresh').focus();
+    await page.keyboard.press('Tab');
+    let f = await focused();
+    assert.equal(f.href, '#compare', 'the header links to the comparison');
+    assert.notEqual(f.outline, 'none');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    f = await focused();
+    assert.equal(f.id, 'replica-url', 'the link leads the keyboard to the replica URL');
+    await page.keyboard.type(`${other}/replica/.well-known/agent-card.json`);
+    await page.keyboard.press('Tab');
+    assert.equal((await focused()).id, 'primary-url');
+    await page.keyboard.type(`${other}/primary/.well-known/agent-card.json`);
+    await page.keyboard.press('Tab');
+    f = await focused();
+    assert.equal(f.id, 'compare-run');
+    assert.notEqual(f.outline, 'none');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement.id === 'compare-resolution', null, { timeout: 10000 });
+    assert.match(await text(page, '#compare-resolution-title'), /attempt 2/);
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('#compare input')]
+      .filter((e) => !(e.labels && e.labels.length)).map((e) => e.id));
+    assert.deepEqual(unlabelled, []);
+    await context.close();
+  });
+
+  test('375 px: the comparison fits, verdicts stack, nothing overflows', async () => {
+    const { context, page } = await openPage(browser, { viewport: { width: 375, height: 812 } });
+    await gotoInspector(page, site.url);
+    await compare(page, '/replica/.well-known/agent-card.json', '/primary/.well-known/agent-card.json');
+    const m = await page.evaluate(() => {
+      const r = document.getElementById('side-replica').getBoundingClientRect();
+      const p = document.getElementById('side-primary').getBoundingClientRect();
+      return {
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth,
+        stacked: p.top >= r.bottom,
+        wide: [...document.querySelectorAll('#compare *')]
+          .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+            && !e.closest('.table-wrap') && getComputedStyle(e).position !== 'absolute')
+          .map((e) => e.id || e.tagName),
+        table: document.querySelector('#compare .table-wrap').scrollWidth
+          <= document.querySelector('#compare .table-wrap').clientWidth,
+      };
+    });
+    assert.ok(m.scroll <= m.client, `page is ${m.scroll} px wide in a ${m.client} px viewport`);
+    assert.ok(m.stacked, 'the two verdicts stack on a narrow screen');
+    assert.deepEqual(m.wide, []);
+    assert.ok(m.table, 'the diff table fits without scrolling sideways');
+    await page.locator('#compare-resolution').scrollIntoViewIfNeeded();
+    await page.locator('#compare').screenshot({ path: `${ROOT}target/screenshots/compare-incident-narrow.png` });
+    await context.close();
+  });
+});

@@ -450,11 +450,6 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
     }
     let card_path =
         card_path.ok_or_else(|| UsageError("check needs a card file or - for stdin".into()))?;
-    if no_clock && sources.observation.now.is_some() {
-        return Err(UsageError(
-            "--no-clock contradicts the clock given by --now or --observation".into(),
-        ));
-    }
     let flags = match base_requirement {
         Some(base) => base.overlay(&flags),
         None => flags,

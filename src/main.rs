@@ -244,6 +244,7 @@ fn read_input(path: &OsStr, limit: usize) -> Result<Input, UsageError> {
     let mut bytes = Vec::new();
     let mut exact_len = None;
     let result = if path == "-" {
+        exact_len = stdin_file_len();
         std::io::stdin()
             .lock()
             .take(cap)
@@ -272,6 +273,24 @@ fn read_input(path: &OsStr, limit: usize) -> Result<Input, UsageError> {
         seen,
         complete,
     })
+}
+
+/// The size of stdin when it is a regular file (`< card.json`), so that an oversized card read
+/// from it is reported exactly; a pipe or a terminal has no size.
+fn stdin_file_len() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let file = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+        let meta = file.metadata().ok()?;
+        meta.is_file()
+            .then(|| usize::try_from(meta.len()).ok())
+            .flatten()
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// [`read_input`] for inputs where too large is a usage error.

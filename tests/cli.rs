@@ -553,6 +553,13 @@ fn an_oversized_regular_file_reports_its_exact_size() {
         .as_str()
         .unwrap()
         .contains("at least 65537 bytes"));
+    // Stdin redirected from the file (`< big.json`) has a size too.
+    let out = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+        .args(["check", "-", "--max-stale", "10s", "--watermark-ms", "0"])
+        .stdin(std::fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(figure(&decision(&out), "body_bytes"), 71_030.0);
     let out = cardgate(&["hash", p], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is 71030 bytes"), "{}", stderr(&out));

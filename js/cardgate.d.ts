@@ -45,6 +45,7 @@ export interface ObservationJson {
 export type ConditionName = 'a' | 'b' | 'c' | 'card';
 
 export type ReasonCode =
+  | 'body_encoded'
   | 'version_below_minimum'
   | 'version_incomparable'
   | 'freshness_unverifiable'
@@ -68,8 +69,7 @@ export type ReasonCode =
   | 'too_deep'
   | 'not_an_object'
   | 'missing_field'
-  | 'wrong_type'
-  | 'body_encoded';
+  | 'wrong_type';
 
 export interface Reason {
   code: ReasonCode;

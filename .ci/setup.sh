@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 ENVOY_VERSION="${ENVOY_VERSION:-1.40.0}"
 ENVOY_OLDEST="${ENVOY_OLDEST:-1.36.2}"
 WASM_BINDGEN_VERSION="0.2.130"
+A2A_SDK_LOWEST="1.0.1"    # keep in step with SDK_PEER_RANGE in js/build.mjs
 TOOLS=".tools"            # gitignored: Python venvs and npm tools live here
 mkdir -p "$TOOLS"
 
@@ -73,6 +74,15 @@ if want envoy; then
 fi
 
 if want js; then
+  # The lowest @a2a-js/sdk in the npm package's peer range (js/build.mjs SDK_PEER_RANGE); the
+  # newest is package.json's devDependency. tests/node/sdk-versions.test.mjs runs both.
+  sdk_dir="$TOOLS/a2a-sdk-$A2A_SDK_LOWEST"
+  if [ "$(node -p "require('./$sdk_dir/node_modules/@a2a-js/sdk/package.json').version" 2>/dev/null)" != "$A2A_SDK_LOWEST" ]; then
+    say "npm @a2a-js/sdk@$A2A_SDK_LOWEST (lowest supported) into $sdk_dir"
+    mkdir -p "$sdk_dir"
+    (cd "$sdk_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
+      && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$A2A_SDK_LOWEST" >/dev/null)
+  fi
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2-3 minutes)"
     # --force: cargo skips a crate its records call installed, even when the binary is gone.

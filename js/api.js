@@ -81,6 +81,17 @@ function createApi(raw, env) {
     }
   }
 
+  /** The resolution took longer than `options.timeoutMs` (default 10 s): no card was
+   * evaluated. A subclass of AgentCardFetchError (a transport failure, not a gate decision). */
+  class AgentCardTimeoutError extends AgentCardFetchError {
+    constructor(url, timeoutMs) {
+      super(`GET ${url} did not complete within ${timeoutMs} ms`, url, null);
+      this.name = 'AgentCardTimeoutError';
+      /** The timeout that fired, in ms. */
+      this.timeoutMs = timeoutMs;
+    }
+  }
+
   /** Turns a rejected decision into its typed error; returns null for a valid decision. */
   function toError(decision, options) {
     if (decision === null || typeof decision !== 'object') {
@@ -303,6 +314,10 @@ function createApi(raw, env) {
   // The core's default card limit; a longer body is body_too_large, so reading one byte past it
   // is enough to decide, whatever the server keeps sending.
   const MAX_CARD_BYTES = 65536;
+  // Every resolution ends within this many ms unless options.timeoutMs says otherwise.
+  const DEFAULT_TIMEOUT_MS = 10000;
+  // setTimeout's largest delay; a longer timeout is no timeout.
+  const MAX_TIMER_MS = 2147483647;
 
   function discard(response) {
     try {
@@ -312,27 +327,89 @@ function createApi(raw, env) {
     }
   }
 
-  /** At most `limit` bytes of the body, then the rest is cancelled. */
-  async function readBody(response, limit) {
+  function timeoutOf(opts) {
+    const t = opts.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : opts.timeoutMs;
+    if (typeof t !== 'number' || Number.isNaN(t)) {
+      throw new TypeError(`options.timeoutMs must be a number of milliseconds (Infinity: none), not ${describe(t)}`);
+    }
+    if (!(t > 0)) throw new RangeError(`options.timeoutMs must be more than 0 ms (Infinity: none), not ${t}`);
+    return t;
+  }
+
+  function reasonText(reason) {
+    if (reason && typeof reason.message === 'string') return reason.message;
+    return String(reason);
+  }
+
+  /** One resolution's deadline: the per-resolution timeout combined with the caller's signal.
+   * `signal` goes to fetch; `race(p)` settles with p or with the typed error once either fires. */
+  function startDeadline(url, timeoutMs, outer) {
+    if (outer !== undefined && outer !== null && (typeof outer !== 'object' || typeof outer.addEventListener !== 'function')) {
+      throw new TypeError(`options.signal must be an AbortSignal, not ${describe(outer)}`);
+    }
+    const controller = new AbortController();
+    let failure = null;
+    let rejectFired;
+    const fired = new Promise((_, reject) => {
+      rejectFired = reject;
+    });
+    fired.catch(() => {});
+    const fail = (error) => {
+      if (failure !== null) return;
+      failure = error;
+      rejectFired(error);
+      controller.abort(error);
+    };
+    const timer = timeoutMs <= MAX_TIMER_MS ? setTimeout(() => fail(new AgentCardTimeoutError(url, timeoutMs)), timeoutMs) : null;
+    const onAbort = () =>
+      fail(new AgentCardFetchError(`GET ${url} was aborted by the caller: ${reasonText(outer.reason)}`, url, null, outer.reason));
+    if (outer) {
+      if (outer.aborted) onAbort();
+      else outer.addEventListener('abort', onAbort, { once: true });
+    }
+    return {
+      signal: controller.signal,
+      race: (promise) => Promise.race([promise, fired]),
+      failed: () => failure,
+      done() {
+        if (timer !== null) clearTimeout(timer);
+        if (outer) outer.removeEventListener('abort', onAbort);
+      },
+    };
+  }
+
+  /** Reads at most `limit + 1` bytes of the body, then cancels the rest. Returns
+   * `{bytes, over, seen, complete}`: `over` when the body is longer than `limit`; then `seen`
+   * is its size, exact (`complete`) when known (the whole body was read, or an identity
+   * `Content-Length` declares it), else the lower bound read so far. */
+  async function readBody(response, limit, deadline) {
     const stream = response.body;
     if (!stream || typeof stream.getReader !== 'function') {
-      const all = new Uint8Array(await response.arrayBuffer());
-      return all.length > limit ? all.subarray(0, limit) : all;
+      const all = new Uint8Array(await deadline.race(response.arrayBuffer()));
+      if (all.length <= limit) return { bytes: all, over: false, seen: all.length, complete: true };
+      return { bytes: all.subarray(0, limit + 1), over: true, seen: all.length, complete: true };
     }
     const reader = stream.getReader();
     const chunks = [];
     let total = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.length;
-      if (total >= limit) {
-        reader.cancel().catch(() => {});
-        break;
+    let ended = false;
+    try {
+      for (;;) {
+        const { done, value } = await deadline.race(reader.read());
+        if (done) {
+          ended = true;
+          break;
+        }
+        chunks.push(value);
+        total += value.length;
+        if (total > limit) break;
       }
+    } catch (e) {
+      reader.cancel().catch(() => {});
+      throw e;
     }
-    const out = new Uint8Array(Math.min(total, limit));
+    if (!ended) reader.cancel().catch(() => {});
+    const out = new Uint8Array(Math.min(total, limit + 1));
     let at = 0;
     for (const chunk of chunks) {
       const take = Math.min(chunk.length, out.length - at);
@@ -340,7 +417,23 @@ function createApi(raw, env) {
       at += take;
       if (at === out.length) break;
     }
-    return out;
+    if (total <= limit) return { bytes: out, over: false, seen: total, complete: true };
+    let seen = total;
+    let complete = ended;
+    if (!ended) {
+      // A declared length for the identity-encoded body gives the exact figure; anything else
+      // (absent, compressed, smaller than what arrived, beyond 2^32) leaves the lower bound.
+      const encoding = (response.headers.get('content-encoding') || 'identity').trim().toLowerCase();
+      const declared = response.headers.get('content-length');
+      if (encoding === 'identity' && declared !== null && /^[0-9]{1,10}$/.test(declared.trim())) {
+        const n = Number(declared.trim());
+        if (n >= total && n <= 0xffffffff) {
+          seen = n;
+          complete = true;
+        }
+      }
+    }
+    return { bytes: out, over: true, seen, complete };
   }
 
   async function fetchDecision(url, requirement, options) {
@@ -351,38 +444,74 @@ function createApi(raw, env) {
     // Check the requirement before touching the network: the core reads it while judging an
     // empty body (a malformed_card decision), and throws for a bad one.
     callCore('input', () => raw.evaluateRaw(new Uint8Array(0), req, '{}'));
+    const timeoutMs = timeoutOf(opts);
     const headers = Object.assign({ accept: 'application/json', 'a2a-version': '1.0' }, opts.headers || {});
-    let response;
+    const deadline = startDeadline(String(url), timeoutMs, opts.signal);
     try {
-      response = await fetchImpl(String(url), { method: 'GET', headers, signal: opts.signal });
-    } catch (e) {
-      throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}`, url, null, e);
+      let response;
+      try {
+        response = await deadline.race(fetchImpl(String(url), { method: 'GET', headers, signal: deadline.signal }));
+      } catch (e) {
+        if (deadline.failed()) throw deadline.failed();
+        throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}`, url, null, e);
+      }
+      if (!response.ok) {
+        discard(response);
+        const text = response.statusText ? ` ${response.statusText}` : '';
+        throw new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status);
+      }
+      let body;
+      try {
+        body = await readBody(response, MAX_CARD_BYTES, deadline);
+      } catch (e) {
+        if (deadline.failed()) throw deadline.failed();
+        throw new AgentCardFetchError(`GET ${url}: reading the body failed: ${e && e.message ? e.message : e}`, url, response.status, e);
+      }
+      const observation = observationFromHeaders(response.headers, opts.watermark, opts.now);
+      const decision = body.over
+        ? JSON.parse(callCore('card', () => raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete)))
+        : evaluate(body.bytes, req, observation);
+      if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });
+      return { decision, body: body.bytes, requirement: req };
+    } finally {
+      deadline.done();
     }
-    if (!response.ok) {
-      discard(response);
-      const text = response.statusText ? ` ${response.statusText}` : '';
-      throw new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status);
-    }
-    const body = await readBody(response, MAX_CARD_BYTES + 1);
-    const observation = observationFromHeaders(response.headers, opts.watermark, opts.now);
-    const decision = evaluate(body, req, observation);
-    if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });
-    return { decision, body };
   }
 
   /** Fetches an Agent Card, reads the watermark headers, evaluates it, and returns the card
    * object (as received) or throws StaleAgentCardError / CapabilityMismatchError /
-   * MalformedAgentCardError (or AgentCardFetchError when no 2xx answer arrived). */
+   * MalformedAgentCardError (or AgentCardFetchError when no 2xx answer arrived, and its subclass
+   * AgentCardTimeoutError when the resolution outlived `options.timeoutMs`). */
   async function resolveAgentCard(url, requirement, options) {
-    const { decision, body } = await fetchDecision(url, requirement, options);
+    return (await resolveWithDecision(url, requirement, options)).card;
+  }
+
+  async function resolveWithDecision(url, requirement, options) {
+    const { decision, body, requirement: req } = await fetchDecision(url, requirement, options);
     assertValid(decision, { url });
     // The core parsed these exact bytes strictly (I-JSON, no duplicate members), so JSON.parse
     // reads the same document the decision was made on.
-    return JSON.parse(decoder.decode(body));
+    return { card: JSON.parse(decoder.decode(body)), decision, body, requirement: req };
   }
 
+  /** Gates a card the caller already holds (e.g. before `ClientFactory.createFromAgentCard`):
+   * returns `card` when the decision is valid, else throws the typed error. Without a watermark
+   * in `observation`, only a pinned card (requirement `pin`) can pass. */
+  function gateAgentCard(card, requirement, observation) {
+    assertValid(evaluate(card, requirement, observation));
+    return card;
+  }
+
+  const monotonicMs = () =>
+    typeof performance !== 'undefined' && performance && typeof performance.now === 'function' ? performance.now() : Date.now();
+
+  // Cards a CardGateResolver accepted, remembered by hash so that the same card handed back to
+  // ClientFactory.createFromAgentCard is re-checked with its watermark aged by the time since.
+  const MAX_REMEMBERED = 256;
+
   /** An `AgentCardResolver` for @a2a-js/sdk's ClientFactory that refuses stale or incomplete
-   * cards before any client is built. */
+   * cards before any client is built, on both of the factory's paths: `createFromUrl` (through
+   * `resolve`) and `createFromAgentCard` (through `normalizeAgentCard`). */
   class CardGateResolver {
     constructor(options) {
       const opts = options || {};
@@ -390,6 +519,7 @@ function createApi(raw, env) {
         throw new TypeError('CardGateResolver: options.requirement is required (use {} to require nothing)');
       }
       this.options = opts;
+      Object.defineProperty(this, '_accepted', { value: new Map() });
     }
 
     /** Same path rule as the SDK's DefaultAgentCardResolver: `path` argument, then
@@ -399,13 +529,67 @@ function createApi(raw, env) {
       const cardPath = path !== undefined ? path : o.path !== undefined ? o.path : AGENT_CARD_PATH;
       const url = new URL(cardPath, baseUrl);
       const requirement = typeof o.requirement === 'function' ? await o.requirement(url.href) : o.requirement;
-      const card = await resolveAgentCard(url.href, requirement, o);
-      return this.normalizeAgentCard(card);
+      const { card, decision, body, requirement: req } = await resolveWithDecision(url.href, requirement, o);
+      const normalized = this._normalize(card);
+      const entry = {
+        url: url.href,
+        body,
+        requirement: req,
+        stalenessMs: decision.freshness === 'watermark' ? decision.staleness_ms : null,
+        at: monotonicMs(),
+      };
+      this._remember(card, Object.assign({ normalized: normalized === card }, entry));
+      if (normalized !== card) this._remember(normalized, Object.assign({ normalized: true }, entry));
+      return normalized;
     }
 
-    /** Applies `options.normalize` (e.g. the SDK's own normalization); identity otherwise. */
+    /** The gate on ClientFactory.createFromAgentCard(card), which calls this before building
+     * a client. A card this resolver returned (same content, by hash) is re-checked with its
+     * watermark aged by the time since it was accepted; any other card has no watermark, so it
+     * passes only when pinned (`options.cardRequirement`, by default `options.requirement`
+     * when that is not a function). Fails closed with the typed error; returns the card with
+     * `options.normalize` applied. */
     normalizeAgentCard(card) {
+      const entry = this._lookup(card);
+      if (entry !== null) {
+        const elapsed = Math.max(0, Math.ceil(monotonicMs() - entry.at));
+        const observation = entry.stalenessMs === null ? { now: null } : { lag_ms: String(entry.stalenessMs + elapsed), now: null };
+        assertValid(evaluate(entry.body, entry.requirement, observation), { url: entry.url });
+        return entry.normalized ? card : this._normalize(card);
+      }
+      const o = this.options;
+      let requirement = o.cardRequirement;
+      if (requirement === undefined) requirement = typeof o.requirement === 'function' ? {} : o.requirement;
+      gateAgentCard(card, requirement, {});
+      return this._normalize(card);
+    }
+
+    _normalize(card) {
       return typeof this.options.normalize === 'function' ? this.options.normalize(card) : card;
+    }
+
+    _hash(card) {
+      try {
+        return cardHash(card);
+      } catch (_) {
+        return null;
+      }
+    }
+
+    _remember(card, entry) {
+      const hash = this._hash(card);
+      if (hash === null) return;
+      const map = this._accepted;
+      map.delete(hash);
+      map.set(hash, entry);
+      while (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value);
+    }
+
+    _lookup(card) {
+      if (card === null || typeof card !== 'object') return null;
+      const hash = this._hash(card);
+      const entry = hash === null ? undefined : this._accepted.get(hash);
+      return entry === undefined ? null : entry;
     }
   }
 
@@ -421,6 +605,7 @@ function createApi(raw, env) {
     toError,
     assertValid,
     resolveAgentCard,
+    gateAgentCard,
     observationFromHeaders,
     CardGateResolver,
     CardGateError,
@@ -428,6 +613,8 @@ function createApi(raw, env) {
     CapabilityMismatchError,
     MalformedAgentCardError,
     AgentCardFetchError,
+    AgentCardTimeoutError,
     DEFAULT_WATERMARK,
+    DEFAULT_TIMEOUT_MS,
   };
 }

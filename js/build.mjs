@@ -8,6 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+// The @a2a-js/sdk versions CardGateResolver supports (a peer dependency). .ci/setup.sh installs
+// the lowest (SDK_LOWEST there) next to the newest (package.json's devDependency) for the tests.
+const SDK_PEER_RANGE = '>=1.0.1 <2';
 const pkg = process.argv[2];
 if (!pkg) {
   console.error('usage: node js/build.mjs PKG_DIR');
@@ -91,14 +94,16 @@ writeFileSync(
   join(pkg, 'web/index.d.ts'),
   banner +
     types +
-    '\n/** What `init` accepts: where or what the wasm is. Default: `cardgate_bg.wasm` next to the module. */\n' +
-    'export type InitInput =\n  | string\n  | URL\n  | Request\n  | Response\n  | BufferSource\n  | WebAssembly.Module\n' +
-    '  | PromiseLike<Response>;\n' +
+    '\n/** What `init` accepts: where or what the wasm is (a URL string or `URL`, a `Request`, a\n' +
+    ' * `Response` or a promise of one, the bytes, or a compiled `WebAssembly.Module`). Default:\n' +
+    ' * `cardgate_bg.wasm` next to the module. Typed structurally, so that the declarations\n' +
+    ' * compile with `lib: ["es2020"]` alone (no DOM library). */\n' +
+    'export type InitInput = string | { readonly href: string } | ArrayBuffer | ArrayBufferView | object | PromiseLike<unknown>;\n' +
     '/** Loads the wasm module; call once before anything else (later calls are no-ops). */\n' +
     'export default function init(input?: InitInput): Promise<void>;\n' +
     'export { init };\n' +
-    '/** Synchronous init from bytes or a compiled module. */\n' +
-    'export declare function initSync(module: BufferSource | WebAssembly.Module): void;\n',
+    '/** Synchronous init from bytes or a compiled `WebAssembly.Module`. */\n' +
+    'export declare function initSync(module: ArrayBuffer | ArrayBufferView | object): void;\n',
 );
 
 // The raw glue's own declarations describe internals; the package exposes index.* only.
@@ -128,6 +133,7 @@ for (const f of ['web/cardgate.js', 'node/cardgate.js']) {
 writeFileSync(join(pkg, 'node/package.json'), JSON.stringify({ type: 'commonjs' }, null, 2) + '\n');
 writeFileSync(join(pkg, 'web/package.json'), JSON.stringify({ type: 'module' }, null, 2) + '\n');
 copyFileSync(join(here, 'README.md'), join(pkg, 'README.md'));
+copyFileSync(join(here, '..', 'LICENSE'), join(pkg, 'LICENSE'));
 
 const manifest = {
   name: 'cardgate',
@@ -154,7 +160,12 @@ const manifest = {
     './web/cardgate_bg.wasm': './web/cardgate_bg.wasm',
     './package.json': './package.json',
   },
-  files: ['node/', 'web/', 'README.md'],
+  // The ClientFactory integration (CardGateResolver) needs createFromAgentCard to call
+  // normalizeAgentCard, which the SDK does from 1.0.1 on; tests/node run the lowest and the
+  // newest of this range. Optional: the rest of the package needs no SDK.
+  peerDependencies: { '@a2a-js/sdk': SDK_PEER_RANGE },
+  peerDependenciesMeta: { '@a2a-js/sdk': { optional: true } },
+  files: ['node/', 'web/', 'README.md', 'LICENSE'],
 };
 writeFileSync(join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
 console.log(`build.mjs: cardgate@${version} assembled in ${pkg}`);

@@ -45,6 +45,7 @@ export interface ObservationJson {
 export type ConditionName = 'a' | 'b' | 'c' | 'card';
 
 export type ReasonCode =
+  | 'body_encoded'
   | 'version_below_minimum'
   | 'version_incomparable'
   | 'freshness_unverifiable'
@@ -190,6 +191,15 @@ export declare class AgentCardFetchError extends Error {
   readonly status: number | null;
 }
 
+/** The resolution outlived `ResolveOptions.timeoutMs` (default `DEFAULT_TIMEOUT_MS`, 10 s): no
+ * card was evaluated. A subclass of AgentCardFetchError. */
+export declare class AgentCardTimeoutError extends AgentCardFetchError {
+  constructor(url: string, timeoutMs: number);
+  readonly status: null;
+  /** The timeout that fired, in ms. */
+  readonly timeoutMs: number;
+}
+
 /** Thrown (as TypeError or RangeError) for bad input; the message names the field. */
 export interface InputErrorFields {
   /** `requirement`, `observation`, `card`, `json`, `policy` or `input`. */
@@ -289,13 +299,23 @@ export interface HeadersLike {
   get(name: string): string | null;
 }
 
-/** Minimal `Response` as fetch returns it. */
+/** Minimal `Response` as fetch returns it. With a `body` stream, at most 65537 bytes are read;
+ * without one, `arrayBuffer()` is used. */
 export interface ResponseLike {
   ok: boolean;
   status: number;
   statusText?: string;
   headers: HeadersLike;
+  body?: unknown;
   arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** What `ResolveOptions.signal` needs of an `AbortSignal` (the DOM's and Node's both fit). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 /** Minimal `fetch`: the global one, undici's, or a test double. */
@@ -336,21 +356,40 @@ export interface ResolveOptions {
   headers?: Record<string, string>;
   /** The clock; default `new Date()` when the response arrives. */
   now?: string | Date | number | null;
-  /** Passed to fetch. */
-  signal?: unknown;
+  /** The caller's cancellation: combined with the timeout into the signal passed to fetch.
+   * When it fires first, the resolution rejects with an AgentCardFetchError (`cause`: the
+   * signal's reason). */
+  signal?: AbortSignalLike;
+  /** Per-resolution timeout in ms, covering the request and the body: when it fires, the
+   * fetch is aborted and an AgentCardTimeoutError is thrown. Default `DEFAULT_TIMEOUT_MS`
+   * (10000); `Infinity` for none. */
+  timeoutMs?: number;
   /** Called with every decision (valid or not) before the card is returned or the error thrown:
    * the place for logs and metrics. */
   onDecision?: (decision: Decision, info: { url: string; observation: ObservationJson }) => void;
 }
 
+/** The default `ResolveOptions.timeoutMs`: 10000. */
+export declare const DEFAULT_TIMEOUT_MS: number;
+
 /** Fetches the card at `url`, evaluates it with the watermark headers of the response, and
  * returns the parsed card; throws StaleAgentCardError, CapabilityMismatchError,
- * MalformedAgentCardError, or AgentCardFetchError (network error, non-2xx). */
+ * MalformedAgentCardError, or AgentCardFetchError (network error, non-2xx; its subclass
+ * AgentCardTimeoutError when `timeoutMs` passed). */
 export declare function resolveAgentCard<Card = any>(
   url: string | { toString(): string },
   requirement: RequirementJson | string | null | undefined,
   options?: ResolveOptions,
 ): Promise<Card>;
+
+/** Gates a card the caller already holds, e.g. before `ClientFactory.createFromAgentCard` on a
+ * factory without CardGateResolver: returns `card` when the decision is valid, else throws its
+ * typed error. Without a watermark in `observation` only a pinned card can pass. */
+export declare function gateAgentCard<Card>(
+  card: Card,
+  requirement: RequirementJson | string | null | undefined,
+  observation?: ObservationJson | string | null,
+): Card;
 
 export interface CardGateResolverOptions<Card = any> extends ResolveOptions {
   /** The requirement, or a function of the card URL returning it. Required (`{}` to require
@@ -364,13 +403,21 @@ export interface CardGateResolverOptions<Card = any> extends ResolveOptions {
   path?: string;
   /** Applied to every accepted card, e.g. the SDK's own normalization. */
   normalize?: (card: any) => Card;
+  /** The requirement for a card handed to `ClientFactory.createFromAgentCard` that this
+   * resolver did not fetch. Such a card has no watermark, so only a `pin` lets it pass.
+   * Default: `requirement` when that is not a function, else `{}` (nothing passes). */
+  cardRequirement?: RequirementJson | string;
 }
 
-/** An `AgentCardResolver` for `@a2a-js/sdk`: `new ClientFactory({ ...,
- * cardResolver: new CardGateResolver({ requirement }) })`. */
+/** An `AgentCardResolver` for `@a2a-js/sdk` (peer range `>=1.0.1 <2`): `new ClientFactory({
+ * ..., cardResolver: new CardGateResolver({ requirement }) })`. Gates both `createFromUrl`
+ * (`resolve`) and `createFromAgentCard` (`normalizeAgentCard`). */
 export declare class CardGateResolver<Card = any> {
   constructor(options: CardGateResolverOptions<Card>);
   readonly options: CardGateResolverOptions<Card>;
   resolve(baseUrl: string, path?: string): Promise<Card>;
+  /** The gate on `createFromAgentCard`: a card this resolver returned is re-checked with its
+   * watermark aged by the time since; any other card passes only when pinned. Throws the
+   * typed error; returns the card (normalized). */
   normalizeAgentCard(card: unknown): Card;
 }

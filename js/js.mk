@@ -14,7 +14,8 @@ JS_TSC := node_modules/.bin/tsc
 
 .PHONY: setup-js pkg test-js js-size bench-js
 
-# Toolchain (wasm targets, wasm-bindgen CLI, npm binaryen) and the dev dependencies.
+# Toolchain (wasm targets, wasm-bindgen CLI, npm binaryen, the lowest supported @a2a-js/sdk in
+# .tools/a2a-sdk-<version>) and the dev dependencies.
 # `npm ci` runs only when node_modules is missing or older than package-lock.json.
 setup-js:
 	.ci/setup.sh js
@@ -26,7 +27,7 @@ setup-js:
 # directory swapped in at the end, so a reader of pkg/ (the inspector tests) never sees half of it.
 # The crate's release profile (opt-level "s") is kept: "z" measured 6 % smaller gzip (87.8 vs
 # 93.3 kB) but evaluated the incident card 2x slower (57 vs 29 us).
-JS_SOURCES := js/api.js js/build.mjs js/cardgate.d.ts js/README.md Cargo.toml
+JS_SOURCES := js/api.js js/build.mjs js/cardgate.d.ts js/README.md LICENSE Cargo.toml
 
 pkg: setup-js
 	$(CARGO) build --release --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR)
@@ -51,8 +52,9 @@ js-size:
 	done
 
 # Lint the glue for its target, type-check the declarations as a consumer sees them (installed
-# from the packed tarball), check the package packs, then the Node tests (vectors against the
-# native CLI, errors, resolveAgentCard, the @a2a-js/sdk integration).
+# from the packed tarball; node16 and bundler resolution, the bundler ones with `lib: es2020`
+# only), check the package packs, then the Node tests (vectors against the native CLI, errors,
+# resolveAgentCard, the @a2a-js/sdk integration with the lowest and the newest supported SDK).
 test-js: pkg
 	$(CARGO) clippy --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR) -- -D warnings
 	$(CARGO) build --release --bin cardgate
@@ -61,6 +63,8 @@ test-js: pkg
 	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.json
 	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.node-decl.json
 	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.web-decl.json
+	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.bundler.json
+	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.bundler-node.json
 	node --test tests/node/
 
 # Per-evaluation cost through the package (informative, not a test); `make bench` has the native side.

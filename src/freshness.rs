@@ -12,7 +12,8 @@ use crate::time::Timestamp;
 use crate::InputError;
 
 /// How far two lag sources may disagree before the observation is contradictory, and how far in
-/// the future a last-sync timestamp may lie (clock skew), in milliseconds.
+/// the future a last-sync timestamp may lie (clock skew), in milliseconds. (The arithmetic is
+/// done exactly, in nanoseconds.)
 pub const SKEW_MS: f64 = 1000.0;
 
 /// One reported watermark value: header text or a JSON number, or something unusable.
@@ -43,29 +44,75 @@ impl WatermarkValue {
         }
     }
 
-    /// The value as a non-negative finite number; `integer` also refuses fractions.
-    fn number(&self, integer: bool) -> Option<f64> {
-        let n = match self {
-            WatermarkValue::Number(n) => *n,
-            WatermarkValue::Text(s) => {
-                let t = s.trim_matches([' ', '\t']);
-                let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-                let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-                if int.is_empty()
-                    || !digits(int)
-                    || !digits(frac)
-                    || (t.contains('.') && frac.is_empty())
-                {
+    /// The exact value, scaled by `10^scale` (the unit's nanoseconds) and rounded **up** to a
+    /// whole nanosecond, when it is a non-negative decimal; `integer` also refuses fractions.
+    /// Text is read digit by digit (no binary floating point, so `10000.0000000000001` ms is
+    /// not `10000` ms); a JSON number is read as its shortest round-trip decimal form.
+    fn nanos_ceil(&self, scale: u32, integer: bool) -> Option<u128> {
+        match self {
+            WatermarkValue::Number(n) => {
+                if !n.is_finite() || *n < 0.0 {
                     return None;
                 }
-                t.parse::<f64>().ok()?
+                if *n == 0.0 {
+                    return Some(0);
+                }
+                // Rust's `Display` for f64 never uses an exponent.
+                decimal_nanos_ceil(&format!("{n}"), scale, integer)
             }
-            WatermarkValue::Invalid(_) => return None,
-        };
-        let ok = n.is_finite() && n >= 0.0 && (!integer || n.fract() == 0.0);
-        ok.then_some(n)
+            WatermarkValue::Text(s) => {
+                decimal_nanos_ceil(s.trim_matches([' ', '\t']), scale, integer)
+            }
+            WatermarkValue::Invalid(_) => None,
+        }
     }
 }
+
+/// `text` (`digits[.digits]`) times `10^scale`, rounded up to an integer; `None` when it is not
+/// of that form, overflows, or (with `integer`) has a non-zero fraction.
+fn decimal_nanos_ceil(text: &str, scale: u32, integer: bool) -> Option<u128> {
+    let (int, frac) = match text.split_once('.') {
+        Some((_, "")) => return None,
+        Some((i, f)) => (i, f),
+        None => (text, ""),
+    };
+    let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() || !digits(int) || !digits(frac) {
+        return None;
+    }
+    let scale_usize = usize::try_from(scale).ok()?;
+    let tail_nonzero = frac.bytes().skip(scale_usize).any(|d| d != b'0');
+    if integer && frac.bytes().any(|d| d != b'0') {
+        return None;
+    }
+    let mut value: u128 = 0;
+    let int_digits = int.bytes().skip_while(|&d| d == b'0');
+    let frac_digits = frac
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(scale_usize);
+    for d in int_digits.chain(frac_digits) {
+        value = value.checked_mul(10)?.checked_add(u128::from(d - b'0'))?;
+    }
+    value.checked_add(u128::from(tail_nonzero))
+}
+
+/// Nanoseconds as a decimal figure in units of `10^scale` ns: `fmt_scaled(10_000_900_000, 6)`
+/// is `"10000.9"`.
+fn fmt_scaled(nanos: u128, scale: u32) -> String {
+    let unit = 10u128.pow(scale);
+    let (whole, part) = (nanos / unit, nanos % unit);
+    if part == 0 {
+        return whole.to_string();
+    }
+    let width = usize::try_from(scale).unwrap_or(0);
+    let frac = format!("{part:0width$}");
+    format!("{whole}.{}", frac.trim_end_matches('0'))
+}
+
+const MS: u32 = 6;
+const S: u32 = 9;
+const SKEW_NANOS: u128 = 1_000_000_000;
 
 /// What the resolver reported about staleness, and the host's clock.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -165,28 +212,31 @@ impl Observation {
         Ok(obs)
     }
 
-    /// Composes the staleness figure, or says why it cannot be established.
+    /// Composes the staleness figure, or says why it cannot be established. Every figure is
+    /// exact to the nanosecond and rounded up, so the result in whole milliseconds is never
+    /// smaller than the true staleness (DESIGN.md, observation rule 6).
     pub fn staleness(&self) -> Result<Staleness, Unverifiable> {
         let invalid = |name: &str, v: &WatermarkValue, want: &str| Unverifiable {
             code: ReasonCode::WatermarkInvalid,
             message: format!("watermark {name} = {} is not {want}", v.describe()),
         };
         // Every value is checked for its form first, so a bad one is never silently ignored.
-        let mut lags: Vec<(f64, String)> = Vec::new();
+        // Lags are in nanoseconds, rounded up.
+        let mut lags: Vec<(u128, String)> = Vec::new();
         if let Some(v) = &self.lag_ms {
             let n = v
-                .number(false)
+                .nanos_ceil(MS, false)
                 .ok_or_else(|| invalid("lag_ms", v, "a non-negative number of milliseconds"))?;
-            lags.push((n, format!("lag_ms {} ms", fmt_num(n))));
+            lags.push((n, format!("lag_ms {} ms", fmt_scaled(n, MS))));
         }
         if let Some(v) = &self.lag_s {
             let n = v
-                .number(false)
+                .nanos_ceil(S, false)
                 .ok_or_else(|| invalid("lag_s", v, "a non-negative number of seconds"))?;
-            lags.push((n * 1000.0, format!("lag_s {} s", fmt_num(n))));
+            lags.push((n, format!("lag_s {} s", fmt_scaled(n, S))));
         }
         let last_contact = match &self.consul_last_contact_ms {
-            Some(v) => Some(v.number(true).ok_or_else(|| {
+            Some(v) => Some(v.nanos_ceil(MS, true).ok_or_else(|| {
                 invalid(
                     "consul_last_contact_ms",
                     v,
@@ -202,7 +252,7 @@ impl Observation {
             None => None,
         };
         let age = match &self.age_s {
-            Some(v) => Some(v.number(true).ok_or_else(|| {
+            Some(v) => Some(v.nanos_ceil(S, true).ok_or_else(|| {
                 invalid(
                     "age_s",
                     v,
@@ -227,9 +277,10 @@ impl Observation {
                         .into(),
                 })
             }
-            (Some(ms), Some(true)) => {
-                lags.push((ms, format!("consul_last_contact_ms {} ms", fmt_num(ms))))
-            }
+            (Some(ns), Some(true)) => lags.push((
+                ns,
+                format!("consul_last_contact_ms {} ms", fmt_scaled(ns, MS)),
+            )),
             (Some(_), None) => return Err(Unverifiable {
                 code: ReasonCode::WatermarkInvalid,
                 message:
@@ -250,25 +301,27 @@ impl Observation {
                 code: ReasonCode::ClockMissing,
                 message: "synced_at needs a clock, and none was supplied".into(),
             })?;
-            let lag = (now.unix_ms() - synced.unix_ms()) as f64;
-            if lag < -SKEW_MS {
+            let lag = now.nanos_since_ceil(synced);
+            let ahead = u128::try_from(lag.saturating_neg()).unwrap_or(0);
+            if ahead > SKEW_NANOS {
                 return Err(Unverifiable {
                     code: ReasonCode::WatermarkInFuture,
                     message: format!(
                         "synced_at {} is {} ms after now {}, beyond the {} ms skew allowance",
                         synced.to_rfc3339(),
-                        fmt_num(-lag),
+                        fmt_scaled(ahead, MS),
                         now.to_rfc3339(),
-                        fmt_num(SKEW_MS)
+                        fmt_scaled(SKEW_NANOS, MS)
                     ),
                 });
             }
+            let lag = u128::try_from(lag).unwrap_or(0);
             lags.push((
-                lag.max(0.0),
+                lag,
                 format!(
                     "synced_at {} ({} ms before now)",
                     synced.to_rfc3339(),
-                    fmt_num(lag.max(0.0))
+                    fmt_scaled(lag, MS)
                 ),
             ));
         }
@@ -283,16 +336,16 @@ impl Observation {
                 },
             });
         }
-        let lo = lags.iter().map(|l| l.0).fold(f64::INFINITY, f64::min);
-        let hi = lags.iter().map(|l| l.0).fold(0.0, f64::max);
-        if hi - lo > SKEW_MS {
+        let lo = lags.iter().map(|l| l.0).min().unwrap_or(0);
+        let hi = lags.iter().map(|l| l.0).max().unwrap_or(0);
+        if hi - lo > SKEW_NANOS {
             let listed: Vec<&str> = lags.iter().map(|l| l.1.as_str()).collect();
             return Err(Unverifiable {
                 code: ReasonCode::WatermarkContradictory,
                 message: format!(
                     "watermarks disagree by {} ms (more than {} ms): {}",
-                    fmt_num(hi - lo),
-                    fmt_num(SKEW_MS),
+                    fmt_scaled(hi - lo, MS),
+                    fmt_scaled(SKEW_NANOS, MS),
                     listed.join(", ")
                 ),
             });
@@ -303,31 +356,32 @@ impl Observation {
             .map(|l| l.1)
             .take(1)
             .collect();
-        let mut total = hi;
+        let mut total = Some(hi);
         if let Some(a) = age {
-            total += a * 1000.0;
-            basis.push(format!("age_s {} s", fmt_num(a)));
+            total = total.and_then(|t| t.checked_add(a));
+            basis.push(format!("age_s {} s", fmt_scaled(a, S)));
         }
-        let ms = total.ceil();
-        if ms > u64::MAX as f64 / 2.0 {
-            return Err(Unverifiable {
+        // Rounded up to a whole millisecond; bounded so every runtime's JSON number is exact.
+        let ms = total.map(|t| t.div_ceil(1_000_000));
+        match ms.and_then(|m| u64::try_from(m).ok()) {
+            Some(ms) if ms <= MAX_STALENESS_MS => Ok(Staleness {
+                ms,
+                basis: basis.join(" + "),
+            }),
+            _ => Err(Unverifiable {
                 code: ReasonCode::WatermarkInvalid,
-                message: format!("staleness {} ms is out of range", fmt_num(total)),
-            });
+                message: format!(
+                    "staleness {} ms is out of range",
+                    total.map_or_else(|| "beyond 10^32".into(), |t| fmt_scaled(t, MS))
+                ),
+            }),
         }
-        Ok(Staleness {
-            ms: ms as u64,
-            basis: basis.join(" + "),
-        })
     }
 }
 
-/// Formats a figure without a needless fraction: `40000`, `1.5`.
-pub(crate) fn fmt_num(n: f64) -> String {
-    let mut s = String::new();
-    crate::jcs::write_number(&mut s, n);
-    s
-}
+/// The largest staleness figure reported, in ms: 2^53, so that the figure is an exact JSON
+/// number in every runtime (a larger one is `watermark_invalid`).
+pub const MAX_STALENESS_MS: u64 = 1 << 53;
 
 #[cfg(test)]
 mod tests {
@@ -354,6 +408,51 @@ mod tests {
         let c =
             obs(r#"{"consul_last_contact_ms":"250","consul_known_leader":"true","lag_ms":900}"#);
         assert_eq!(c.staleness().unwrap().ms, 900);
+    }
+
+    #[test]
+    fn never_rounds_down() {
+        let ms = |text: &str| obs(text).staleness().unwrap().ms;
+        // The issue's case: 10000.9 ms of lag is 10001 ms, not 10000.
+        assert_eq!(
+            ms(r#"{"synced_at":"2026-11-09T12:00:30Z","now":"2026-11-09T12:00:40.0009Z"}"#),
+            10_001
+        );
+        // Digits beyond nanoseconds still count.
+        assert_eq!(
+            ms(r#"{"synced_at":"2026-11-09T12:00:30Z","now":"2026-11-09T12:00:40.0000000001Z"}"#),
+            10_001
+        );
+        // A sync a hair after a whole millisecond shortens the lag below it.
+        assert_eq!(
+            ms(r#"{"synced_at":"2026-11-09T12:00:30.0000001Z","now":"2026-11-09T12:00:40Z"}"#),
+            10_000
+        );
+        assert_eq!(ms(r#"{"lag_ms":"10000.0000000000001"}"#), 10_001);
+        assert_eq!(ms(r#"{"lag_ms":"10000.000"}"#), 10_000);
+        assert_eq!(ms(r#"{"lag_s":"10.0000001"}"#), 10_001);
+        assert_eq!(ms(r#"{"lag_s":"0.000000000001"}"#), 1);
+        assert_eq!(ms(r#"{"lag_ms":10000.0009}"#), 10_001);
+        assert_eq!(ms(r#"{"lag_ms":-0.0}"#), 0);
+        assert_eq!(ms(r#"{"lag_ms":"0009"}"#), 9);
+        assert_eq!(ms(r#"{"lag_ms":"0.5","age_s":"3.000"}"#), 3_001);
+        assert_eq!(ms(r#"{"lag_ms":"9007199254740992"}"#), 1 << 53);
+        assert_eq!(
+            code(r#"{"lag_ms":"9007199254740993"}"#),
+            ReasonCode::WatermarkInvalid
+        );
+        assert_eq!(
+            code(&format!(r#"{{"lag_ms":"{}"}}"#, "9".repeat(60))),
+            ReasonCode::WatermarkInvalid
+        );
+        assert_eq!(fmt_scaled(10_000_900_000, MS), "10000.9");
+        assert_eq!(fmt_scaled(3_000_000_000, S), "3");
+        // Two sources just over the skew apart are contradictory, not rounded together.
+        assert_eq!(
+            code(r#"{"lag_ms":"0","lag_s":"1.0000000001"}"#),
+            ReasonCode::WatermarkContradictory
+        );
+        assert_eq!(ms(r#"{"lag_ms":"0","lag_s":"1"}"#), 1_000);
     }
 
     #[test]

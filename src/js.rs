@@ -38,6 +38,29 @@ pub fn evaluate_raw(card: &[u8], requirement: &str, observation: &str) -> Result
     api::evaluate_json(card, requirement, observation).map_err(|e| error_text(&e))
 }
 
+/// The canonical `body_too_large` decision for a body the wrapper stopped reading at the
+/// default limit (`Decision::body_too_large`): `start` is what it read, `seen_bytes` the size to
+/// report, `complete` whether that size is exact (a `Content-Length`, or the whole body) or only
+/// a lower bound ("at least").
+#[wasm_bindgen(js_name = bodyTooLargeRaw)]
+pub fn body_too_large_raw(start: &[u8], seen_bytes: f64, complete: bool) -> String {
+    let limit = crate::Limits::default().max_card_bytes;
+    // A figure that does not fit (or is no count at all) is reported as the bytes in hand.
+    let seen = if seen_bytes.is_finite() && seen_bytes >= start.len() as f64 {
+        usize::try_from(seen_bytes as u64).ok()
+    } else {
+        None
+    };
+    let (seen, complete) = seen.map_or((start.len(), false), |n| (n, complete));
+    crate::Decision::body_too_large(start, seen, limit, complete).to_json()
+}
+
+/// The default card size limit (`Limits::default().max_card_bytes`).
+#[wasm_bindgen(js_name = maxCardBytes)]
+pub fn max_card_bytes() -> f64 {
+    crate::Limits::default().max_card_bytes as f64
+}
+
 /// Returns `sha256:<hex>` of the card's RFC 8785 form without top-level `signatures`.
 #[wasm_bindgen(js_name = cardHash)]
 pub fn card_hash(card: &[u8]) -> Result<String, String> {

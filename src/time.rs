@@ -3,29 +3,77 @@
 
 use crate::InputError;
 
-/// Milliseconds since the Unix epoch (UTC).
+const NANOS_PER_MS: i128 = 1_000_000;
+const NANOS_PER_S: i128 = 1_000_000_000;
+
+/// An instant (UTC) to the nanosecond. Digits of an RFC 3339 fraction beyond the ninth are not
+/// dropped silently: a non-zero tail marks the instant as lying strictly after its nanosecond,
+/// so that a lag computed from it is never rounded down (DESIGN.md, observation rule 6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(i64);
+pub struct Timestamp {
+    nanos: i128,
+    /// Non-zero digits beyond nanoseconds: the instant is strictly after `nanos`.
+    beyond: bool,
+}
 
 impl Timestamp {
     /// An instant `ms` milliseconds after 1970-01-01T00:00:00Z.
     pub fn from_unix_ms(ms: i64) -> Self {
-        Timestamp(ms)
+        Timestamp {
+            nanos: i128::from(ms) * NANOS_PER_MS,
+            beyond: false,
+        }
     }
 
-    /// Milliseconds since the Unix epoch.
+    /// An instant `nanos` nanoseconds after 1970-01-01T00:00:00Z.
+    pub fn from_unix_nanos(nanos: i128) -> Self {
+        Timestamp {
+            nanos,
+            beyond: false,
+        }
+    }
+
+    /// Milliseconds since the Unix epoch, rounded down (toward the past).
     pub fn unix_ms(self) -> i64 {
-        self.0
+        let ms = self.nanos.div_euclid(NANOS_PER_MS);
+        i64::try_from(ms).unwrap_or(if ms < 0 { i64::MIN } else { i64::MAX })
+    }
+
+    /// Nanoseconds since the Unix epoch, rounded down (toward the past).
+    pub fn unix_nanos(self) -> i128 {
+        self.nanos
+    }
+
+    /// Nanoseconds from `earlier` to `self`, rounded **up**: the exact difference when both
+    /// instants are whole nanoseconds, else the next nanosecond above it (or, when both carry
+    /// digits beyond nanoseconds, at most one nanosecond above the next). A lag computed this
+    /// way, then rounded up to a whole millisecond, is never smaller than the true lag.
+    ///
+    /// ```
+    /// use cardgate::Timestamp;
+    /// let synced = Timestamp::parse_rfc3339("2026-11-09T12:00:30Z").unwrap();
+    /// let now = Timestamp::parse_rfc3339("2026-11-09T12:00:40.0009Z").unwrap();
+    /// assert_eq!(now.nanos_since_ceil(synced), 10_000_900_000);
+    /// let now = Timestamp::parse_rfc3339("2026-11-09T12:00:40.0000000001Z").unwrap();
+    /// assert_eq!(now.nanos_since_ceil(synced), 10_000_000_001);
+    /// ```
+    pub fn nanos_since_ceil(self, earlier: Timestamp) -> i128 {
+        self.nanos - earlier.nanos + i128::from(self.beyond)
     }
 
     /// Parses an RFC 3339 date-time: `2026-11-09T12:00:40Z`, `2026-11-09T13:00:40.250+01:00`.
-    /// Fractions beyond milliseconds are truncated. Leap seconds (`:60`) are refused.
+    /// Fractions are kept to the nanosecond; non-zero digits beyond that mark the instant as
+    /// strictly later than its nanosecond (see [`Timestamp::nanos_since_ceil`]): nothing is
+    /// truncated in the caller's favour. Leap seconds (`:60`) are refused.
     ///
     /// ```
     /// use cardgate::Timestamp;
     /// let t = Timestamp::parse_rfc3339("1970-01-01T00:00:01.5Z").unwrap();
     /// assert_eq!(t.unix_ms(), 1500);
     /// assert_eq!(t.to_rfc3339(), "1970-01-01T00:00:01.500Z");
+    /// let t = Timestamp::parse_rfc3339("1970-01-01T00:00:01.0009Z").unwrap();
+    /// assert_eq!(t.unix_nanos(), 1_000_900_000);
+    /// assert_eq!(t.to_rfc3339(), "1970-01-01T00:00:01.0009Z");
     /// ```
     pub fn parse_rfc3339(text: &str) -> Result<Self, InputError> {
         let bad = |why: &str| {
@@ -70,7 +118,8 @@ impl Timestamp {
             return Err(bad("no such time of day"));
         }
         let mut pos = 19;
-        let mut millis = 0i64;
+        let mut frac_nanos = 0i128;
+        let mut beyond = false;
         if b.get(pos) == Some(&b'.') {
             let start = pos + 1;
             let mut end = start;
@@ -81,8 +130,9 @@ impl Timestamp {
                 return Err(bad("empty fraction"));
             }
             let frac = text.get(start..end).unwrap_or_default();
-            let first3: String = frac.chars().chain("000".chars()).take(3).collect();
-            millis = first3.parse().map_err(|_| bad("bad fraction"))?;
+            let first9: String = frac.chars().chain("000000000".chars()).take(9).collect();
+            frac_nanos = first9.parse().map_err(|_| bad("bad fraction"))?;
+            beyond = frac.bytes().skip(9).any(|d| d != b'0');
             pos = end;
         }
         let offset_min = match text.get(pos..) {
@@ -105,18 +155,26 @@ impl Timestamp {
         };
         let days = days_from_civil(year, month, day);
         let secs = days * 86_400 + hour * 3_600 + minute * 60 + second - offset_min * 60;
-        Ok(Timestamp(secs * 1_000 + millis))
+        Ok(Timestamp {
+            nanos: i128::from(secs) * NANOS_PER_S + frac_nanos,
+            beyond,
+        })
     }
 
-    /// Formats as RFC 3339 in UTC with milliseconds: `2026-11-09T12:00:40.000Z`.
+    /// Formats as RFC 3339 in UTC with at least milliseconds, and as many more digits (up to
+    /// nanoseconds) as the instant has: `2026-11-09T12:00:40.000Z`, `2026-11-09T12:00:40.0009Z`.
     pub fn to_rfc3339(self) -> String {
-        let ms = self.0.rem_euclid(1_000);
-        let secs = self.0.div_euclid(1_000);
+        let frac = self.nanos.rem_euclid(NANOS_PER_S);
+        let secs = i64::try_from(self.nanos.div_euclid(NANOS_PER_S)).unwrap_or(0);
+        let mut digits = format!("{frac:09}");
+        while digits.len() > 3 && digits.ends_with('0') {
+            digits.pop();
+        }
         let days = secs.div_euclid(86_400);
         let rem = secs.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
         format!(
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{digits}Z",
             rem / 3_600,
             (rem / 60) % 60,
             rem % 60
@@ -172,7 +230,21 @@ mod tests {
         assert_eq!(z.unix_ms(), 1_794_225_640_000);
         let frac = Timestamp::parse_rfc3339("2026-11-09T12:00:40.123456Z").unwrap();
         assert_eq!(frac.unix_ms() - z.unix_ms(), 123);
-        assert_eq!(frac.to_rfc3339(), "2026-11-09T12:00:40.123Z");
+        assert_eq!(frac.nanos_since_ceil(z), 123_456_000);
+        assert_eq!(frac.to_rfc3339(), "2026-11-09T12:00:40.123456Z");
+        // Digits beyond nanoseconds: the instant is later than its nanosecond, never earlier.
+        let tail = Timestamp::parse_rfc3339("2026-11-09T12:00:40.1234567891Z").unwrap();
+        assert_eq!(tail.nanos_since_ceil(z), 123_456_790);
+        assert_eq!(z.nanos_since_ceil(tail), -123_456_789);
+        let zeros = Timestamp::parse_rfc3339("2026-11-09T12:00:40.1234567890000Z").unwrap();
+        assert_eq!(zeros.nanos_since_ceil(z), 123_456_789);
+        assert!(tail > zeros);
+        assert_eq!(
+            Timestamp::parse_rfc3339("1969-12-31T23:59:59.9995Z")
+                .unwrap()
+                .unix_ms(),
+            -1
+        );
         assert_eq!(
             Timestamp::parse_rfc3339("2024-02-29T00:00:00Z")
                 .unwrap()

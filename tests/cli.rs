@@ -384,3 +384,432 @@ fn json_forms_and_no_clock() {
         assert!(stderr(&out).contains(path), "{}", stderr(&out));
     }
 }
+
+// ---------------------------------------------------------------- input, argument and output edges
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+
+/// Runs cardgate with raw (possibly non-UTF-8) arguments, stdin from `stdin`.
+fn cardgate_os(args: &[OsString], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cardgate");
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn os(parts: &[&str]) -> Vec<OsString> {
+    parts.iter().map(OsString::from).collect()
+}
+
+/// Runs cardgate with `args` while a thread feeds stdin an endless stream (up to `feed` bytes,
+/// far more than any limit); returns the output and whether the feeder was cut off (a broken
+/// pipe: cardgate stopped reading and exited before taking it all).
+fn with_endless_stdin(args: &[&str], feed: usize) -> (Output, bool) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cardgate");
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let chunk = vec![b' '; 1 << 16];
+        let mut sent = 0;
+        while sent < feed {
+            if stdin.write_all(&chunk).is_err() {
+                return true;
+            }
+            sent += chunk.len();
+        }
+        false
+    });
+    let out = child.wait_with_output().unwrap();
+    (out, feeder.join().unwrap())
+}
+
+/// A shell that caps cardgate's address space at 1 GiB, so that an unbounded read of
+/// `/dev/zero` fails the test (allocation failure) instead of eating the machine's memory.
+fn capped(args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_cardgate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn figure(d: &cardgate::json::Value, name: &str) -> f64 {
+    d.get("reasons").unwrap().as_array().unwrap()[0]
+        .get("figures")
+        .unwrap()
+        .get(name)
+        .unwrap()
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn dev_zero_is_read_only_to_the_limit_plus_one() {
+    // check: the typed body_too_large decision, "at least" limit + 1 bytes (a device has no size).
+    let out = capped(&[
+        "check",
+        "/dev/zero",
+        "--max-stale",
+        "10s",
+        "--watermark-ms",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["body_too_large"]);
+    assert_eq!(figure(&d, "body_bytes"), 65_537.0);
+    assert_eq!(figure(&d, "max_card_bytes"), 65_536.0);
+    assert!(
+        d.get("detail")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .contains("at least 65537 bytes"),
+        "{d:?}"
+    );
+    let out = capped(&["check", "/dev/zero", "--max-card-bytes", "10"]);
+    assert_eq!(figure(&decision(&out), "body_bytes"), 11.0);
+    // Everything else that reads a file: exit 2 with one line naming the limit.
+    for args in [
+        &["hash", "/dev/zero"][..],
+        &["canonicalize", "/dev/zero"],
+        &["policy", "check", "/dev/zero"],
+        &["check", "Cargo.toml", "--policy", "/dev/zero"],
+    ] {
+        let out = capped(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("at least") && err.contains("more than the limit"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn an_endless_stdin_is_cut_off_at_the_limit() {
+    for (args, code) in [
+        (
+            &["check", "-", "--max-stale", "10s", "--watermark-ms", "0"][..],
+            1,
+        ),
+        (&["hash", "-"], 2),
+        (&["canonicalize", "-"], 2),
+        (&["policy", "check", "-"], 2),
+        (&["check", "Cargo.toml", "--policy", "-"], 2),
+    ] {
+        // 64 MiB: more than every limit (the largest, canonicalize's, is 16 MiB).
+        let (out, cut_off) = with_endless_stdin(args, 64 << 20);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+        assert!(cut_off, "{args:?}: cardgate read the whole stream");
+    }
+}
+
+#[test]
+fn an_oversized_regular_file_reports_its_exact_size() {
+    let dir = std::env::temp_dir().join(format!("cardgate-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.json");
+    std::fs::write(&path, vec![b' '; 71_030]).unwrap();
+    let p = path.to_str().unwrap();
+    let out = cardgate(
+        &["check", p, "--max-stale", "10s", "--watermark-ms", "0"],
+        "",
+    );
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["body_too_large"]);
+    assert_eq!(figure(&d, "body_bytes"), 71_030.0);
+    let detail = d.get("detail").unwrap().as_str().unwrap();
+    assert!(detail.contains("is 71030 bytes"), "{detail}");
+    // The same bytes over stdin: no size to ask, so a lower bound, said as one.
+    let out = cardgate(
+        &["check", "-", "--max-stale", "10s", "--watermark-ms", "0"],
+        &" ".repeat(71_030),
+    );
+    let d = decision(&out);
+    assert_eq!(figure(&d, "body_bytes"), 65_537.0);
+    assert!(d
+        .get("detail")
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .contains("at least 65537 bytes"));
+    // Stdin redirected from the file (`< big.json`) has a size too.
+    let out = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+        .args(["check", "-", "--max-stale", "10s", "--watermark-ms", "0"])
+        .stdin(std::fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(figure(&decision(&out), "body_bytes"), 71_030.0);
+    let out = cardgate(&["hash", p], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is 71030 bytes"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_watermark_figure_given_twice_is_refused() {
+    let base = ["check", "-", "--max-stale", "10s", "--now", NOW];
+    let cases: &[&[&str]] = &[
+        &["--watermark-ms", "40000", "--watermark-ms", "0"],
+        &["--watermark-ms", "40000", "--watermark-ms", "40000"],
+        &["--watermark-ms", "40000", "--lag-ms", "0"],
+        &["--watermark-ms=40000", "--observation", r#"{"lag_ms":"0"}"#],
+        &["--observation", r#"{"lag_ms":"0"}"#, "--lag-ms", "40000"],
+        &["--lag-s", "40", "--lag-s", "0"],
+        &["--age-s", "30", "--observation", r#"{"age_s":0}"#],
+        &["--synced-at", NOW, "--synced-at", "2026-11-09T12:00:00Z"],
+        &[
+            "--consul-known-leader",
+            "true",
+            "--consul-known-leader",
+            "false",
+        ],
+        &[
+            "--consul-last-contact-ms",
+            "1",
+            "--observation",
+            r#"{"consul_last_contact_ms":"9"}"#,
+        ],
+        &[
+            "--observation",
+            r#"{"lag_ms":"0"}"#,
+            "--observation",
+            r#"{"lag_ms":"9"}"#,
+        ],
+        &["--observation", r#"{"now":"2026-11-09T12:00:00Z"}"#],
+    ];
+    for extra in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let out = cardgate(&args, FRESH_CARD);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("given twice"), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}");
+    }
+    // Other single-valued options too; --require stays repeatable; disjoint sources combine.
+    for extra in [
+        &["--max-stale", "1h"][..],
+        &[
+            "--pin",
+            "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+        ],
+        &["--max-card-bytes", "1", "--max-card-bytes", "2"],
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        if extra[0] == "--pin" {
+            args.extend_from_slice(extra);
+        }
+        let out = cardgate(&args, FRESH_CARD);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&out).contains("given twice"), "{}", stderr(&out));
+    }
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--max-stale",
+            "10s",
+            "--require",
+            "task.execute.v3",
+            "--require",
+            "capability:streaming",
+            "--watermark-ms",
+            "3000",
+            "--observation",
+            r#"{"age_s":"2","now":"2026-11-09T12:00:40Z"}"#,
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        decision(&out).get("staleness_ms").unwrap().as_f64(),
+        Some(5000.0)
+    );
+}
+
+#[test]
+fn non_utf8_arguments_do_not_abort() {
+    let dir = std::env::temp_dir().join(format!("cardgate-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut name = b"card-".to_vec();
+    name.extend_from_slice(&[0xff, 0xfe]);
+    name.extend_from_slice(b".json");
+    let card = dir.join(OsString::from_vec(name));
+    std::fs::write(&card, FRESH_CARD).unwrap();
+    let policy = dir.join(OsString::from_vec(b"policy-\xff.json".to_vec()));
+    std::fs::write(&policy, r#"{"defaults":{"max_stale":"10s"}}"#).unwrap();
+
+    // A non-UTF-8 file name works wherever a file is read.
+    let mut args = os(&["check"]);
+    args.push(card.clone().into_os_string());
+    args.extend(os(&["--watermark-ms", "0", "--policy"]));
+    args.push(policy.clone().into_os_string());
+    let out = cardgate_os(&args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut inline = OsString::from("--policy=");
+    inline.push(policy.as_os_str());
+    let args = vec![
+        OsString::from("check"),
+        OsString::from("-"),
+        OsString::from("--watermark-ms=0"),
+        inline,
+    ];
+    let out = cardgate_os(&args, FRESH_CARD.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = cardgate_os(
+        &[OsString::from("hash"), card.clone().into_os_string()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("sha256:"));
+    let mut args = os(&["policy", "check"]);
+    args.push(policy.clone().into_os_string());
+    let out = cardgate_os(&args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A missing non-UTF-8 file name is an ordinary read error.
+    let out = cardgate_os(
+        &[
+            OsString::from("hash"),
+            OsString::from_vec(b"/nonexistent/\xff".to_vec()),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+
+    // Where text is needed, a non-UTF-8 value is exit 2 with one line.
+    let bad = || OsString::from_vec(b"task\xff".to_vec());
+    let cases: Vec<Vec<OsString>> = vec![
+        [os(&["check", "-", "--require"]), vec![bad()]].concat(),
+        [os(&["check", "-", "--max-stale"]), vec![bad()]].concat(),
+        [os(&["check", "-", "--watermark-ms"]), vec![bad()]].concat(),
+        [os(&["check", "-", "--now"]), vec![bad()]].concat(),
+        [os(&["check", "-", "--observation"]), vec![bad()]].concat(),
+        vec![OsString::from("check"), OsString::from("-"), {
+            let mut a = OsString::from("--agent=");
+            a.push(bad());
+            a
+        }],
+        vec![bad()],
+        [os(&["policy"]), vec![bad(), OsString::from("x")]].concat(),
+    ];
+    for args in cases {
+        let out = cardgate_os(&args, FRESH_CARD.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out).lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_full_stdout_is_exit_2_with_a_message() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let cases: &[&[&str]] = &[
+        &["hash", "-"],
+        &["canonicalize", "-"],
+        &["policy", "check", "policies/incident.json"],
+        &[
+            "check",
+            "-",
+            "--max-stale",
+            "10s",
+            "--watermark-ms",
+            "0",
+            "--require",
+            "task.execute.v3",
+        ],
+        &[
+            "check",
+            "-",
+            "--max-stale",
+            "10s",
+            "--watermark-ms",
+            "40000",
+        ],
+        &["--version"],
+        &["--help"],
+    ];
+    for args in cases {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+            .args(*args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::piped())
+            .stdout(full())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(FRESH_CARD.as_bytes());
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("cannot write output"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn sub_millisecond_staleness_rounds_up() {
+    // The issue's example: 10000.9 ms of lag is 10001 ms, over a 10 s tolerance.
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--synced-at",
+            "2026-11-09T12:00:30Z",
+            "--now",
+            "2026-11-09T12:00:40.0009Z",
+            "--max-stale",
+            "10s",
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["watermark_exceeded"]);
+    assert_eq!(d.get("staleness_ms").unwrap().as_f64(), Some(10_001.0));
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--watermark-ms",
+            "10000.0001",
+            "--max-stale",
+            "10s",
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -75,6 +75,22 @@ export function ensureConsumer(dir = DEFAULT_CONSUMER) {
     join(tmp, 'tsconfig.web-decl.json'),
     JSON.stringify(declConfig(['es2020', 'dom'], ['node_modules/cardgate/web/index.d.ts']), null, 2) + '\n',
   );
+  // Bundler resolution (Vite, esbuild, webpack consumers) with nothing but the ES2020 library:
+  // `import 'cardgate'` picks the `default` condition (the web build), or with
+  // customConditions ["node"] the Node build.
+  const bundlerDir = join(typesDir, 'bundler');
+  const bundlerFiles = readdirSync(bundlerDir).filter((f) => /\.ts$/.test(f));
+  mkdirSync(join(tmp, 'bundler'));
+  for (const f of bundlerFiles) cpSync(join(bundlerDir, f), join(tmp, 'bundler', f));
+  const bundlerConfig = (extra) => ({
+    compilerOptions: Object.assign(
+      { strict: true, noEmit: true, target: 'es2020', module: 'esnext', moduleResolution: 'bundler', lib: ['es2020'], types: [], skipLibCheck: false, noUnusedLocals: true },
+      extra,
+    ),
+    files: bundlerFiles.map((f) => `bundler/${f}`),
+  });
+  writeFileSync(join(tmp, 'tsconfig.bundler.json'), JSON.stringify(bundlerConfig({}), null, 2) + '\n');
+  writeFileSync(join(tmp, 'tsconfig.bundler-node.json'), JSON.stringify(bundlerConfig({ customConditions: ['node'] }), null, 2) + '\n');
   writeFileSync(join(tmp, '.pkg-stamp'), want);
 
   rmSync(dir, { recursive: true, force: true });

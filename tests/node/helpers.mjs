@@ -1,6 +1,7 @@
 // Shared by the node tests: the vectors, their exact bytes, and the native CLI as the reference.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './consumer.mjs';
 
@@ -45,7 +46,18 @@ export function cliArgs(c) {
 export function cliDecision(c) {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`cargo build --release --bin cardgate\``);
   const args = cliArgs(c);
-  const run = spawnSync(CLI, args, { input: caseBytes(c), maxBuffer: 16 << 20 });
+  // The card goes in as a file: from a pipe the CLI reads at most limit + 1 bytes and can only
+  // say "at least" about an oversized body, where the package (handed all the bytes) is exact.
+  const dir = mkdtempSync(join(tmpdir(), 'cardgate-vector-'));
+  const file = join(dir, 'card.json');
+  writeFileSync(file, caseBytes(c));
+  args[1] = file;
+  let run;
+  try {
+    run = spawnSync(CLI, args, { maxBuffer: 16 << 20 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (run.status !== 0 && run.status !== 1) {
     throw new Error(`${c.name}: cardgate exited ${run.status}: ${run.stderr}`);
   }

@@ -39,12 +39,46 @@ const ROUTES = {
   '/agents/w7/.well-known/agent-card.json': () => [200, { 'x-replica-lag-ms': '2' }, JSON.stringify(FRESH)],
 };
 
+// A 71,030-byte card (the issue's figure): over the 65,536-byte limit.
+const BIG = JSON.stringify({ ...FRESH, pad: 'p'.repeat(71030 - JSON.stringify({ ...FRESH, pad: '' }).length) });
+// Routes that stream by hand: path -> (req, res) => void.
+const STREAMS = {
+  // Chunked, no Content-Length: the size cannot be known without reading it all.
+  '/big-chunked.json': (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0' });
+    for (let i = 0; i < BIG.length; i += 8192) res.write(BIG.slice(i, i + 8192));
+    res.end();
+  },
+  // Declared length: exact even though only 65,537 bytes are read.
+  '/big-declared.json': (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', 'content-length': String(Buffer.byteLength(BIG)) });
+    for (let i = 0; i < BIG.length; i += 8192) res.write(BIG.slice(i, i + 8192));
+    res.end();
+  },
+  // Never answers.
+  '/stall-headers.json': () => {},
+  // Answers, sends half the card, then stalls.
+  '/stall-body.json': (req, res) => {
+    const body = JSON.stringify(FRESH);
+    res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', 'content-length': String(body.length) });
+    res.write(body.slice(0, 40));
+  },
+  // Answers after 300 ms.
+  '/slow.json': (req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0' });
+      res.end(JSON.stringify(FRESH));
+    }, 300);
+  },
+};
+
 let server;
 let base;
 const seen = [];
 before(async () => {
   server = createServer((req, res) => {
     seen.push({ url: req.url, headers: req.headers });
+    if (STREAMS[req.url]) return STREAMS[req.url](req, res);
     const route = ROUTES[req.url];
     const [status, headers, body] = route ? route() : [404, {}, 'no route'];
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -53,7 +87,10 @@ before(async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${server.address().port}`;
 });
-after(() => new Promise((resolve) => server.close(resolve)));
+after(() => {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(resolve));
+});
 
 test('a fresh card with a watermark header resolves to the card object', async () => {
   const decisions = [];
@@ -152,15 +189,44 @@ test('an unreadable body is a MalformedAgentCardError carrying the text', async 
   await assert.rejects(cg.resolveAgentCard(`${base}/empty.json`, REQ), (e) => e.reasons[0].code === 'body_empty');
 });
 
-test('an oversized body is body_too_large after reading one byte past the limit', async () => {
+/** The body_too_large figures and message of a rejection. */
+const tooLarge = (e) => {
+  assert.ok(e instanceof cg.MalformedAgentCardError, `${e.name}: ${e.message}`);
+  assert.deepEqual(e.reasons.map((r) => r.code), ['body_too_large']);
+  return { bytes: e.reasons[0].figures.body_bytes, limit: e.reasons[0].figures.max_card_bytes, message: e.reasons[0].message };
+};
+
+test('an oversized body is body_too_large after reading one byte past the limit, its size never understated', async () => {
+  // 8 MiB without a declared length: read only to just past the limit, reported as a bound.
   await assert.rejects(cg.resolveAgentCard(`${base}/huge.json`, REQ), (e) => {
-    assert.ok(e instanceof cg.MalformedAgentCardError);
-    assert.deepEqual(e.reasons.map((r) => r.code), ['body_too_large']);
+    const t = tooLarge(e);
+    assert.ok(t.bytes > 65536 && t.bytes < 1 << 20, `read ${t.bytes} bytes of 8 MiB`);
+    assert.equal(t.limit, 65536);
+    assert.equal(t.message, `card body is at least ${t.bytes} bytes, more than the limit of 65536 bytes`);
     return true;
   });
-  // Same through a fetch whose Response has no stream (arrayBuffer only).
+  // Content-Length: the exact size.
+  await assert.rejects(cg.resolveAgentCard(`${base}/big-declared.json`, REQ), (e) => {
+    assert.equal(tooLarge(e).bytes, 71030);
+    assert.doesNotMatch(tooLarge(e).message, /at least/);
+    return true;
+  });
+  // Chunked, no length: a lower bound, said as one (never "65537 bytes" for a 71,030-byte card).
+  await assert.rejects(cg.resolveAgentCard(`${base}/big-chunked.json`, REQ), (e) => {
+    const t = tooLarge(e);
+    assert.ok(t.bytes > 65536 && t.bytes <= 71030, String(t.bytes));
+    assert.equal(t.message, `card body is at least ${t.bytes} bytes, more than the limit of 65536 bytes`);
+    assert.equal(e.decision.detail, t.message);
+    assert.ok(e.card.startsWith('{"name":"worker-7"'), 'card_text is the start of the body');
+    return true;
+  });
+  // A compressed body's Content-Length is not its size: a lower bound.
+  const gz = async () =>
+    new Response(new Blob([BIG]).stream(), { headers: { 'x-replica-lag-ms': '0', 'content-encoding': 'gzip', 'content-length': '900' } });
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: gz }), (e) => /at least/.test(tooLarge(e).message));
+  // Same through a fetch whose Response has no stream (arrayBuffer only): the whole size.
   const plain = async () => ({ ok: true, status: 200, headers: new Map([['x-replica-lag-ms', '0']]), arrayBuffer: async () => new ArrayBuffer(70000) });
-  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: plain }), (e) => e.reasons[0].code === 'body_too_large');
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: plain }), (e) => tooLarge(e).bytes === 70000);
   // An exactly-at-the-limit body is read whole (65536 bytes of valid card).
   const pad = 65536 - JSON.stringify({ ...FRESH, pad: '' }).length;
   const exact = JSON.stringify({ ...FRESH, pad: 'p'.repeat(pad) });
@@ -233,4 +299,62 @@ test('CardGateResolver.resolve follows the SDK path rule', async () => {
   await assert.rejects(perAgent.resolve(`${base}/agents/w7/`), (e) => e.stalenessMs === 2);
   assert.equal((await perAgent.resolve(`${base}/`)).normalized, true);
   assert.throws(() => new cg.CardGateResolver({}), TypeError);
+});
+
+test('every resolution has a timeout (default 10 s), combined with the caller signal', async () => {
+  assert.equal(cg.DEFAULT_TIMEOUT_MS, 10000);
+  for (const path of ['/stall-headers.json', '/stall-body.json']) {
+    const started = Date.now();
+    await assert.rejects(cg.resolveAgentCard(`${base}${path}`, REQ, { timeoutMs: 200 }), (e) => {
+      assert.ok(e instanceof cg.AgentCardTimeoutError, `${path}: ${e.name}: ${e.message}`);
+      assert.ok(e instanceof cg.AgentCardFetchError, 'a transport failure');
+      assert.ok(!(e instanceof cg.CardGateError));
+      assert.equal(e.timeoutMs, 200);
+      assert.equal(e.status, null);
+      assert.equal(e.url, `${base}${path}`);
+      assert.match(e.message, /did not complete within 200 ms/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 5000, `${path}: the timeout fired`);
+  }
+  // A fetch that ignores the signal is still cut off.
+  const deaf = () => new Promise(() => {});
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: deaf, timeoutMs: 50 }), cg.AgentCardTimeoutError);
+  // The fetch receives a signal that fires on timeout.
+  let given;
+  const spy = (url, init) => {
+    given = init.signal;
+    return new Promise(() => {});
+  };
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: spy, timeoutMs: 50 }), cg.AgentCardTimeoutError);
+  assert.equal(given.aborted, true);
+  assert.ok(given.reason instanceof cg.AgentCardTimeoutError);
+
+  // The caller's signal firing first: an AgentCardFetchError carrying its reason, not a timeout.
+  await assert.rejects(cg.resolveAgentCard(`${base}/stall-body.json`, REQ, { signal: AbortSignal.timeout(100), timeoutMs: 5000 }), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError && !(e instanceof cg.AgentCardTimeoutError), e.name);
+    assert.match(e.message, /aborted by the caller/);
+    assert.ok(e.cause);
+    return true;
+  });
+  const gone = new AbortController();
+  gone.abort(new Error('shutting down'));
+  await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { signal: gone.signal }), /shutting down/);
+  // The timeout of one resolution is its own: a shared signal does not shorten it, and a slow
+  // answer within the timeout resolves.
+  const shared = new AbortController();
+  assert.deepEqual(await cg.resolveAgentCard(`${base}/slow.json`, REQ, { signal: shared.signal, timeoutMs: 3000 }), FRESH);
+  assert.deepEqual(await cg.resolveAgentCard(`${base}/slow.json`, REQ, { timeoutMs: Infinity }), FRESH);
+  await assert.rejects(cg.resolveAgentCard(`${base}/slow.json`, REQ, { timeoutMs: 100 }), cg.AgentCardTimeoutError);
+  // Through CardGateResolver too.
+  const r = new cg.CardGateResolver({ requirement: REQ, timeoutMs: 100 });
+  await assert.rejects(r.resolve(`${base}/`, 'stall-headers.json'), cg.AgentCardTimeoutError);
+
+  // Bad timeouts and signals are refused before any request.
+  const before = seen.length;
+  for (const [timeoutMs, Ctor] of [[0, RangeError], [-1, RangeError], ['10s', TypeError], [NaN, TypeError]]) {
+    await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { timeoutMs }), Ctor, String(timeoutMs));
+  }
+  await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { signal: 'soon' }), TypeError);
+  assert.equal(seen.length, before, 'no request was sent');
 });

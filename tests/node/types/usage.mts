@@ -66,12 +66,18 @@ const resolved = await resolveAgentCard<{ name: string }>('http://127.0.0.1:1/ca
   headers: { authorization: 'Bearer x' },
   now: Date.now(),
   onDecision: (d, info) => void [d.verdict, info.url],
+  // The DOM's / Node's AbortSignal fits AbortSignalLike; the timeout is per resolution.
+  signal: new AbortController().signal,
+  timeoutMs: 2500,
 });
+await resolveAgentCard('http://127.0.0.1:1/card.json', requirement, { signal: AbortSignal.timeout(50), timeoutMs: Infinity });
 const name: string = resolved.name;
 void name;
 
 // @ts-expect-error: a number is not a card
 evaluate(42, {});
+// @ts-expect-error: a timeout is a number of ms
+void resolveAgentCard('http://127.0.0.1:1/card.json', requirement, { timeoutMs: '10s' });
 // @ts-expect-error: max_stale is a duration string
 evaluate(card, { max_stale: 10 });
 // @ts-expect-error: unknown requirement member

@@ -24,7 +24,7 @@
 use crate::json::{self, pointer_token, Value};
 use crate::{InputError, Limits, Policy};
 
-use super::routes::{CardRoute, PathPattern, RouteId, RouteMatch};
+use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
 /// Envoy buffers at most 1 MiB per connection by default; our own limit must stay below it so
@@ -198,9 +198,30 @@ impl FilterConfig {
         })
     }
 
-    /// The card route a request path (without query) belongs to, if any: listed routes in
-    /// order, then the well-known route.
+    /// The card route a request path belongs to, if any: the first of its
+    /// [`path_variants`] that matches a listed route (in order) or the well-known route. The
+    /// agent id is then looked up in the policy exactly, or else regardless of ASCII case.
     pub fn match_path(&self, path: &str) -> Option<(RouteId, RouteMatch<'_>)> {
+        let (id, mut matched) = path_variants(path)
+            .iter()
+            .find_map(|v| self.match_normalized(v))?;
+        if let Some(agent) = matched.agent.as_mut() {
+            if !self.policy.has_agent(agent) {
+                if let Some((known, _)) = self
+                    .policy
+                    .agents
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(agent))
+                {
+                    agent.clone_from(known);
+                }
+            }
+        }
+        Some((id, matched))
+    }
+
+    /// [`FilterConfig::match_path`] for one normalized path.
+    fn match_normalized(&self, path: &str) -> Option<(RouteId, RouteMatch<'_>)> {
         let listed = self
             .routes
             .iter()

@@ -115,6 +115,21 @@ impl FilterConfig {
         // The policy reader validates the whole top level, refusing members that are neither
         // its own nor ours.
         let policy = Policy::from_members(value, "", TOP_MEMBERS)?;
+        // Card routes find an agent's rule regardless of letter case (an upstream may serve
+        // /agents/Worker-7 and /agents/worker-7 alike), so two ids may not differ only by case.
+        for (i, (id, _)) in policy.agents.iter().enumerate() {
+            if let Some((other, _)) = policy
+                .agents
+                .iter()
+                .take(i)
+                .find(|(k, _)| k.eq_ignore_ascii_case(id))
+            {
+                return Err(InputError::range_error(
+                    format!("/agents/{}", pointer_token(id)),
+                    format!("agent ids {other:?} and {id:?} differ only in letter case; card paths match agents regardless of case"),
+                ));
+            }
+        }
         let members = value
             .as_object()
             .ok_or_else(|| InputError::type_error("", "must be an object"))?;
@@ -469,6 +484,10 @@ mod tests {
         );
         assert_eq!(err(r#"{"retry_after_s":1.5}"#).path, "/retry_after_s");
         assert_eq!(err(r#"{"unknown":1}"#).path, "/unknown");
+        assert_eq!(
+            err(r#"{"agents":{"Worker":{},"worker":{}}}"#).path,
+            "/agents/worker"
+        );
         assert_eq!(err(r#"[1]"#).path, "");
     }
 

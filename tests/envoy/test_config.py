@@ -36,6 +36,7 @@ INVALID = [
     ('{"agents": {"w7": {"pin": "sha256:abc"}}}', "/agents/w7/pin"),
     ('{"agents": {"w7": {"min_version": "latest"}}}', "/agents/w7/min_version"),
     ('{"unknown": 1}', "/unknown"),
+    ('{"agents": {"Worker-7": {}, "worker-7": {"max_stale": "1s"}}}', "/agents/worker-7"),
     ('{"mode": "enforce", "mode": "observe"}', "/mode"),
     ("not json", "(the document)"),
 ]

@@ -22,7 +22,7 @@
 //! Errors carry the JSON Pointer of the offending member, which `on_configure` logs.
 
 use crate::json::{self, pointer_token, Value};
-use crate::{InputError, Limits, Policy};
+use crate::{InputError, Limits, Policy, Requirement};
 
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
@@ -217,22 +217,52 @@ impl FilterConfig {
     /// [`path_variants`] that matches a listed route (in order) or the well-known route. The
     /// agent id is then looked up in the policy exactly, or else regardless of ASCII case.
     pub fn match_path(&self, path: &str) -> Option<(RouteId, RouteMatch<'_>)> {
-        let (id, mut matched) = path_variants(path)
-            .iter()
-            .find_map(|v| self.match_normalized(v))?;
-        if let Some(agent) = matched.agent.as_mut() {
-            if !self.policy.has_agent(agent) {
-                if let Some((known, _)) = self
-                    .policy
-                    .agents
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(agent))
-                {
-                    agent.clone_from(known);
-                }
+        self.match_all(path).into_iter().next()
+    }
+
+    /// The rule for a request path on a card route: the rule of the agent [`match_path`] names,
+    /// tightened by the rule of every other agent a variant of the path names (an upstream may
+    /// read `/agents/w;v=1/card` as agent `w` or as `w;v=1`: the card must satisfy both rules).
+    /// Two of those rules pinning different hashes cannot both hold: an error.
+    ///
+    /// [`match_path`]: FilterConfig::match_path
+    pub fn requirement_for_path(&self, path: &str) -> Result<Requirement, InputError> {
+        let mut agents: Vec<Option<String>> = Vec::new();
+        for (_, m) in self.match_all(path) {
+            if !agents.contains(&m.agent) {
+                agents.push(m.agent);
             }
         }
-        Some((id, matched))
+        let mut rules = agents
+            .iter()
+            .map(|a| self.policy.requirement_for(a.as_deref()));
+        let first = rules.next().unwrap_or_else(|| self.policy.defaults.clone());
+        rules.try_fold(first, |acc, rule| acc.tighten(&rule))
+    }
+
+    /// The match of every variant of `path` that matches a route, in variant order, with agent
+    /// ids resolved to the policy's spelling.
+    fn match_all(&self, path: &str) -> Vec<(RouteId, RouteMatch<'_>)> {
+        let mut out = Vec::new();
+        for variant in path_variants(path) {
+            let Some((id, mut matched)) = self.match_normalized(&variant) else {
+                continue;
+            };
+            if let Some(agent) = matched.agent.as_mut() {
+                if !self.policy.has_agent(agent) {
+                    if let Some((known, _)) = self
+                        .policy
+                        .agents
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case(agent))
+                    {
+                        agent.clone_from(known);
+                    }
+                }
+            }
+            out.push((id, matched));
+        }
+        out
     }
 
     /// [`FilterConfig::match_path`] for one normalized path.
@@ -459,6 +489,39 @@ mod tests {
         assert!(!c.allow_caller_relax);
         assert!(c.match_path("/x/.well-known/agent-card.json").is_some());
         assert!(c.match_path("/agents/w/card").is_none());
+    }
+
+    #[test]
+    fn every_agent_a_path_variant_names_applies() {
+        let c = FilterConfig::from_json(
+            br#"{"defaults":{"max_stale":"10s"},"agents":{"w":{"require":["a"]},"w;v=1":{"require":["b"],"max_stale":"2s"}},
+                "routes":[{"path":"/agents/{id}/card"}]}"#,
+        )
+        .unwrap();
+        let r = c.requirement_for_path("/agents/w/card").unwrap();
+        assert_eq!((r.require.len(), r.max_stale_ms), (1, Some(10_000)));
+        let r = c.requirement_for_path("/agents/w;v=1/card").unwrap();
+        assert_eq!((r.require.len(), r.max_stale_ms), (2, Some(2_000)));
+        assert_eq!(
+            c.match_path("/agents/w;v=1/card")
+                .unwrap()
+                .1
+                .agent
+                .as_deref(),
+            Some("w;v=1")
+        );
+        let r = c.requirement_for_path("/agents/W;x/card").unwrap();
+        assert_eq!(r.require.len(), 1, "{r:?}");
+        let pins = FilterConfig::from_json(
+            format!(
+                r#"{{"agents":{{"w":{{"pin":"sha256:{}"}},"w;v":{{"pin":"sha256:{}"}}}},"routes":[{{"path":"/a/{{id}}"}}]}}"#,
+                "a".repeat(64),
+                "b".repeat(64)
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        assert!(pins.requirement_for_path("/a/w;v").is_err());
     }
 
     #[test]

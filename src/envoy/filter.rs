@@ -340,9 +340,19 @@ impl HttpContext for CardStream {
 
         let snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
         let header = |name: &str| snapshot.values(name);
-        let rule = config.policy.requirement_for(rule_agent.as_deref());
-        let requirement = caller_requirement(&header)
-            .and_then(|caller| effective_requirement(&rule, &caller, config.allow_caller_relax));
+        let rule = config.requirement_for_path(path);
+        let requirement = rule
+            .clone()
+            .map_err(|e| super::caller::CallerError {
+                header: ":path",
+                message: format!("names agents whose rules cannot both hold: {}", e.message),
+            })
+            .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
+            .and_then(|(rule, caller)| {
+                effective_requirement(&rule, &caller, config.allow_caller_relax)
+            });
+        // Observe mode (below) falls back to the rule alone, or the defaults.
+        let rule = rule.unwrap_or_else(|_| config.policy.defaults.clone());
         let requirement = match requirement {
             Ok(r) => r,
             Err(e) => {

@@ -187,12 +187,15 @@ def test_well_known_variants_are_gated(envoy, registry, listener):
             assert resp.status == 503, (template, resp)
 
 
-def test_agent_id_letter_case_finds_the_agents_rule(gate):
+def test_agent_id_spellings_find_the_agents_rule(gate):
     # Mixed-Case-7's rule requires task.execute.v3; to a case-insensitive registry mixed-case-7
     # is the same agent, so it gets the same rule, not the looser defaults.
     card = dict(CARD, skills=[dict(CARD["skills"][0], id="task.execute.v2")])
     script(gate.registry, "/agents/mixed-case-7/card", body=card_json(card))
-    for path in ("/agents/mixed-case-7/card", "/agents/MIXED-CASE-7/card", "/Agents/Mixed-Case-7/card/"):
+    # An upstream that drops ;parameters reads the last one as mixed-case-7 too: both the rule
+    # for "mixed-case-7;v=1" (the defaults) and Mixed-Case-7's apply.
+    for path in ("/agents/mixed-case-7/card", "/agents/MIXED-CASE-7/card", "/Agents/Mixed-Case-7/card/",
+                 "/agents/mixed-case-7;v=1/card"):
         resp = gate.get(path)
         assert resp.status == 409, (path, resp)
         assert resp.json()["missing_capabilities"] == ["task.execute.v3"]

@@ -5,7 +5,7 @@
 //! `Range` and the conditional headers so the upstream sends the whole card, and send a `HEAD`
 //! upstream as a `GET`. Response: remove upstream `a2a-card-*` headers and trailers from every
 //! answer (card route or not, any method); on a checked request let non-2xx answers pass except
-//! `304` (no card: fails closed), hold the headers (`allow_on_headers_stop_iteration: true`),
+//! `304` (no card: fails closed, as does a `206`), hold the headers (`allow_on_headers_stop_iteration: true`),
 //! buffer the body up to `max_card_bytes`, evaluate at end of stream, then forward with verdict
 //! headers and a cache lifetime capped to what is left of the tolerance (a `HEAD` without the
 //! body), or replace.
@@ -395,13 +395,18 @@ impl HttpContext for CardStream {
         let status: u16 = header_text(MapType::HttpResponseHeaders, ":status")
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
-        if status == 304 {
-            // The conditional headers were removed, so the upstream answered a question nobody
-            // asked; there is no card to check: fail closed.
+        if status == 304 || status == 206 {
+            // The conditional and range headers were removed, so the upstream answered a
+            // question nobody asked, without a whole card to check: fail closed.
+            let what = if status == 304 {
+                "304 Not Modified"
+            } else {
+                "206 Partial Content"
+            };
             let decision = Decision::malformed(
                 crate::reason::ReasonCode::BodyEmpty,
                 "",
-                "the upstream answered 304 Not Modified on a card route: no card to check (the gate removes conditional request headers, so a card route must answer with the card)".to_owned(),
+                format!("the upstream answered {what} on a card route: no whole card to check (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
             );
             return self.apply(&decision, &config);
         }

@@ -347,6 +347,17 @@ def test_conditional_and_range_headers_are_removed(gate):
     assert "if-none-match" in {k for k, _ in reg.last_request_headers(other)}
 
 
+def test_upstream_206_is_never_valid(gate):
+    # Even when the partial body happens to be a whole card: a 206 is spliced into what the
+    # client holds, so what the client ends up using was never checked.
+    path = script(gate.registry, "/agents/%s/card" % fresh_id(), status=206,
+                  headers=[("Content-Range", "bytes 0-%d/9999" % (len(card_json()) - 1))])
+    resp = gate.get(path, {"Range": "bytes=0-%d" % (len(card_json()) - 1)})
+    assert resp.status == 502, resp
+    assert [r["code"] for r in resp.json()["reasons"]] == ["body_empty"]
+    assert "206" in resp.json()["detail"]
+
+
 def test_upstream_304_on_head_and_observe(gate, observe_gate):
     path = script(gate.registry, "/agents/%s/card" % fresh_id(), body=b"", status=304)
     resp = gate.get(path, method="HEAD")

@@ -11,6 +11,7 @@ serves the old one and says so only in a response header (`x-replica-lag-ms: 400
 Paths served by both the primary and the replica (the replica serves what it last synced):
 
     GET|HEAD /agents/worker-7/card                        the card itself (registry API)
+    (POST, PUT, DELETE, OPTIONS and PATCH get scripted answers too, for the filter's tests)
     GET|HEAD /agents/worker-7/.well-known/agent-card.json the card (multi-agent well-known URI)
     GET|HEAD /v1/resolve/worker-7                         a ResolvedCard envelope:
              {"card": {...}, "replication": {"lag_ms": N}, "state": "active"}
@@ -25,7 +26,11 @@ Control endpoints (loopback only, used by the demo and the tests):
          registers a scripted answer for that exact path (both ports); HEAD gets its headers.
          With synced_at_lag_ms, an `x-registry-synced-at` header is stamped at send time:
          this machine's clock minus that many ms (RFC 3339, ms precision).
-    GET  /_fixture/requests?path=/x   headers of the last request seen for that path
+         A scripted path is also served under its lenient spellings, as many web frameworks
+         do: percent-escapes decoded (%2F too), `\\` as `/`, duplicate and trailing slashes
+         merged, `.`/`..` resolved, `;params` dropped, letter case ignored (`lenient_path`).
+    GET  /_fixture/requests?path=/x   headers of the last request seen for that path (exact or
+         lenient spelling), with the method as a first `:method` entry
     GET  /_fixture/health             200 "ok"
 
 The replica's answers carry `x-replica-lag-ms` (the watermark a careful resolver exposes);
@@ -41,7 +46,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
 AGENT_ID = "worker-7"
 
@@ -71,6 +76,22 @@ def worker_card(generation):
     }
 
 
+def lenient_path(path):
+    """How a lenient upstream reads a path: the same resource for /A/./b//c/, /a/%62/c;x, ..."""
+    text = unquote_to_bytes(path).decode("utf-8", "replace").replace("\\", "/")
+    out = []
+    for segment in text.split("/"):
+        segment = segment.split(";", 1)[0]
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if out:
+                out.pop()
+            continue
+        out.append(segment)
+    return "/" + "/".join(out).lower()
+
+
 def rfc3339_ms(unix_s):
     """RFC 3339 UTC with milliseconds, e.g. 2026-11-09T12:00:37.250Z."""
     ms = int(round(unix_s * 1000))
@@ -89,7 +110,8 @@ class State:
         self.replica_synced = False
         self.replica_lag_ms = lag_ms
         self.responses = {}  # path -> spec
-        self.requests = {}  # path -> [[name, value], ...] of the last request
+        self.lenient = {}  # lenient_path(path) -> spec
+        self.requests = {}  # path and lenient_path(path) -> [[name, value], ...] of the last request
 
     def card_for(self, role):
         with self.lock:
@@ -153,9 +175,12 @@ class Handler(BaseHTTPRequestHandler):
     def _serve(self, head):
         state = self.server.state
         path = urlsplit(self.path).path
+        seen = [[":method", self.command]] + [[k, v] for k, v in self.headers.items()]
         with state.lock:
-            state.requests[path] = [[k, v] for k, v in self.headers.items()]
+            state.requests[path] = state.requests[lenient_path(path)] = seen
             spec = state.responses.get(path)
+            if spec is None and not path.startswith("/_fixture/"):
+                spec = state.lenient.get(lenient_path(path))
         if path == "/_fixture/health":
             return self._send(200, [("Content-Type", "text/plain")], b"ok", head)
         if path == "/_fixture/requests":
@@ -163,6 +188,8 @@ class Handler(BaseHTTPRequestHandler):
             wanted = (query.get("path") or [""])[0]
             with state.lock:
                 seen = state.requests.get(wanted)
+                if seen is None:
+                    seen = state.requests.get(lenient_path(wanted))
             return self._json(200 if seen is not None else 404, seen or [])
         if spec is not None:
             body = base64.b64decode(spec.get("body_b64", ""))
@@ -197,6 +224,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self):
         self._serve(head=True)
 
+    def _write(self):
+        self._read_body()
+        self._serve(head=False)
+
+    do_DELETE = do_OPTIONS = do_PATCH = _write
+
     # -- control -------------------------------------------------------------------------
     def do_POST(self):
         state = self.server.state
@@ -219,13 +252,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_PUT(self):
         state = self.server.state
         if urlsplit(self.path).path != "/_fixture/responses":
-            return self._json(404, {"error": "unknown control path"})
+            self._read_body()
+            return self._serve(head=False)  # scripted answers also serve writes
         try:
             body = json.loads(self._read_body())
             specs = body if isinstance(body, list) else [body]
             with state.lock:
                 for spec in specs:
                     state.responses[spec["path"]] = spec
+                    state.lenient[lenient_path(spec["path"])] = spec
         except (ValueError, KeyError, TypeError) as e:
             return self._json(400, {"error": str(e)})
         return self._json(200, {"registered": len(specs)})

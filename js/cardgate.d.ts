@@ -19,8 +19,10 @@ export interface RequirementJson {
   min_version?: string;
   /** Staleness tolerance: an integer followed by `ms`, `s`, `m` or `h`. */
   max_stale?: string;
-  /** `sha256:` + 64 lowercase hex digits: replaces the watermark check. */
+  /** `sha256:` + 64 lowercase hex digits: replaces the watermark check (see `pin_mode`). */
   pin?: string;
+  /** `replace` (default): a matching pin passes without the watermark; `with_watermark`: both. */
+  pin_mode?: 'replace' | 'with_watermark';
 }
 
 /** A watermark value: header text, or a number. */

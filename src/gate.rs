@@ -1,6 +1,7 @@
 //! The gate: is this card valid for delegation?
 //!
-//! Order follows the seed: (b) freshness — a pinned hash replaces the watermark check — then
+//! Order follows the seed: (b) freshness — a pinned hash replaces the watermark check, or with
+//! `pin_mode: "with_watermark"` is required on top of it — then
 //! (a) the version floor, then (c) the capability superset. Unlike the seed, every failed
 //! condition is reported; the primary error class is the first failure in that order.
 
@@ -234,6 +235,9 @@ struct FreshnessCheck {
 
 /// Checks (b). `hash` is the card's hash, or `None` for an answer that carries no card (a
 /// `304 Not Modified` or a `HEAD`): with a pin the caller then already holds the pinned card.
+/// A pin that does not match fails at once. With [`crate::requirement::PinMode::Replace`] (the
+/// default) a matching pin passes without the watermark; with `WithWatermark` the watermark is
+/// then checked as without a pin, and a pass is reported as `pinned`.
 fn check_freshness(
     requirement: &Requirement,
     observation: &Observation,
@@ -263,25 +267,32 @@ fn check_freshness(
         basis: None,
         staleness_ms,
     };
+    // The pin's verdict, when there is a pin: a mismatch fails (b) at once.
+    let mut pinned = None;
     if let Some(pin) = &requirement.pin {
-        return match hash {
-            None => pass(
-                FreshnessBasis::Pinned,
-                format!("no card in this answer; the caller holds the card pinned as {pin}"),
-            ),
-            Some(hash) if hash == pin => pass(
-                FreshnessBasis::Pinned,
-                format!("card hash matches the pinned {pin}; the watermark is not consulted"),
-            ),
-            Some(hash) => fail(
-                ReasonCode::PinnedHashMismatch,
-                format!("card hash {hash} does not match the pinned {pin}"),
-                vec![
-                    ("card_hash".into(), text(hash.as_str())),
-                    ("pin".into(), text(pin.as_str())),
-                ],
-            ),
+        let matched = match hash {
+            None => format!("no card in this answer; the caller holds the card pinned as {pin}"),
+            Some(hash) if hash == pin => format!("card hash matches the pinned {pin}"),
+            Some(hash) => {
+                return fail(
+                    ReasonCode::PinnedHashMismatch,
+                    format!("card hash {hash} does not match the pinned {pin}"),
+                    vec![
+                        ("card_hash".into(), text(hash.as_str())),
+                        ("pin".into(), text(pin.as_str())),
+                    ],
+                )
+            }
         };
+        if !requirement.pin_with_watermark() {
+            let message = match hash {
+                None => matched,
+                Some(_) => format!("{matched}; the watermark is not consulted"),
+            };
+            return pass(FreshnessBasis::Pinned, message);
+        }
+        // pin_mode "with_watermark": the watermark must hold too.
+        pinned = Some(matched);
     }
     match (&staleness, requirement.max_stale_ms) {
         (Err(why), _) => fail(why.code, why.message.clone(), Vec::new()),
@@ -305,16 +316,19 @@ fn check_freshness(
             check.outcome.message = format!("{} ({})", check.outcome.message, s.basis);
             check
         }
-        (Ok(s), Some(max)) => pass(
-            FreshnessBasis::Watermark,
-            format!(
+        (Ok(s), Some(max)) => {
+            let within = format!(
                 "staleness {} ms ({}) is within max_stale {} ms ({})",
                 s.ms,
                 s.basis,
                 max,
                 format_duration(max)
-            ),
-        ),
+            );
+            match pinned {
+                Some(matched) => pass(FreshnessBasis::Pinned, format!("{matched} and {within}")),
+                None => pass(FreshnessBasis::Watermark, within),
+            }
+        }
     }
 }
 

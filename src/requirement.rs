@@ -2,7 +2,8 @@
 //! optionally a pinned hash.
 //!
 //! JSON form (every member optional, unknown members refused):
-//! `{"require": ["task.execute.v3"], "min_version": "3.0.0", "max_stale": "10s", "pin": "sha256:..."}`
+//! `{"require": ["task.execute.v3"], "min_version": "3.0.0", "max_stale": "10s", "pin": "sha256:...",
+//!   "pin_mode": "replace"}`
 
 use crate::capability::Capability;
 use crate::card_hash::CardHash;
@@ -20,12 +21,46 @@ pub struct Requirement {
     pub min_version: Option<Version>,
     /// The staleness tolerance in milliseconds; `None` means none given, and only a pin passes.
     pub max_stale_ms: Option<u64>,
-    /// A card hash pinned out of band; replaces the watermark check.
+    /// A card hash pinned out of band; replaces the watermark check unless `pin_mode` says
+    /// both must hold.
     pub pin: Option<CardHash>,
+    /// How a pin combines with the watermark check; `None` means [`PinMode::Replace`].
+    pub pin_mode: Option<PinMode>,
+}
+
+/// How a pinned hash combines with the watermark check (condition (b)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinMode {
+    /// A matching hash passes (b) whatever the watermark says (the default).
+    Replace,
+    /// A matching hash **and** a watermark within `max_stale` are both required.
+    WithWatermark,
+}
+
+impl PinMode {
+    /// `"replace"` or `"with_watermark"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PinMode::Replace => "replace",
+            PinMode::WithWatermark => "with_watermark",
+        }
+    }
+
+    fn parse(text: &str) -> Result<PinMode, InputError> {
+        match text {
+            "replace" => Ok(PinMode::Replace),
+            "with_watermark" => Ok(PinMode::WithWatermark),
+            other => Err(InputError::range_error(
+                "",
+                format!("must be \"replace\" or \"with_watermark\", found {other:?}"),
+            )),
+        }
+    }
 }
 
 /// Members a requirement (or a policy rule) may have.
-pub(crate) const REQUIREMENT_MEMBERS: &[&str] = &["require", "min_version", "max_stale", "pin"];
+pub(crate) const REQUIREMENT_MEMBERS: &[&str] =
+    &["require", "min_version", "max_stale", "pin", "pin_mode"];
 
 impl Requirement {
     /// Parses the JSON form.
@@ -96,6 +131,9 @@ impl Requirement {
                     req.set_max_stale_ms(ms);
                 }
                 "pin" => req.set_pin(string()?).map_err(|e| e.within(&at))?,
+                "pin_mode" => {
+                    req.pin_mode = Some(PinMode::parse(string()?).map_err(|e| e.within(&at))?);
+                }
                 other if extra.contains(&other) => {}
                 other => {
                     let mut known: Vec<&str> = REQUIREMENT_MEMBERS.to_vec();
@@ -138,9 +176,29 @@ impl Requirement {
         Ok(())
     }
 
-    /// This requirement made stricter by `other`, never looser: capabilities are united, the
-    /// higher version floor and the smaller tolerance win. Two different pins cannot both hold:
-    /// that is an error.
+    /// Whether a pin must be matched **and** the watermark be within `max_stale`.
+    pub fn pin_with_watermark(&self) -> bool {
+        self.pin.is_some() && self.pin_mode == Some(PinMode::WithWatermark)
+    }
+
+    /// This requirement (a complete rule, such as an operator's) made stricter by the conditions
+    /// `other` adds (such as a caller's headers), never looser: the result holds only when both
+    /// hold. Capabilities are united and the higher version floor wins. For condition (b),
+    /// `other`'s `max_stale` adds a watermark condition and its `pin` adds a hash condition, on
+    /// top of this rule's own: a caller's pin never replaces an operator's watermark check, and
+    /// a caller's tolerance applies on top of an operator's pin-only rule (the result then has
+    /// [`PinMode::WithWatermark`]). What `other` leaves out adds nothing. Two different pins
+    /// cannot both hold: that is an error.
+    ///
+    /// ```
+    /// use cardgate::Requirement;
+    /// let operator = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
+    /// let pin = format!(r#"{{"pin":"sha256:{}"}}"#, "a".repeat(64));
+    /// let caller = Requirement::from_json(&pin).unwrap();
+    /// let both = operator.tighten(&caller).unwrap();
+    /// assert!(both.pin_with_watermark());
+    /// assert_eq!(both.max_stale_ms, Some(10_000));
+    /// ```
     pub fn tighten(&self, other: &Requirement) -> Result<Requirement, InputError> {
         let mut out = self.clone();
         for cap in &other.require {
@@ -152,12 +210,6 @@ impl Requirement {
             (Some(a), Some(b)) => Some(if b > a { b.clone() } else { a.clone() }),
             (a, b) => a.clone().or_else(|| b.clone()),
         };
-        out.max_stale_ms = match (self.max_stale_ms, other.max_stale_ms) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            // No tolerance means "only a pin passes": a caller's tolerance cannot add one.
-            (None, _) => None,
-            (a, None) => a,
-        };
         out.pin = match (&self.pin, &other.pin) {
             (Some(a), Some(b)) if a != b => {
                 return Err(InputError::range_error(
@@ -167,6 +219,28 @@ impl Requirement {
             }
             (a, b) => a.clone().or_else(|| b.clone()),
         };
+        // This rule's watermark condition: none when its own pin replaces the watermark check;
+        // otherwise "staleness within max_stale", where no max_stale can never be met.
+        let own_watermark = if self.pin.is_some() && !self.pin_with_watermark() {
+            None
+        } else {
+            Some(self.max_stale_ms)
+        };
+        let watermark = match (own_watermark, other.max_stale_ms) {
+            (None, None) => None,
+            (None, Some(b)) => Some(Some(b)),
+            (Some(a), None) => Some(a),
+            (Some(a), Some(b)) => Some(a.map(|a| a.min(b))),
+        };
+        match (out.pin.is_some(), watermark) {
+            // Pinned, and nothing asks for a watermark: the pin alone decides, as before.
+            (true, None) => {}
+            (true, Some(max)) => {
+                out.max_stale_ms = max;
+                out.pin_mode = Some(PinMode::WithWatermark);
+            }
+            (false, max) => out.max_stale_ms = max.flatten(),
+        }
         Ok(out)
     }
 
@@ -187,6 +261,9 @@ impl Requirement {
         }
         if other.pin.is_some() {
             out.pin.clone_from(&other.pin);
+        }
+        if other.pin_mode.is_some() {
+            out.pin_mode = other.pin_mode;
         }
         out
     }
@@ -238,5 +315,62 @@ mod tests {
         let p2 = req(&format!(r#"{{"pin":"sha256:{}"}}"#, "b".repeat(64)));
         assert!(p1.tighten(&p2).is_err());
         assert!(p1.tighten(&p1).is_ok());
+    }
+
+    #[test]
+    fn a_caller_pin_adds_to_the_operator_watermark() {
+        let pin = format!(r#"{{"pin":"sha256:{}"}}"#, "a".repeat(64));
+        let caller_pin = req(&pin);
+        // Operator tolerance + caller pin: both.
+        let t = req(r#"{"max_stale":"10s"}"#).tighten(&caller_pin).unwrap();
+        assert!(t.pin_with_watermark());
+        assert_eq!(t.max_stale_ms, Some(10_000));
+        // Operator without any tolerance: the pin cannot make the watermark check pass.
+        let t = Requirement::default().tighten(&caller_pin).unwrap();
+        assert!(t.pin_with_watermark());
+        assert_eq!(t.max_stale_ms, None);
+        // Operator pin-only rule (its inherited max_stale is not consulted) + caller tolerance.
+        let op = req(&format!(
+            r#"{{"pin":"sha256:{}","max_stale":"30s"}}"#,
+            "a".repeat(64)
+        ));
+        let t = op.tighten(&req(r#"{"max_stale":"60s"}"#)).unwrap();
+        assert!(t.pin_with_watermark());
+        assert_eq!(t.max_stale_ms, Some(60_000));
+        // ... and with nothing from the caller it stays pin-only.
+        let t = op.tighten(&Requirement::default()).unwrap();
+        assert!(!t.pin_with_watermark());
+        let t = op.tighten(&caller_pin).unwrap();
+        assert!(!t.pin_with_watermark());
+        // Operator pin with watermark + caller tolerance: the smaller one.
+        let both = req(&format!(
+            r#"{{"pin":"sha256:{}","max_stale":"10s","pin_mode":"with_watermark"}}"#,
+            "a".repeat(64)
+        ));
+        let t = both.tighten(&req(r#"{"max_stale":"60s"}"#)).unwrap();
+        assert_eq!(
+            (t.max_stale_ms, t.pin_with_watermark()),
+            (Some(10_000), true)
+        );
+        let t = both.tighten(&req(r#"{"max_stale":"2s"}"#)).unwrap();
+        assert_eq!(t.max_stale_ms, Some(2_000));
+        // Without pins nothing changes: the smaller tolerance, none stays none.
+        let t = req(r#"{"max_stale":"10s"}"#)
+            .tighten(&req(r#"{"max_stale":"60s"}"#))
+            .unwrap();
+        assert_eq!((t.max_stale_ms, t.pin), (Some(10_000), None));
+        assert_eq!(
+            Requirement::default()
+                .tighten(&req(r#"{"max_stale":"60s"}"#))
+                .unwrap()
+                .max_stale_ms,
+            None
+        );
+        assert_eq!(
+            Requirement::from_json(r#"{"pin_mode":"both"}"#)
+                .unwrap_err()
+                .path,
+            "/pin_mode"
+        );
     }
 }

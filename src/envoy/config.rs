@@ -22,9 +22,9 @@
 //! Errors carry the JSON Pointer of the offending member, which `on_configure` logs.
 
 use crate::json::{self, pointer_token, Value};
-use crate::{InputError, Limits, Policy};
+use crate::{InputError, Limits, Policy, Requirement};
 
-use super::routes::{CardRoute, PathPattern, RouteId, RouteMatch};
+use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
 /// Envoy buffers at most 1 MiB per connection by default; our own limit must stay below it so
@@ -115,6 +115,21 @@ impl FilterConfig {
         // The policy reader validates the whole top level, refusing members that are neither
         // its own nor ours.
         let policy = Policy::from_members(value, "", TOP_MEMBERS)?;
+        // Card routes find an agent's rule regardless of letter case (an upstream may serve
+        // /agents/Worker-7 and /agents/worker-7 alike), so two ids may not differ only by case.
+        for (i, (id, _)) in policy.agents.iter().enumerate() {
+            if let Some((other, _)) = policy
+                .agents
+                .iter()
+                .take(i)
+                .find(|(k, _)| k.eq_ignore_ascii_case(id))
+            {
+                return Err(InputError::range_error(
+                    format!("/agents/{}", pointer_token(id)),
+                    format!("agent ids {other:?} and {id:?} differ only in letter case; card paths match agents regardless of case"),
+                ));
+            }
+        }
         let members = value
             .as_object()
             .ok_or_else(|| InputError::type_error("", "must be an object"))?;
@@ -198,9 +213,60 @@ impl FilterConfig {
         })
     }
 
-    /// The card route a request path (without query) belongs to, if any: listed routes in
-    /// order, then the well-known route.
+    /// The card route a request path belongs to, if any: the first of its
+    /// [`path_variants`] that matches a listed route (in order) or the well-known route. The
+    /// agent id is then looked up in the policy exactly, or else regardless of ASCII case.
     pub fn match_path(&self, path: &str) -> Option<(RouteId, RouteMatch<'_>)> {
+        self.match_all(path).into_iter().next()
+    }
+
+    /// The rule for a request path on a card route: the rule of the agent [`match_path`] names,
+    /// tightened by the rule of every other agent a variant of the path names (an upstream may
+    /// read `/agents/w;v=1/card` as agent `w` or as `w;v=1`: the card must satisfy both rules).
+    /// Two of those rules pinning different hashes cannot both hold: an error.
+    ///
+    /// [`match_path`]: FilterConfig::match_path
+    pub fn requirement_for_path(&self, path: &str) -> Result<Requirement, InputError> {
+        let mut agents: Vec<Option<String>> = Vec::new();
+        for (_, m) in self.match_all(path) {
+            if !agents.contains(&m.agent) {
+                agents.push(m.agent);
+            }
+        }
+        let mut rules = agents
+            .iter()
+            .map(|a| self.policy.requirement_for(a.as_deref()));
+        let first = rules.next().unwrap_or_else(|| self.policy.defaults.clone());
+        rules.try_fold(first, |acc, rule| acc.tighten(&rule))
+    }
+
+    /// The match of every variant of `path` that matches a route, in variant order, with agent
+    /// ids resolved to the policy's spelling.
+    fn match_all(&self, path: &str) -> Vec<(RouteId, RouteMatch<'_>)> {
+        let mut out = Vec::new();
+        for variant in path_variants(path) {
+            let Some((id, mut matched)) = self.match_normalized(&variant) else {
+                continue;
+            };
+            if let Some(agent) = matched.agent.as_mut() {
+                if !self.policy.has_agent(agent) {
+                    if let Some((known, _)) = self
+                        .policy
+                        .agents
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case(agent))
+                    {
+                        agent.clone_from(known);
+                    }
+                }
+            }
+            out.push((id, matched));
+        }
+        out
+    }
+
+    /// [`FilterConfig::match_path`] for one normalized path.
+    fn match_normalized(&self, path: &str) -> Option<(RouteId, RouteMatch<'_>)> {
         let listed = self
             .routes
             .iter()
@@ -426,6 +492,39 @@ mod tests {
     }
 
     #[test]
+    fn every_agent_a_path_variant_names_applies() {
+        let c = FilterConfig::from_json(
+            br#"{"defaults":{"max_stale":"10s"},"agents":{"w":{"require":["a"]},"w;v=1":{"require":["b"],"max_stale":"2s"}},
+                "routes":[{"path":"/agents/{id}/card"}]}"#,
+        )
+        .unwrap();
+        let r = c.requirement_for_path("/agents/w/card").unwrap();
+        assert_eq!((r.require.len(), r.max_stale_ms), (1, Some(10_000)));
+        let r = c.requirement_for_path("/agents/w;v=1/card").unwrap();
+        assert_eq!((r.require.len(), r.max_stale_ms), (2, Some(2_000)));
+        assert_eq!(
+            c.match_path("/agents/w;v=1/card")
+                .unwrap()
+                .1
+                .agent
+                .as_deref(),
+            Some("w;v=1")
+        );
+        let r = c.requirement_for_path("/agents/W;x/card").unwrap();
+        assert_eq!(r.require.len(), 1, "{r:?}");
+        let pins = FilterConfig::from_json(
+            format!(
+                r#"{{"agents":{{"w":{{"pin":"sha256:{}"}},"w;v":{{"pin":"sha256:{}"}}}},"routes":[{{"path":"/a/{{id}}"}}]}}"#,
+                "a".repeat(64),
+                "b".repeat(64)
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        assert!(pins.requirement_for_path("/a/w;v").is_err());
+    }
+
+    #[test]
     fn errors_name_the_field() {
         assert_eq!(err(r#"{"mode":"block"}"#).path, "/mode");
         assert_eq!(err(r#"{"max_card_bytes":0}"#).path, "/max_card_bytes");
@@ -448,6 +547,10 @@ mod tests {
         );
         assert_eq!(err(r#"{"retry_after_s":1.5}"#).path, "/retry_after_s");
         assert_eq!(err(r#"{"unknown":1}"#).path, "/unknown");
+        assert_eq!(
+            err(r#"{"agents":{"Worker":{},"worker":{}}}"#).path,
+            "/agents/worker"
+        );
         assert_eq!(err(r#"[1]"#).path, "");
     }
 

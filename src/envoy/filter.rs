@@ -1,9 +1,14 @@
 //! The proxy-wasm contexts: the only code here that talks to Envoy.
 //!
-//! Request: match the path to a card route, read the caller's tightening headers, remove
-//! `Accept-Encoding`. Response: remove upstream `a2a-card-*` headers, let non-2xx answers pass,
-//! hold the headers (`allow_on_headers_stop_iteration: true`), buffer the body up to
-//! `max_card_bytes`, evaluate at end of stream, then forward with verdict headers or replace.
+//! Request: match the path (in every form an upstream may read it as) to a card route; on a
+//! `GET` or `HEAD` there, read the caller's tightening headers and remove `Accept-Encoding`,
+//! `Range` and the conditional headers so the upstream sends the whole card, and send a `HEAD`
+//! upstream as a `GET`. Response: remove upstream `a2a-card-*` headers and trailers from every
+//! answer (card route or not, any method); on a checked request let non-2xx answers pass except
+//! `304` (no card: fails closed, as does a `206`), hold the headers (`allow_on_headers_stop_iteration: true`),
+//! buffer the body up to `max_card_bytes`, evaluate at end of stream, then forward with verdict
+//! headers and a cache lifetime capped to what is left of the tolerance (a `HEAD` without the
+//! body), or replace.
 //!
 //! Every host call goes through `hostcalls` with its `Result` handled; header values are read
 //! as bytes (the SDK's string getters panic on non-UTF-8 values). Nothing here unwraps.
@@ -20,9 +25,20 @@ use crate::{Decision, Requirement, Timestamp};
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
 use super::metrics;
-use super::response::{self, LocalReply, Outcome, VERDICT_HEADER_PREFIX};
+use super::response::{self, LocalReply, Outcome, LIFETIME_HEADERS_REMOVED, VERDICT_HEADER_PREFIX};
 use super::routes::{strip_query, RouteId};
-use crate::watermark_sources::observe;
+
+/// Request headers removed on a checked card request: the upstream must send the whole card,
+/// identity-encoded, every time (a `304` or a `206` carries no card the gate could check).
+const REQUEST_HEADERS_REMOVED: &[&str] = &[
+    "accept-encoding",
+    "if-none-match",
+    "if-modified-since",
+    "if-match",
+    "if-unmodified-since",
+    "if-range",
+    "range",
+];
 
 /// Registers the root context; called once per VM from `_initialize`.
 pub fn start() {
@@ -131,6 +147,44 @@ fn header_text(map: MapType, name: &str) -> Option<String> {
         .map(|v| String::from_utf8_lossy(&v).into_owned())
 }
 
+/// Removes every response header (or trailer) named `a2a-card-*`: those names are the gate's.
+fn strip_verdict_headers(map: MapType) {
+    let names: Vec<String> = hostcalls::get_map_bytes(map)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|k| k.to_ascii_lowercase().starts_with(VERDICT_HEADER_PREFIX))
+        .collect();
+    for name in names {
+        let _ = hostcalls::remove_map_value(map, &name);
+    }
+}
+
+/// Keeps caches after the gate from reusing a valid answer longer than `cap_s` seconds.
+fn cap_cache_lifetime(cap_s: u64) {
+    let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
+    let value = response::capped_cache_control(&snapshot.values("cache-control"), cap_s);
+    let _ = hostcalls::set_map_value(MapType::HttpResponseHeaders, "cache-control", Some(&value));
+    for name in LIFETIME_HEADERS_REMOVED {
+        let _ = hostcalls::remove_map_value(MapType::HttpResponseHeaders, name);
+    }
+    let _ = hostcalls::add_map_value(MapType::HttpResponseHeaders, "vary", response::VARY);
+}
+
+/// Empties the buffered response body (the answer to a `HEAD`): the headers, including the
+/// upstream's `Content-Length`, describe the card the `GET` returned.
+fn drop_response_body() {
+    let size = hostcalls::get_buffer(BufferType::HttpResponseBody, 0, usize::MAX)
+        .ok()
+        .flatten()
+        .map_or(0, |b| b.len());
+    if size > 0 {
+        if let Err(status) = hostcalls::set_buffer(BufferType::HttpResponseBody, 0, size, &[]) {
+            log::error!("could not drop the body of a HEAD answer: {status:?}");
+        }
+    }
+}
+
 fn now() -> Timestamp {
     let ms = hostcalls::get_current_time()
         .ok()
@@ -200,6 +254,13 @@ impl CardStream {
                     let _ =
                         hostcalls::set_map_value(MapType::HttpResponseHeaders, name, Some(&value));
                 }
+                if decision.is_valid() {
+                    cap_cache_lifetime(response::lifetime_left_s(decision, &card.requirement));
+                }
+                if card.head {
+                    // The caller asked for headers only; the upstream was asked for the card.
+                    drop_response_body();
+                }
                 Action::Continue
             }
             Outcome::Replace(reply) => {
@@ -259,20 +320,39 @@ impl HttpContext for CardStream {
         let Some((route_id, matched)) = config.match_path(path) else {
             return Action::Continue;
         };
-        // Only reads serve cards for delegation; writes to a registry (registrations) pass.
+        // Only reads serve cards for delegation; writes to a registry (registrations) pass
+        // (their answers still lose any a2a-card-* header).
         let method = header_text(MapType::HttpRequestHeaders, ":method").unwrap_or_default();
-        if method != "GET" && method != "HEAD" {
+        let head = method.eq_ignore_ascii_case("HEAD");
+        if !head && !method.eq_ignore_ascii_case("GET") {
             return Action::Continue;
         }
         let rule_agent = matched.agent;
-        // The gate reads identity-encoded bodies only.
-        let _ = hostcalls::remove_map_value(MapType::HttpRequestHeaders, "accept-encoding");
+        // The gate reads whole, identity-encoded cards only: no compression, no ranges, no
+        // conditional answers (a 304 would carry no card to check).
+        for name in REQUEST_HEADERS_REMOVED {
+            let _ = hostcalls::remove_map_value(MapType::HttpRequestHeaders, name);
+        }
+        if head {
+            // A valid stamp means the card was checked: ask the upstream for it.
+            let _ = hostcalls::set_map_value(MapType::HttpRequestHeaders, ":method", Some("GET"));
+        }
 
         let snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
         let header = |name: &str| snapshot.values(name);
-        let rule = config.policy.requirement_for(rule_agent.as_deref());
-        let requirement = caller_requirement(&header)
-            .and_then(|caller| effective_requirement(&rule, &caller, config.allow_caller_relax));
+        let rule = config.requirement_for_path(path);
+        let requirement = rule
+            .clone()
+            .map_err(|e| super::caller::CallerError {
+                header: ":path",
+                message: format!("names agents whose rules cannot both hold: {}", e.message),
+            })
+            .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
+            .and_then(|(rule, caller)| {
+                effective_requirement(&rule, &caller, config.allow_caller_relax)
+            });
+        // Observe mode (below) falls back to the rule alone, or the defaults.
+        let rule = rule.unwrap_or_else(|_| config.policy.defaults.clone());
         let requirement = match requirement {
             Ok(r) => r,
             Err(e) => {
@@ -291,7 +371,6 @@ impl HttpContext for CardStream {
                 rule
             }
         };
-        let head = method == "HEAD";
         self.card = Some(CardRequest {
             path: path.to_owned(),
             rule_agent,
@@ -307,32 +386,28 @@ impl HttpContext for CardStream {
         if self.replied {
             return Action::Continue;
         }
-        let (Some(config), Some(card)) = (self.config.clone(), self.card.as_ref()) else {
+        // An upstream can never fake a verdict: our header names are ours alone, on every
+        // answer that passes the filter (any method, any path).
+        strip_verdict_headers(MapType::HttpResponseHeaders);
+        let (Some(config), Some(_)) = (self.config.clone(), self.card.as_ref()) else {
             return Action::Continue;
         };
-        // An upstream can never fake a verdict: our header names are ours alone.
-        let names: Vec<String> = hostcalls::get_map_bytes(MapType::HttpResponseHeaders)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, _)| k)
-            .filter(|k| k.to_ascii_lowercase().starts_with(VERDICT_HEADER_PREFIX))
-            .collect();
-        for name in names {
-            let _ = hostcalls::remove_map_value(MapType::HttpResponseHeaders, &name);
-        }
-
         let status: u16 = header_text(MapType::HttpResponseHeaders, ":status")
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
-        let Some(route) = config.route(card.route_id) else {
-            return Action::Continue;
-        };
-        if status == 304 || (card.head && (200..300).contains(&status)) {
-            // No card in this answer: only the watermark can be checked.
-            let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
-            let header = |name: &str| snapshot.values(name);
-            let observation = observe(&route.watermark, None, None, &header, now());
-            let decision = crate::gate::evaluate_freshness(&card.requirement, &observation);
+        if status == 304 || status == 206 {
+            // The conditional and range headers were removed, so the upstream answered a
+            // question nobody asked, without a whole card to check: fail closed.
+            let what = if status == 304 {
+                "304 Not Modified"
+            } else {
+                "206 Partial Content"
+            };
+            let decision = Decision::malformed(
+                crate::reason::ReasonCode::BodyEmpty,
+                "",
+                format!("the upstream answered {what} on a card route: no whole card to check (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
+            );
             return self.apply(&decision, &config);
         }
         if !(200..300).contains(&status) {
@@ -377,6 +452,7 @@ impl HttpContext for CardStream {
         if self.replied {
             return Action::Continue;
         }
+        strip_verdict_headers(MapType::HttpResponseTrailers);
         let (Some(config), Some(card)) = (self.config.clone(), self.card.as_ref()) else {
             return Action::Continue;
         };

@@ -33,6 +33,112 @@ pub const ERROR_CLASS: &str = "a2a-card-error-class";
 /// Observe mode: the reason codes, comma-separated.
 pub const REASONS: &str = "a2a-card-reasons";
 
+/// Response headers a valid answer loses: they would let a cache after the gate keep the card
+/// longer than the tolerance (`Expires`; the CDN-targeted fields, RFC 9213, would override the
+/// capped `Cache-Control` for the caches they target).
+pub const LIFETIME_HEADERS_REMOVED: &[&str] =
+    &["expires", "cdn-cache-control", "surrogate-control"];
+
+/// `Cache-Control` directives a valid answer loses (replaced by capped `max-age`/`s-maxage`, or
+/// letting a cache serve the card after it expires).
+const LIFETIME_DIRECTIVES: &[&str] = &[
+    "max-age",
+    "s-maxage",
+    "stale-while-revalidate",
+    "stale-if-error",
+    "immutable",
+];
+
+/// Request headers whose value changes the verdict: a cache after the gate must not answer one
+/// caller with a verdict made for another caller's requirement.
+pub const VARY: &str =
+    "a2a-require-capabilities, a2a-min-card-version, a2a-card-pin, cache-control";
+
+/// How many whole seconds a valid verdict stays true: what is left of the tolerance,
+/// `floor((max_stale_ms - staleness_ms) / 1000)`. A card that passed on its pin alone
+/// (`pin_mode` `replace`) has no tolerance to spend: 0, so caches after the gate revalidate.
+pub fn lifetime_left_s(decision: &Decision, requirement: &Requirement) -> u64 {
+    if decision.freshness() == Some(crate::FreshnessBasis::Pinned)
+        && !requirement.pin_with_watermark()
+    {
+        return 0;
+    }
+    match (requirement.max_stale_ms, decision.staleness_ms()) {
+        (Some(max), Some(staleness)) => max.saturating_sub(staleness) / 1000,
+        _ => 0,
+    }
+}
+
+/// The `Cache-Control` value for a valid answer whose upstream sent `values`: every directive
+/// kept except those in [`LIFETIME_DIRECTIVES`], then `max-age` (the upstream's, or `cap_s` if
+/// that is smaller or there was none) and `s-maxage` (likewise, when the upstream sent one).
+pub fn capped_cache_control(values: &[Vec<u8>], cap_s: u64) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    let mut max_age: Option<u64> = None;
+    let mut s_maxage: Option<u64> = None;
+    for value in values {
+        let text = String::from_utf8_lossy(value);
+        for directive in split_directives(&text) {
+            let (name, arg) = match directive.split_once('=') {
+                Some((n, a)) => (
+                    n.trim_matches([' ', '\t']),
+                    Some(a.trim_matches([' ', '\t', '"'])),
+                ),
+                None => (directive, None),
+            };
+            let name = name.to_ascii_lowercase();
+            if name.is_empty() {
+                continue;
+            }
+            if !LIFETIME_DIRECTIVES.contains(&name.as_str()) {
+                kept.push(directive.to_owned());
+                continue;
+            }
+            // An unreadable figure counts as 0: never longer than the cap.
+            let seconds = arg.and_then(|a| a.parse::<u64>().ok()).unwrap_or(0);
+            let slot = match name.as_str() {
+                "max-age" => &mut max_age,
+                "s-maxage" => &mut s_maxage,
+                _ => continue,
+            };
+            *slot = Some(slot.map_or(seconds, |s| s.min(seconds)));
+        }
+    }
+    kept.push(format!(
+        "max-age={}",
+        max_age.map_or(cap_s, |m| m.min(cap_s))
+    ));
+    if let Some(s) = s_maxage {
+        kept.push(format!("s-maxage={}", s.min(cap_s)));
+    }
+    kept.join(", ")
+}
+
+/// Splits a `Cache-Control` value at commas outside quoted strings; trims each directive.
+fn split_directives(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                out.push(text.get(start..i).unwrap_or(""));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text.get(start..).unwrap_or(""));
+    out.into_iter()
+        .map(|d| d.trim_matches([' ', '\t']))
+        .filter(|d| !d.is_empty())
+        .collect()
+}
+
 /// A reply the filter sends in place of the upstream answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalReply {
@@ -308,6 +414,71 @@ mod tests {
             &Limits::default(),
         );
         assert_eq!(broken.reasons()[0].code, ReasonCode::JsonSyntax);
+    }
+
+    #[test]
+    fn cache_lifetime_never_outlives_the_tolerance() {
+        let cc = |vals: &[&str], cap| {
+            let v: Vec<Vec<u8>> = vals.iter().map(|s| s.as_bytes().to_vec()).collect();
+            capped_cache_control(&v, cap)
+        };
+        assert_eq!(cc(&["max-age=60"], 7), "max-age=7");
+        assert_eq!(cc(&["public, max-age=3"], 7), "public, max-age=3");
+        assert_eq!(cc(&[], 7), "max-age=7");
+        assert_eq!(
+            cc(
+                &[
+                    "public, s-maxage=600",
+                    "stale-while-revalidate=30, stale-if-error=99"
+                ],
+                4
+            ),
+            "public, max-age=4, s-maxage=4"
+        );
+        assert_eq!(cc(&["max-age=abc, immutable"], 9), "max-age=0");
+        assert_eq!(
+            cc(&["no-cache=\"a, b\", MAX-AGE=100"], 5),
+            "no-cache=\"a, b\", max-age=5"
+        );
+        let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
+        let d = |ms: &'static str| {
+            evaluate_body(
+                CARD.as_bytes(),
+                &route(None, None),
+                &req,
+                &lag(ms),
+                Timestamp::from_unix_ms(0),
+                &Limits::default(),
+            )
+        };
+        assert_eq!(lifetime_left_s(&d("2500"), &req), 7);
+        assert_eq!(lifetime_left_s(&d("10000"), &req), 0);
+        assert_eq!(lifetime_left_s(&d("0"), &req), 10);
+        let hash = crate::api::card_hash(CARD.as_bytes()).unwrap();
+        let pinned =
+            Requirement::from_json(&format!(r#"{{"pin":"{hash}","max_stale":"10s"}}"#)).unwrap();
+        let d = evaluate_body(
+            CARD.as_bytes(),
+            &route(None, None),
+            &pinned,
+            &lag("1000"),
+            Timestamp::from_unix_ms(0),
+            &Limits::default(),
+        );
+        assert!(d.is_valid());
+        assert_eq!(lifetime_left_s(&d, &pinned), 0);
+        let both = req
+            .tighten(&Requirement::from_json(&format!(r#"{{"pin":"{hash}"}}"#)).unwrap())
+            .unwrap();
+        let d = evaluate_body(
+            CARD.as_bytes(),
+            &route(None, None),
+            &both,
+            &lag("1000"),
+            Timestamp::from_unix_ms(0),
+            &Limits::default(),
+        );
+        assert_eq!(lifetime_left_s(&d, &both), 9);
     }
 
     #[test]

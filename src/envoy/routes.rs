@@ -1,10 +1,18 @@
 //! Which request paths carry Agent Cards, and which agent's rule applies to them.
 //!
 //! A route's `path` is a template matched segment by segment against the request path (query
-//! string removed): literal segments match exactly, `*` matches any one segment and `{id}` matches
-//! any one segment and names the agent whose policy rule applies. Percent-encoded bytes in the id
-//! are decoded. The implicit well-known route matches any path ending in
-//! `/.well-known/agent-card.json` and uses the policy's defaults.
+//! string removed): literal segments match regardless of ASCII letter case, `*` matches any one
+//! segment and `{id}` matches any one segment and names the agent whose policy rule applies.
+//! Percent-encoded bytes in the id are decoded. The implicit well-known route matches any path
+//! ending in `/.well-known/agent-card.json` (any letter case) and uses the policy's defaults.
+//!
+//! An upstream may read one resource under many spellings of its path, so a request path is
+//! matched in every form an upstream is likely to read it as ([`path_variants`]): percent-escapes
+//! decoded (with `%2F`/`%5C` kept, and decoded), `\` read as `/`, duplicate and trailing slashes
+//! merged, `.` and `..` segments resolved, and `;parameters` dropped from segments. The first form
+//! that matches a route wins. Matching more paths than the upstream serves cards on only means
+//! some non-card answer is checked (and fails closed); matching fewer would let a card through
+//! unchecked.
 
 use crate::InputError;
 
@@ -105,10 +113,17 @@ impl CardRoute {
     /// Matches a request path without its query string.
     pub fn matches(&self, path: &str) -> Option<RouteMatch<'_>> {
         match &self.pattern {
-            PathPattern::WellKnown => path.ends_with(WELL_KNOWN_SUFFIX).then(|| RouteMatch {
-                route: self,
-                agent: self.agent.clone(),
-            }),
+            PathPattern::WellKnown => {
+                let tail = path
+                    .len()
+                    .checked_sub(WELL_KNOWN_SUFFIX.len())
+                    .and_then(|start| path.get(start..))?;
+                tail.eq_ignore_ascii_case(WELL_KNOWN_SUFFIX)
+                    .then(|| RouteMatch {
+                        route: self,
+                        agent: self.agent.clone(),
+                    })
+            }
             PathPattern::Template(segments) => {
                 let rest = path.strip_prefix('/')?;
                 let mut parts = rest.split('/');
@@ -117,7 +132,7 @@ impl CardRoute {
                     let part = parts.next()?;
                     match segment {
                         Segment::Literal(text) => {
-                            if part != text {
+                            if !part.eq_ignore_ascii_case(text) {
                                 return None;
                             }
                         }
@@ -150,6 +165,11 @@ pub fn strip_query(path: &str) -> &str {
 
 /// Decodes `%XX` escapes; invalid escapes and invalid UTF-8 are kept as written / replaced.
 fn percent_decode(text: &str) -> String {
+    decode_except(text, &[])
+}
+
+/// Decodes `%XX` escapes except those that decode to a byte in `keep` (left as written).
+fn decode_except(text: &str, keep: &[u8]) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -158,8 +178,9 @@ fn percent_decode(text: &str) -> String {
             let hex = bytes
                 .get(i + 1..i + 3)
                 .and_then(|h| std::str::from_utf8(h).ok())
+                .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
                 .and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(decoded) = hex {
+            if let Some(decoded) = hex.filter(|d| !keep.contains(d)) {
                 out.push(decoded);
                 i += 3;
                 continue;
@@ -169,6 +190,54 @@ fn percent_decode(text: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The path with `\` read as `/`, empty segments (duplicate or trailing slashes) dropped and
+/// `.` / `..` segments resolved (RFC 3986 §5.2.4; `..` never climbs above the root); with
+/// `drop_params`, each segment's `;parameters` removed too.
+fn normalize_segments(path: &str, drop_params: bool) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for raw in path.split(['/', '\\']) {
+        let segment = if drop_params {
+            raw.split(';').next().unwrap_or(raw)
+        } else {
+            raw
+        };
+        match segment {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            s => out.push(s),
+        }
+    }
+    format!("/{}", out.join("/"))
+}
+
+/// The forms of a request path (query string removed) an upstream may read it as, most literal
+/// first, without repeats: percent-escapes decoded except `%2F`, `%5C` and `%25` (which the
+/// route's `{id}` decoding reads later), then with `%2F` and `%5C` decoded as separators too;
+/// each normalized by [`normalize_segments`], then again without `;parameters`. An
+/// absolute-form target (`http://host/path`) is reduced to its path.
+pub fn path_variants(path: &str) -> Vec<String> {
+    let path = strip_query(path);
+    let path = match path.split_once("://") {
+        Some((scheme, rest)) if !scheme.contains('/') => {
+            rest.find('/').and_then(|i| rest.get(i..)).unwrap_or("/")
+        }
+        _ => path,
+    };
+    let decoded = [decode_except(path, b"/\\%"), decode_except(path, b"%")];
+    let mut out: Vec<String> = Vec::new();
+    for drop_params in [false, true] {
+        for d in &decoded {
+            let v = normalize_segments(d, drop_params);
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -210,6 +279,65 @@ mod tests {
         assert!(PathPattern::parse("/a/{id}/{id}").is_err());
         assert!(PathPattern::parse("/a/x{id}").is_err());
         assert!(PathPattern::parse("/a?b").is_err());
+    }
+
+    #[test]
+    fn path_variants_cover_what_upstreams_read() {
+        let r = route("/agents/{id}/card");
+        let matched = |p: &str| {
+            path_variants(p)
+                .iter()
+                .find_map(|v| r.matches(v).map(|m| m.agent))
+                .flatten()
+        };
+        for p in [
+            "/agents/w/card",
+            "/agents/w/card/",
+            "/agents/w/card//",
+            "//agents//w///card",
+            "/agents/./w/card",
+            "/agents/x/../w/card",
+            "/x/../../agents/w/card",
+            "/agents/w/%63ard",
+            "/agents/w/%63ARD",
+            "/AGENTS/w/Card",
+            "/agents/w/card;jsessionid=1",
+            "/agents/w%3Bx/card",
+            "/agents\\w\\card",
+            "/agents%2Fw%2Fcard",
+            "/agents/w/card?x=1",
+            "http://registry/agents/w/card",
+            "/agents/w/%2E/card",
+            "/agents/w/%2e%2e/w/card",
+        ] {
+            assert_eq!(
+                matched(p).as_deref().map(|a| a.split(';').next().unwrap()),
+                Some("w"),
+                "{p}"
+            );
+        }
+        assert_eq!(matched("/agents/a%2Fb/card").as_deref(), Some("a/b"));
+        assert_eq!(matched("/agents/a%252Fb/card").as_deref(), Some("a%2Fb"));
+        assert_eq!(matched("/agents/w/cards"), None);
+        let wk = CardRoute {
+            pattern: PathPattern::WellKnown,
+            ..route("/x")
+        };
+        for p in [
+            "/.well-known/agent-card.json",
+            "/%2Ewell-known/agent-card.json",
+            "/.Well-Known/Agent-Card.JSON",
+            "/.well-known/agent-card.json/",
+            "/.well-known/./agent-card.json",
+            "//.well-known//agent-card.json",
+            "/a/b/../.well-known/agent-card.json",
+        ] {
+            assert!(
+                path_variants(p).iter().any(|v| wk.matches(v).is_some()),
+                "{p}"
+            );
+        }
+        assert!(wk.matches("/").is_none());
     }
 
     #[test]

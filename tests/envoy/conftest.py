@@ -41,7 +41,8 @@ def card_bytes(case):
 def plugin_config(**settings):
     """The test plugin configuration: a policy (incident rule + one rule per vector case) and
     the card routes the tests use."""
-    agents = {"worker-7": {"require": ["task.execute.v3"], "max_stale": "10s"}}
+    agents = {"worker-7": {"require": ["task.execute.v3"], "max_stale": "10s"},
+              "Mixed-Case-7": {"require": ["task.execute.v3"], "max_stale": "10s"}}
     for case_id, _, case in load_vectors():
         agents[case_id] = case["requirement"]
     config = {
@@ -98,6 +99,10 @@ def envoy(registry, workdir):
         harness.listener(name, "registry_edge", [harness.wasm_filter("cardgate_" + name, plugin_config(**settings))])
         for name, settings in LISTENERS.items()
     ]
+    # The enforce filter behind the HTTP connection manager options envoy/envoy.yaml turns on.
+    listeners.append(harness.listener("normalized", "registry_edge",
+                                      [harness.wasm_filter("cardgate_normalized", plugin_config())],
+                                      harness.SHIPPED_PATH_OPTIONS))
     listeners.append(harness.listener("plain", "registry_edge", []))
     config = harness.bootstrap(listeners, [harness.cluster("registry_edge", registry.replica)])
     proc = harness.Envoy(config, workdir, "gate")
@@ -138,6 +143,11 @@ def relax_gate(envoy, registry):
 @pytest.fixture
 def vector_gate(envoy, registry):
     return Gate(envoy, registry, "vectors")
+
+
+@pytest.fixture
+def normalized_gate(envoy, registry):
+    return Gate(envoy, registry, "normalized")
 
 
 @pytest.fixture

@@ -157,7 +157,15 @@ def wasm_filter(name, plugin_config):
     }
 
 
-def listener(name, upstream_cluster, http_filters):
+# The path normalisation the shipped envoy/envoy.yaml turns on in its HTTP connection manager.
+SHIPPED_PATH_OPTIONS = {
+    "normalize_path": True,
+    "merge_slashes": True,
+    "path_with_escaped_slashes_action": "UNESCAPE_AND_REDIRECT",
+}
+
+
+def listener(name, upstream_cluster, http_filters, hcm_options=None):
     router = {"name": "envoy.filters.http.router",
               "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}
     return {
@@ -171,6 +179,7 @@ def listener(name, upstream_cluster, http_filters):
                 "route_config": {"virtual_hosts": [{"name": name, "domains": ["*"], "routes": [
                     {"match": {"prefix": "/"}, "route": {"cluster": upstream_cluster, "timeout": "10s"}}]}]},
                 "http_filters": list(http_filters) + [router],
+                **(hcm_options or {}),
             },
         }]}],
     }

@@ -36,6 +36,7 @@ INVALID = [
     ('{"agents": {"w7": {"pin": "sha256:abc"}}}', "/agents/w7/pin"),
     ('{"agents": {"w7": {"min_version": "latest"}}}', "/agents/w7/min_version"),
     ('{"unknown": 1}', "/unknown"),
+    ('{"agents": {"Worker-7": {}, "worker-7": {"max_stale": "1s"}}}', "/agents/worker-7"),
     ('{"mode": "enforce", "mode": "observe"}', "/mode"),
     ("not json", "(the document)"),
 ]
@@ -179,3 +180,12 @@ def test_shipped_envoy_config_carries_the_incident_policy():
         policy = json.load(f)
     assert plugin["defaults"] == policy["defaults"]
     assert plugin["agents"] == policy["agents"]
+
+
+def test_shipped_envoy_config_normalises_paths_as_the_tests_do():
+    # tests/envoy/test_http_semantics.py runs its "normalized" listener with these options.
+    import yaml
+    with open(os.path.join(harness.ROOT, "envoy", "envoy.yaml")) as f:
+        bootstrap = yaml.safe_load(f)
+    hcm = bootstrap["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0]["typed_config"]
+    assert {k: hcm.get(k) for k in harness.SHIPPED_PATH_OPTIONS} == harness.SHIPPED_PATH_OPTIONS

@@ -146,18 +146,18 @@ def test_identity_content_encoding_is_fine(gate):
 
 # -- bodiless answers -------------------------------------------------------------------------
 
-def test_304_passes_only_within_tolerance(gate):
-    fresh = serve(gate.registry, body=b"", status=304, lag_ms="250")
-    resp = gate.get(fresh, {"If-None-Match": '"v1"'})
-    assert resp.status == 304, resp
-    assert resp.header("a2a-card-verdict") == "valid"
-    assert resp.header("a2a-card-staleness-ms") == "250"
-    stale = serve(gate.registry, body=b"", status=304, lag_ms="40000")
-    resp = gate.get(stale, {"If-None-Match": '"v1"'})
-    assert resp.status == 503, resp
-    assert [r["code"] for r in resp.json()["reasons"]] == ["watermark_exceeded"]
-    unverifiable = serve(gate.registry, body=b"", status=304, lag_ms=None)
-    assert gate.get(unverifiable).status == 503
+def test_upstream_304_is_never_valid(gate):
+    # The gate removes conditional headers, so an upstream 304 answers nobody's question: no card,
+    # fail closed, whatever the watermark says.
+    for lag in ("250", "40000", None):
+        path = serve(gate.registry, body=b"", status=304, lag_ms=lag, headers=[("a2a-card-verdict", "valid")])
+        resp = gate.get(path, {"If-None-Match": '"v1"'})
+        assert resp.status == 502, (lag, resp)
+        assert resp.header_all("a2a-card-verdict") == ["rejected"]
+        problem = resp.json()
+        assert problem["error_class"] == "malformed_card"
+        assert [r["code"] for r in problem["reasons"]] == ["body_empty"]
+        assert "304" in problem["detail"]
 
 
 def test_head_is_answered_without_hanging(gate):
@@ -190,12 +190,12 @@ def test_non_2xx_answers_pass_through_untouched(gate):
         assert resp.header("a2a-card-verdict") is None
 
 
-def test_writes_to_a_card_path_are_not_checked(gate):
-    path = serve(gate.registry, lag_ms="40000")
+def test_writes_to_a_card_path_are_not_checked_and_lose_forged_verdicts(gate):
+    path = serve(gate.registry, lag_ms="40000", headers=[("a2a-card-verdict", "valid"), ("A2A-Card-Hash", "x")])
     resp = gate.get(path, method="POST")
     assert resp.status == 200, resp
     assert resp.body == card_json()
-    assert resp.header("a2a-card-verdict") is None
+    assert verdict_headers(resp) == {}
     assert gate.get(path).status == 503
 
 
@@ -243,10 +243,15 @@ def test_caller_min_version_and_pin(gate):
     resp = gate.get(path, {"a2a-card-pin": "sha256:" + "a" * 64})
     assert resp.status == 503
     assert [r["code"] for r in resp.json()["reasons"]] == ["pinned_hash_mismatch"]
-    stale = serve(gate.registry, lag_ms="40000")
-    resp = gate.get(stale, {"a2a-card-pin": oracle_hash(CARD)})
+    fresh = serve(gate.registry, lag_ms="1000")
+    resp = gate.get(fresh, {"a2a-card-pin": oracle_hash(CARD)})
     assert resp.status == 200, resp
     assert resp.header("a2a-card-freshness") == "pinned"
+    # A caller's pin adds a hash condition; it never replaces the operator's watermark check.
+    stale = serve(gate.registry, lag_ms="40000")
+    resp = gate.get(stale, {"a2a-card-pin": oracle_hash(CARD)})
+    assert resp.status == 503, resp
+    assert [r["code"] for r in resp.json()["reasons"]] == ["watermark_exceeded"]
 
 
 def test_caller_cannot_relax_the_policy(gate):

@@ -124,6 +124,19 @@ impl HeaderSnapshot {
     }
 }
 
+/// Removes every field of `map` whose name starts with `a2a-card-`.
+fn remove_verdict_fields(map: MapType) {
+    let names: Vec<String> = hostcalls::get_map_bytes(map)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|k| k.to_ascii_lowercase().starts_with(VERDICT_HEADER_PREFIX))
+        .collect();
+    for name in names {
+        let _ = hostcalls::remove_map_value(map, &name);
+    }
+}
+
 fn header_text(map: MapType, name: &str) -> Option<String> {
     hostcalls::get_map_value_bytes(map, name)
         .ok()
@@ -311,15 +324,7 @@ impl HttpContext for CardStream {
             return Action::Continue;
         };
         // An upstream can never fake a verdict: our header names are ours alone.
-        let names: Vec<String> = hostcalls::get_map_bytes(MapType::HttpResponseHeaders)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, _)| k)
-            .filter(|k| k.to_ascii_lowercase().starts_with(VERDICT_HEADER_PREFIX))
-            .collect();
-        for name in names {
-            let _ = hostcalls::remove_map_value(MapType::HttpResponseHeaders, &name);
-        }
+        remove_verdict_fields(MapType::HttpResponseHeaders);
 
         let status: u16 = header_text(MapType::HttpResponseHeaders, ":status")
             .and_then(|s| s.parse().ok())
@@ -380,6 +385,8 @@ impl HttpContext for CardStream {
         let (Some(config), Some(card)) = (self.config.clone(), self.card.as_ref()) else {
             return Action::Continue;
         };
+        // Trailers travel with the card where the listener forwards them: not a verdict either.
+        remove_verdict_fields(MapType::HttpResponseTrailers);
         if card.decided {
             return Action::Continue;
         }

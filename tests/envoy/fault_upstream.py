@@ -24,6 +24,9 @@ string is ignored). Every kind serves the same small card (`CARD`); the watermar
     drip               the whole answer, one byte per 100 ms
     drip-body          the headers at once, then the body one byte per 100 ms
 
+`exchange()` is a raw HTTP/1.1 client for the same tests: it shows 1xx answers, trailers and
+resets, which http.client hides.
+
 Run alone: `python3 tests/envoy/fault_upstream.py --port 18083` (prints the port).
 """
 
@@ -240,6 +243,117 @@ class FaultUpstream:
         conn.sendall(_head("404 Not Found", [("Content-Type", "application/json"),
                                              ("Content-Length", str(len(body)))]) + body)
         return True
+
+
+# -- a raw HTTP/1.1 client (the tests and the soak's warm-up) ------------------------------------
+
+class Exchange:
+    """What the caller saw: informational answers, the final answer (or none) and how the
+    stream ended (`complete`, `reset` or `closed` before the answer was complete)."""
+
+    def __init__(self):
+        self.informational = []  # [(status, headers)]
+        self.status = None
+        self.headers = []
+        self.body = b""
+        self.trailers = []
+        self.end = None
+        self.elapsed = None
+
+    def header(self, name):
+        values = [v for k, v in self.headers if k == name]
+        return values[0] if values else None
+
+    def __repr__(self):
+        return "<%s %s %s body=%r trailers=%s 1xx=%s %.2fs>" % (
+            self.end, self.status, [(k, v[:80]) for k, v in self.headers], self.body[:120], self.trailers,
+            [s for s, _ in self.informational], self.elapsed or 0)
+
+
+class _Reader:
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def _fill(self):
+        data = self.sock.recv(65536)
+        if not data:
+            raise EOFError
+        self.buf += data
+
+    def line(self):
+        while b"\r\n" not in self.buf:
+            self._fill()
+        line, _, self.buf = self.buf.partition(b"\r\n")
+        return line.decode("latin-1")
+
+    def exactly(self, n):
+        while len(self.buf) < n:
+            self._fill()
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def rest(self):
+        try:
+            while True:
+                self._fill()
+        except EOFError:
+            out, self.buf = self.buf, b""
+            return out
+
+    def fields(self):
+        out = []
+        while True:
+            line = self.line()
+            if not line:
+                return out
+            name, _, value = line.partition(":")
+            out.append((name.strip().lower(), value.strip()))
+
+
+def exchange(port, path, headers=(), timeout=10, method="GET"):
+    ex = Exchange()
+    started = time.monotonic()
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        lines = ["%s %s HTTP/1.1" % (method, path), "Host: cardgate.test"] + ["%s: %s" % h for h in headers]
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        reader = _Reader(sock)
+        try:
+            while True:
+                status = int(reader.line().split(" ")[1])
+                fields = reader.fields()
+                if 100 <= status < 200:
+                    ex.informational.append((status, fields))
+                    continue
+                ex.status, ex.headers = status, fields
+                break
+            names = dict(fields)
+            if method == "HEAD" or status in (204, 304):
+                pass
+            elif names.get("transfer-encoding", "").lower() == "chunked":
+                while True:
+                    size = int(reader.line().split(";")[0], 16)
+                    if size == 0:
+                        ex.trailers = reader.fields()
+                        break
+                    ex.body += reader.exactly(size)
+                    reader.exactly(2)
+            elif "content-length" in names:
+                ex.body = reader.exactly(int(names["content-length"]))
+            else:
+                ex.body = reader.rest()
+            ex.end = "complete"
+        except EOFError:
+            ex.end = "closed"
+        except ConnectionResetError:
+            ex.end = "reset"
+        except socket.timeout:
+            ex.end = "client timeout"
+    finally:
+        sock.close()
+        ex.elapsed = time.monotonic() - started
+    return ex
 
 
 def main():

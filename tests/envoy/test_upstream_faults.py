@@ -6,19 +6,18 @@ verdict, a cardgate problem, Envoy's own 5xx for the upstream failure, or a rese
 caller's stream), never a `valid` stamp on a partial card; and the worker keeps serving: a good
 card right after each fault is still valid.
 
-The client here is a raw socket too: http.client would hide 1xx answers, trailers and resets.
+The client is a raw socket too (fault_upstream.exchange): http.client would hide 1xx answers,
+trailers and resets.
 """
 
 import json
-import os
-import socket
 import threading
 import time
 
 import pytest
 
 import harness
-from fault_upstream import CARD_BYTES, FaultUpstream
+from fault_upstream import CARD_BYTES, FaultUpstream, exchange as raw_exchange
 
 ROUTE_TIMEOUT_S = 2.0
 # Envoy answers a route timeout at ROUTE_TIMEOUT_S; allow for a loaded, shared machine.
@@ -53,117 +52,6 @@ def fault_config(upstream_port):
     return harness.bootstrap([plain, trailers], [harness.cluster("faults", upstream_port), with_trailers])
 
 
-# -- a raw HTTP/1.1 client --------------------------------------------------------------------
-
-class Exchange:
-    """What the caller saw: informational answers, the final answer (or none) and how the
-    stream ended (`complete`, `reset` or `closed` before the answer was complete)."""
-
-    def __init__(self):
-        self.informational = []  # [(status, headers)]
-        self.status = None
-        self.headers = []
-        self.body = b""
-        self.trailers = []
-        self.end = None
-        self.elapsed = None
-
-    def header(self, name):
-        values = [v for k, v in self.headers if k == name]
-        return values[0] if values else None
-
-    def __repr__(self):
-        return "<%s %s %s body=%r trailers=%s 1xx=%s %.2fs>" % (
-            self.end, self.status, [(k, v[:80]) for k, v in self.headers], self.body[:120], self.trailers,
-            [s for s, _ in self.informational], self.elapsed or 0)
-
-
-class _Reader:
-    def __init__(self, sock):
-        self.sock = sock
-        self.buf = b""
-
-    def _fill(self):
-        data = self.sock.recv(65536)
-        if not data:
-            raise EOFError
-        self.buf += data
-
-    def line(self):
-        while b"\r\n" not in self.buf:
-            self._fill()
-        line, _, self.buf = self.buf.partition(b"\r\n")
-        return line.decode("latin-1")
-
-    def exactly(self, n):
-        while len(self.buf) < n:
-            self._fill()
-        out, self.buf = self.buf[:n], self.buf[n:]
-        return out
-
-    def rest(self):
-        try:
-            while True:
-                self._fill()
-        except EOFError:
-            out, self.buf = self.buf, b""
-            return out
-
-    def fields(self):
-        out = []
-        while True:
-            line = self.line()
-            if not line:
-                return out
-            name, _, value = line.partition(":")
-            out.append((name.strip().lower(), value.strip()))
-
-
-def exchange(port, path, headers=(), timeout=DEADLINE_S + 5, method="GET"):
-    ex = Exchange()
-    started = time.monotonic()
-    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    try:
-        lines = ["%s %s HTTP/1.1" % (method, path), "Host: cardgate.test"] + ["%s: %s" % h for h in headers]
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
-        reader = _Reader(sock)
-        try:
-            while True:
-                status = int(reader.line().split(" ")[1])
-                fields = reader.fields()
-                if 100 <= status < 200:
-                    ex.informational.append((status, fields))
-                    continue
-                ex.status, ex.headers = status, fields
-                break
-            names = dict(fields)
-            if method == "HEAD" or status in (204, 304):
-                pass
-            elif names.get("transfer-encoding", "").lower() == "chunked":
-                while True:
-                    size = int(reader.line().split(";")[0], 16)
-                    if size == 0:
-                        ex.trailers = reader.fields()
-                        break
-                    ex.body += reader.exactly(size)
-                    reader.exactly(2)
-            elif "content-length" in names:
-                ex.body = reader.exactly(int(names["content-length"]))
-            else:
-                ex.body = reader.rest()
-            ex.end = "complete"
-        except EOFError:
-            ex.end = "closed"
-        except ConnectionResetError:
-            ex.end = "reset"
-        except socket.timeout:
-            ex.end = "client timeout"
-    finally:
-        sock.close()
-        ex.elapsed = time.monotonic() - started
-    return ex
-
-
 # -- fixtures ---------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -181,6 +69,10 @@ def faults_envoy(upstream, workdir):
         yield proc
     finally:
         proc.stop()
+
+
+def exchange(port, path, timeout=DEADLINE_S + 5):
+    return raw_exchange(port, path, timeout=timeout)
 
 
 def assert_defined(ex, partial_ok=False):

@@ -63,10 +63,14 @@ def _head(status, headers):
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-def _card_headers(lag_ms="120", length=None):
+def _card_headers(lag_ms="120", length=None, close=False):
+    """`close`: the server closes the connection after this answer and says so (a pooled
+    connection closed without notice fails the proxy's next request on it, an unrelated fault)."""
     headers = [("Content-Type", "application/json"), ("x-replica-lag-ms", lag_ms)]
     if length is not None:
         headers.append(("Content-Length", str(length)))
+    if close:
+        headers.append(("Connection", "close"))
     return headers
 
 
@@ -201,11 +205,11 @@ class FaultUpstream:
             if kind == "stall-body":
                 self._hold(conn)
             elif kind == "reset-body":
-                time.sleep(0.05)  # let the half body reach the proxy first
+                time.sleep(0.01)  # let the half body reach the proxy first
                 conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             return False
         if kind == "long-body":
-            conn.sendall(_head("200 OK", _card_headers(length=len(card) - 20)) + card)
+            conn.sendall(_head("200 OK", _card_headers(length=len(card) - 20, close=True)) + card)
             return False
         if kind == "long-body-valid":
             conn.sendall(_head("200 OK", _card_headers(length=len(card))) + card + b"X" * 64)
@@ -223,20 +227,21 @@ class FaultUpstream:
             return True
         if kind == "1xx":
             conn.sendall(_head("100 Continue", []))
-            time.sleep(0.02)
+            time.sleep(0.005)
             conn.sendall(_head("103 Early Hints", [("Link", "</style.css>; rel=preload; as=style")]))
-            time.sleep(0.02)
+            time.sleep(0.005)
             conn.sendall(_head("200 OK", _card_headers(length=len(card))) + card)
             return True
         if kind == "big-header":
             size = 1024 * int(params.get("kib", "64"))
-            headers = _card_headers(length=len(card)) + [("x-padding", "p" * size)]
+            headers = _card_headers(length=len(card), close=True) + [("x-padding", "p" * size)]
             conn.sendall(_head("200 OK", headers) + card)
             return False
         if kind == "drip":
-            return self._drip(conn, _head("200 OK", _card_headers(length=len(card))) + card) and False
+            self._drip(conn, _head("200 OK", _card_headers(length=len(card), close=True)) + card)
+            return False
         if kind == "drip-body":
-            conn.sendall(_head("200 OK", _card_headers(length=len(card))))
+            conn.sendall(_head("200 OK", _card_headers(length=len(card), close=True)))
             self._drip(conn, card)
             return False
         body = b'{"error":"unknown fault kind"}'

@@ -75,12 +75,12 @@ def exchange(port, path, timeout=DEADLINE_S + 5):
     return raw_exchange(port, path, timeout=timeout)
 
 
-def assert_defined(ex, partial_ok=False):
+def assert_defined(ex):
     """Ended in time; never a `valid` stamp unless the caller got the whole card."""
     assert ex.end != "client timeout", ex
     assert ex.elapsed < DEADLINE_S, ex
     if ex.end != "complete":
-        assert ex.status is None or ex.status != 200 or partial_ok, ex
+        assert ex.status != 200 and ex.header("a2a-card-verdict") is None, ex
         return
     if ex.header("a2a-card-verdict") == "valid" or ex.status == 200:
         assert ex.status == 200 and ex.header("a2a-card-verdict") == "valid", ex
@@ -231,4 +231,4 @@ def test_no_fault_trapped_the_filter(faults_envoy):
     log = faults_envoy.log()
     assert "RuntimeError" not in log
     assert "panicked" not in log
-    assert "wasm log" not in log or "critical" not in log.lower()
+    assert faults_envoy.stats().get("wasm.envoy.wasm.runtime.v8.active", 0) >= 2  # main + worker VMs

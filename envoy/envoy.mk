@@ -55,3 +55,14 @@ demo: filter
 bench-envoy: filter
 	@command -v wrk >/dev/null || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 	CARDGATE_ENVOY=.tools/envoy-1.40.0/bin/envoy $(ENVOY_PY) tests/envoy/bench.py
+
+# Soak (not part of `make test`): SOAK_SECONDS (default 600) of mixed card traffic (valid,
+# stale, mismatched, malformed, oversized, faulty upstream answers) through Envoy with
+# --concurrency 2, from wrk; fails on a wrong verdict or a 5xx cardgate did not choose, and
+# prints Envoy's RSS, heap and the Wasm VMs' memory after ~1k requests and at the end.
+ENVOY_SOAK_SECONDS = $(or $(SOAK_SECONDS),600)
+
+.PHONY: soak
+soak: filter
+	@command -v wrk >/dev/null || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+	CARDGATE_ENVOY=.tools/envoy-1.40.0/bin/envoy $(ENVOY_PY) envoy/soak.py --seconds $(ENVOY_SOAK_SECONDS)

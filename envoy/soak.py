@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""Soak: mixed card traffic through Envoy (`--concurrency 2`) with cardgate for a long while
+(`make soak`, 10 minutes by default; not part of `make test`).
+
+    .tools/py/bin/python envoy/soak.py [--seconds 600] [--connections 4]
+
+Upstreams, all on loopback: an origin Envoy whose `direct_response` routes serve a valid card,
+a stale one (`x-replica-lag-ms: 40000`), one missing a required capability, a malformed one and
+an oversized one (70 KiB, over `max_card_bytes`); and tests/envoy/fault_upstream.py (a raw
+socket server) for faulty answers: chunked with trailers, 1xx first, a 64 KiB header, a body
+longer than its Content-Length, a reset and a close mid-body, a stall (route timeout 1 s).
+
+First ~1000 requests of the mix from this script (warm-up, checked the same way), then `wrk`
+(one connection per thread, so a Lua thread pairs each answer with its request) for the
+duration. Every answer is classified (`valid` with the whole card, `problem:<status>:<class>`
+for a cardgate problem, `envoy:<status>` for a 5xx Envoy chose, `other:...`) and compared with
+its path's expected set. The run fails on any wrong verdict, any 5xx that neither cardgate nor
+an injected upstream fault explains, or an answer lost on a path without a fault.
+
+Memory is sampled after the warm-up (~1k requests), every 60 s and at the end: Envoy's RSS
+(/proc/<pid>/status), its heap (`server.memory_allocated`) and the Wasm VMs' linear memories
+(the read-write start of V8's guarded reservations in /proc/<pid>/smaps: size and resident).
+The per-request figures are the growth from the ~1k sample (and from the first periodic one) to
+the end divided by the requests in between (0 means flat).
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "envoy"))
+
+import harness  # noqa: E402
+from fault_upstream import CARD, CARD_BYTES, FaultUpstream, exchange  # noqa: E402
+
+# kind: (path, weight per 200 requests, expected outcomes)
+KINDS = {
+    "valid": ("/soak/valid/card", 90, ["valid"]),
+    "stale": ("/soak/stale/card", 30, ["problem:503:stale_agent_card"]),
+    "mismatch": ("/soak/mismatch/card", 20, ["problem:409:capability_mismatch"]),
+    "malformed": ("/soak/malformed/card", 20, ["problem:502:malformed_card"]),
+    "oversized": ("/soak/oversized/card", 10, ["problem:502:malformed_card"]),
+    "f_trailers": ("/soak/fault/chunked-trailers/card", 8, ["valid"]),
+    "f_1xx": ("/soak/fault/1xx/card", 6, ["valid"]),
+    "f_long": ("/soak/fault/long-body/card", 6, ["problem:502:malformed_card"]),
+    "f_reset": ("/soak/fault/reset-body/card", 4, ["envoy:502", "envoy:503", "reset"]),
+    "f_close": ("/soak/fault/close-body/card", 4, ["envoy:502", "envoy:503", "reset"]),
+    "f_bighdr": ("/soak/fault/big-header/card", 2, ["valid"]),
+}
+# Once per SCHEDULE_LEN requests (in place of a valid one): a stall until the route timeout.
+STALL = ("f_stall", "/soak/fault/stall-body/card", ["envoy:504"])
+SCHEDULE_LEN = 2000
+FAULT_ROUTE_TIMEOUT = "1s"
+LAG_HEADER = "x-replica-lag-ms"
+
+PLUGIN = {
+    "$comment": "soak: the incident's kind of rule; one agent needs a capability no card has",
+    "defaults": {"max_stale": "10s"},
+    "agents": {"mismatch": {"require": ["task.execute.v3", "task.execute.v9"]}},
+    "routes": [{"path": "/soak/{id}/card"}, {"path": "/soak/fault/{id}/card"}],
+}
+
+
+def expected():
+    out = {k: set(v[2]) for k, v in KINDS.items()}
+    out[STALL[0]] = set(STALL[2])
+    return out
+
+
+def paths():
+    out = {k: v[0] for k, v in KINDS.items()}
+    out[STALL[0]] = STALL[1]
+    return out
+
+
+def schedule(seed=20261201):
+    block = [k for k, v in KINDS.items() for _ in range(v[1])]
+    assert len(block) == 200
+    items = block * (SCHEDULE_LEN // len(block))
+    items[items.index("valid")] = STALL[0]
+    random.Random(seed).shuffle(items)
+    return items
+
+
+def classify(status, header, body):
+    """The same rules as the Lua script's `outcome`."""
+    if status is None:
+        return "reset"
+    verdict = header("a2a-card-verdict")
+    if status == 200 and verdict == "valid" and len(body) == len(CARD_BYTES):
+        return "valid"
+    if header("content-type") == "application/problem+json":
+        m = re.search(rb'"error_class":"([A-Za-z0-9_]+)"', body)
+        return "problem:%d:%s" % (status, m.group(1).decode() if m else "?")
+    if status >= 500:
+        return "envoy:%d" % status
+    return "other:%d:%s" % (status, verdict)
+
+
+# -- Envoy configurations ---------------------------------------------------------------------
+
+def origin_config():
+    card = CARD_BYTES.decode()
+    oversized = json.dumps(dict(CARD, description="x" * (70 * 1024)), separators=(",", ":"))
+    bodies = {
+        "valid": (card, "120"),
+        "stale": (card, "40000"),
+        "mismatch": (card, "120"),
+        "malformed": (card[: len(card) // 2], "120"),
+        "oversized": (oversized, "120"),
+    }
+    routes = [{
+        "match": {"path": "/soak/%s/card" % kind},
+        "direct_response": {"status": 200, "body": {"inline_string": body}},
+        "response_headers_to_add": [
+            {"header": {"key": "content-type", "value": "application/json"}},
+            {"header": {"key": LAG_HEADER, "value": lag}}],
+    } for kind, (body, lag) in bodies.items()]
+    router = {"name": "envoy.filters.http.router",
+              "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}
+    listener = {
+        "name": "origin",
+        "address": {"socket_address": {"address": "127.0.0.1", "port_value": 0}},
+        "filter_chains": [{"filters": [{
+            "name": "envoy.filters.network.http_connection_manager",
+            "typed_config": {
+                "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+                "stat_prefix": "origin",
+                "route_config": {"max_direct_response_body_size_bytes": 131072,
+                                 "virtual_hosts": [{"name": "origin", "domains": ["*"], "routes": routes}]},
+                "http_filters": [router],
+            },
+        }]}],
+    }
+    return harness.bootstrap([listener], [])
+
+
+def front_config(origin_port, fault_port):
+    listener = harness.listener("soak", "origin", [harness.wasm_filter("cardgate", PLUGIN)])
+    vhost = listener["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]["virtual_hosts"][0]
+    vhost["routes"] = [
+        {"match": {"prefix": "/soak/fault/"}, "route": {"cluster": "faults", "timeout": FAULT_ROUTE_TIMEOUT}},
+        {"match": {"prefix": "/"}, "route": {"cluster": "origin", "timeout": "5s"}},
+    ]
+    return harness.bootstrap([listener], [harness.cluster("origin", origin_port),
+                                          harness.cluster("faults", fault_port)])
+
+
+class FrontEnvoy(harness.Envoy):
+    """harness.Envoy with N workers (the harness runs one)."""
+
+    concurrency = 2
+
+    def start(self, timeout=30, listeners=None):
+        real = subprocess.Popen
+
+        def popen(args, **kw):
+            args = list(args)
+            i = args.index("--concurrency")
+            args[i + 1] = str(self.concurrency)
+            return real(args, **kw)
+
+        subprocess.Popen = popen
+        try:
+            return super().start(timeout, listeners)
+        finally:
+            subprocess.Popen = real
+
+
+# -- memory -----------------------------------------------------------------------------------
+
+def vm_memories(pid):
+    """(size, resident) of each Wasm linear memory: V8 reserves a guarded region per memory
+    and makes its start read-write as the memory grows."""
+    maps, cur = [], None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) ", line)
+            if m:
+                cur = {"start": int(m.group(1), 16), "end": int(m.group(2), 16), "perm": m.group(3), "rss": 0}
+                maps.append(cur)
+            elif line.startswith("Rss:") and cur is not None:
+                cur["rss"] = int(line.split()[1]) * 1024
+    out = []
+    for prev, m in zip(maps, maps[1:]):
+        if (m["perm"].startswith("---") and m["end"] - m["start"] >= 4 << 30
+                and prev["end"] == m["start"] and prev["perm"].startswith("rw")):
+            out.append((prev["end"] - prev["start"], prev["rss"]))
+    return out
+
+
+def sample(envoy):
+    with open("/proc/%d/status" % envoy.proc.pid) as f:
+        rss = int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1)) * 1024
+    stats = envoy.stats()
+    vms = vm_memories(envoy.proc.pid)
+    return {
+        "t": time.monotonic(),
+        "requests": stats.get("http.soak.downstream_rq_total", 0),
+        "rss": rss,
+        "heap": stats.get("server.memory_allocated", 0),
+        "vm_count": len(vms),
+        "vm_size": sum(s for s, _ in vms),
+        "vm_rss": sum(r for _, r in vms),
+        "vms": vms,
+    }
+
+
+def mib(n):
+    return "%.1f MiB" % (n / 1048576.0)
+
+
+def show(label, s):
+    print("  %-10s requests %8d  envoy RSS %s  heap %s  wasm VMs %d: linear memory %s (resident %d KiB), pages %s"
+          % (label, s["requests"], mib(s["rss"]), mib(s["heap"]), s["vm_count"], mib(s["vm_size"]),
+             s["vm_rss"] // 1024, [round(size / 65536) for size, _ in s["vms"]]), flush=True)
+
+
+# -- traffic ----------------------------------------------------------------------------------
+
+def warm_up(port, items, count):
+    """`count` requests of the schedule from here, classified like wrk's; returns the tallies."""
+    tally = {}
+    want = expected()
+    where = paths()
+    for i in range(count):
+        kind = items[i % len(items)]
+        ex = exchange(port, where[kind], timeout=10)
+        status = ex.status if ex.end == "complete" else None
+        o = classify(status, ex.header, ex.body)
+        tally[(kind, o)] = tally.get((kind, o), 0) + 1
+        if o not in want[kind]:
+            print("warm-up: wrong answer for %s: %s %r" % (kind, o, ex), flush=True)
+    return tally
+
+
+LUA = r"""
+-- Generated by envoy/soak.py. One connection per thread: each answer belongs to the last request.
+local schedule = %(schedule)s
+local paths = %(paths)s
+local expected = %(expected)s
+local card_len = %(card_len)d
+local pos = 0
+local calls = 0
+local pending = nil
+stats = {}
+first_wrong = nil
+threads = {}
+
+local function bump(key) stats[key] = (stats[key] or 0) + 1 end
+
+function setup(thread)
+  thread:set("offset", #threads * 997)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  pos = offset or 0
+end
+
+function request()
+  pos = pos + 1
+  calls = calls + 1
+  local kind = schedule[(pos - 1) %% #schedule + 1]
+  if pending ~= nil then
+    -- wrk builds one request per thread before connecting and never sends it
+    if calls == 2 then stats[pending .. " sent"] = stats[pending .. " sent"] - 1 else bump(pending .. " lost") end
+  end
+  pending = kind
+  bump(kind .. " sent")
+  return wrk.format("GET", paths[kind])
+end
+
+local function outcome(status, headers, body)
+  local verdict = headers["a2a-card-verdict"]
+  if status == 200 and verdict == "valid" and #body == card_len then return "valid" end
+  if headers["content-type"] == "application/problem+json" then
+    local class = string.match(body, '"error_class":"([%%w_]+)"') or "?"
+    return "problem:" .. status .. ":" .. class
+  end
+  if status >= 500 then return "envoy:" .. status end
+  return "other:" .. status .. ":" .. tostring(verdict)
+end
+
+function response(status, headers, body)
+  local kind = pending
+  pending = nil
+  if kind == nil then bump("unpaired") return end
+  local o = outcome(status, headers, body)
+  bump(kind .. " = " .. o)
+  if not expected[kind][o] then
+    bump("wrong")
+    if string.sub(o, 1, 6) == "envoy:" then bump("unchosen5xx") end
+    if first_wrong == nil then first_wrong = kind .. " -> " .. o .. " " .. string.sub(body, 1, 300) end
+  end
+end
+
+function done(summary, latency, requests)
+  for _, t in ipairs(threads) do
+    for k, v in pairs(t:get("stats")) do io.write(string.format("SOAK\t%%s\t%%d\n", k, v)) end
+    local w = t:get("first_wrong")
+    if w then io.write("SOAKWRONG\t" .. w .. "\n") end
+  end
+  local e = summary.errors
+  io.write(string.format("SOAKSUM\t%%d\t%%d\t%%d\t%%d\t%%d\t%%d\t%%d\n", summary.requests, summary.duration,
+    e.connect, e.read, e.write, e.status, e.timeout))
+end
+"""
+
+
+def lua_value(v):
+    if isinstance(v, dict):
+        return "{" + ", ".join("[%s] = %s" % (lua_value(k), lua_value(x)) for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "{" + ", ".join(lua_value(x) for x in v) + "}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    return str(v)
+
+
+def lua_script(items):
+    return LUA % {
+        "schedule": lua_value(items),
+        "paths": lua_value(paths()),
+        "expected": lua_value({k: {o: True for o in sorted(v)} for k, v in expected().items()}),
+        "card_len": len(CARD_BYTES),
+    }
+
+
+def run_wrk(port, seconds, connections, script, front, interval, samples):
+    cmd = ["wrk", "-t%d" % connections, "-c%d" % connections, "-d%ds" % seconds, "--timeout", "10s",
+           "-s", script, "http://127.0.0.1:%d" % port]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    out = []
+    reader = threading.Thread(target=lambda: out.append(proc.stdout.read().decode("utf-8", "replace")), daemon=True)
+    reader.start()
+    started = time.monotonic()
+    try:
+        while proc.poll() is None:
+            try:
+                proc.wait(interval)
+            except subprocess.TimeoutExpired:
+                samples.append(sample(front))
+                show("%4.0f s" % (time.monotonic() - started), samples[-1])
+        reader.join(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    return "".join(out)
+
+
+def parse_wrk(text):
+    tallies, wrong, summary = {}, [], None
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if parts[0] == "SOAK" and len(parts) == 3:
+            tallies[parts[1]] = tallies.get(parts[1], 0) + int(parts[2])
+        elif parts[0] == "SOAKWRONG":
+            wrong.append(parts[1])
+        elif parts[0] == "SOAKSUM":
+            summary = [int(x) for x in parts[1:]]
+    return tallies, wrong, summary
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=int(os.environ.get("SOAK_SECONDS") or 600))
+    parser.add_argument("--connections", type=int, default=4, help="wrk threads, one connection each")
+    parser.add_argument("--warm-up", type=int, default=1000, help="requests before the first sample")
+    parser.add_argument("--interval", type=int, default=60, help="seconds between memory samples")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        raise SystemExit("soak: wrk is missing (apt-get install -y wrk)")
+
+    workdir = harness.temp_workdir("cardgate-soak-")
+    faults = FaultUpstream().start()
+    origin = harness.Envoy(origin_config(), workdir, "origin")
+    front = None
+    failures = []
+    try:
+        origin.start()
+        front = FrontEnvoy(front_config(origin.ports["origin"], faults.port), workdir, "front").start()
+        items = schedule()
+        script = os.path.join(workdir, "soak.lua")
+        with open(script, "w") as f:
+            f.write(lua_script(items))
+        print("soak: Envoy %s --concurrency %d, cardgate %d bytes, %d s of wrk with %d connections after %d warm-up requests"
+              % (os.path.basename(os.path.dirname(os.path.dirname(front.binary))), FrontEnvoy.concurrency,
+                 os.path.getsize(harness.WASM), args.seconds, args.connections, args.warm_up), flush=True)
+        print("  mix per %d requests: %s" % (SCHEDULE_LEN, ", ".join(
+            "%s %d" % (k, items.count(k)) for k in list(KINDS) + [STALL[0]])), flush=True)
+
+        warm = warm_up(front.ports["soak"], items, args.warm_up)
+        want = expected()
+        warm_wrong = sum(n for (k, o), n in warm.items() if o not in want[k])
+        if warm_wrong:
+            failures.append("%d wrong answers in the warm-up" % warm_wrong)
+        first = sample(front)
+        show("at %d" % args.warm_up, first)
+
+        samples = []
+        text = run_wrk(front.ports["soak"], args.seconds, args.connections, script, front, args.interval, samples)
+        last = sample(front)
+        show("at end", last)
+        tallies, wrong_samples, summary = parse_wrk(text)
+        if summary is None:
+            failures.append("no summary from wrk")
+            raise SystemExit("soak: no summary from wrk:\n" + text[-3000:])
+        total, duration_us, e_connect, e_read, e_write, e_status, e_timeout = summary
+
+        print("\nanswers by path (wrk phase):")
+        bad_lost = 0
+        for kind in list(KINDS) + [STALL[0]]:
+            sent = tallies.get(kind + " sent", 0)
+            answers = {k.split(" = ", 1)[1]: v for k, v in tallies.items() if k.startswith(kind + " = ")}
+            lost = tallies.get(kind + " lost", 0)
+            print("  %-11s sent %8d  %s%s" % (kind, sent, ", ".join("%s %d" % kv for kv in sorted(answers.items())),
+                                             ", lost %d" % lost if lost else ""))
+            if lost and "reset" not in want[kind]:
+                bad_lost += lost
+        wrong = tallies.get("wrong", 0)
+        unchosen = tallies.get("unchosen5xx", 0)
+        fault_5xx = sum(v for k, v in tallies.items() if " = envoy:" in k and k.startswith("f_"))
+        requests = total + args.warm_up
+        print("\nsoak figures:")
+        print("  requests            %d (%d warm-up + %d wrk in %.0f s, %.0f/s)" % (
+            requests, args.warm_up, total, duration_us / 1e6, total / max(duration_us / 1e6, 1e-9)))
+        print("  wrong verdicts      %d" % (wrong + warm_wrong))
+        print("  unchosen 5xx        %d (Envoy's own 5xx for injected upstream faults, expected: %d)" % (unchosen, fault_5xx))
+        print("  lost answers        %d on fault-free paths; wrk socket errors connect %d read %d write %d timeout %d"
+              % (bad_lost, e_connect, e_read, e_write, e_timeout))
+        def per_request(key, since):
+            done = max(last["requests"] - since["requests"], 1)
+            return "%+.2f" % ((last[key] - since[key]) / done)
+
+        # Growth per request from the 1k sample, and from the first periodic one (after warm-up).
+        later = samples[0] if len(samples) > 1 else None
+
+        def growth(key):
+            text = "%s bytes/request since %d requests" % (per_request(key, first), first["requests"])
+            if later:
+                text += ", %s since %d requests" % (per_request(key, later), later["requests"])
+            return text
+
+        at = "at %d" % first["requests"]
+        print("  envoy RSS           %s %s -> %s at end (%s)" % (mib(first["rss"]), at, mib(last["rss"]), growth("rss")))
+        print("  envoy heap          %s %s -> %s at end (%s)" % (mib(first["heap"]), at, mib(last["heap"]), growth("heap")))
+        print("  wasm VM memory      %d VMs, linear memory %s (resident %d KiB) %s -> %d VMs, %s (resident %d KiB)"
+              " at end (%s)" % (first["vm_count"], mib(first["vm_size"]), first["vm_rss"] // 1024, at, last["vm_count"],
+                                mib(last["vm_size"]), last["vm_rss"] // 1024, growth("vm_size")))
+        log = front.log()
+        for needle in ("RuntimeError", "panicked", "Wasm VM failed"):
+            if needle in log:
+                failures.append("Envoy log has %r" % needle)
+        if wrong:
+            failures.append("%d wrong verdicts, first: %s" % (wrong, "; ".join(wrong_samples[:3])))
+        if unchosen:
+            failures.append("%d 5xx that neither cardgate nor a fault explains" % unchosen)
+        if bad_lost > args.connections:  # at most one in flight per connection when wrk stops
+            failures.append("%d answers lost on fault-free paths" % bad_lost)
+        if tallies.get("unpaired"):
+            failures.append("%d answers without a request" % tallies["unpaired"])
+    finally:
+        if front:
+            front.stop()
+        origin.stop()
+        faults.stop()
+        if args.keep or failures:
+            print("logs kept in", workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    if failures:
+        print("\nsoak FAILED:\n  " + "\n  ".join(failures))
+        sys.exit(1)
+    print("\nsoak passed")
+
+
+if __name__ == "__main__":
+    main()

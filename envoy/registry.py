@@ -23,7 +23,9 @@ Control endpoints (loopback only, used by the demo and the tests):
     PUT  /_fixture/responses {"path": "/x", "status": 200, "headers": [["k", "v"]],
                               "body_b64": "...", "chunks": 1, "chunk_delay_ms": 0,
                               "synced_at_lag_ms": 3000}
-         registers a scripted answer for that exact path (both ports); HEAD gets its headers.
+         registers a scripted answer for that exact path (both ports, or only the port named by
+         "role": "primary" or "replica"; a role's own script wins); HEAD gets its headers.
+         With "delay_ms", the answer waits that long before its headers (a slow primary).
          With synced_at_lag_ms, an `x-registry-synced-at` header is stamped at send time:
          this machine's clock minus that many ms (RFC 3339, ms precision).
          A scripted path is also served under its lenient spellings, as many web frameworks
@@ -31,6 +33,8 @@ Control endpoints (loopback only, used by the demo and the tests):
          merged, `.`/`..` resolved, `;params` dropped, letter case ignored (`lenient_path`).
     GET  /_fixture/requests?path=/x   headers of the last request seen for that path (exact or
          lenient spelling), with the method as a first `:method` entry
+    GET  /_fixture/count?role=primary&path=/x   {"count": N}: requests that role answered for
+         that exact path (any method), for the single-flight and reuse-cache tests
     GET  /_fixture/health             200 "ok"
 
 The replica's answers carry `x-replica-lag-ms` (the watermark a careful resolver exposes);
@@ -112,6 +116,7 @@ class State:
         self.responses = {}  # path -> spec
         self.lenient = {}  # lenient_path(path) -> spec
         self.requests = {}  # path and lenient_path(path) -> [[name, value], ...] of the last request
+        self.counts = {}  # (role, path) -> requests answered
 
     def card_for(self, role):
         with self.lock:
@@ -176,13 +181,23 @@ class Handler(BaseHTTPRequestHandler):
         state = self.server.state
         path = urlsplit(self.path).path
         seen = [[":method", self.command]] + [[k, v] for k, v in self.headers.items()]
+        role = self.server.role
         with state.lock:
             state.requests[path] = state.requests[lenient_path(path)] = seen
-            spec = state.responses.get(path)
+            if not path.startswith("/_fixture/"):
+                state.counts[(role, path)] = state.counts.get((role, path), 0) + 1
+            spec = state.responses.get((role, path)) or state.responses.get((None, path))
             if spec is None and not path.startswith("/_fixture/"):
-                spec = state.lenient.get(lenient_path(path))
+                lenient = lenient_path(path)
+                spec = state.lenient.get((role, lenient)) or state.lenient.get((None, lenient))
         if path == "/_fixture/health":
             return self._send(200, [("Content-Type", "text/plain")], b"ok", head)
+        if path == "/_fixture/count":
+            query = parse_qs(urlsplit(self.path).query)
+            key = ((query.get("role") or [""])[0], (query.get("path") or [""])[0])
+            with state.lock:
+                count = state.counts.get(key, 0)
+            return self._json(200, {"count": count})
         if path == "/_fixture/requests":
             query = parse_qs(urlsplit(self.path).query)
             wanted = (query.get("path") or [""])[0]
@@ -192,6 +207,8 @@ class Handler(BaseHTTPRequestHandler):
                     seen = state.requests.get(lenient_path(wanted))
             return self._json(200 if seen is not None else 404, seen or [])
         if spec is not None:
+            if spec.get("delay_ms"):
+                time.sleep(float(spec["delay_ms"]) / 1000.0)
             body = base64.b64decode(spec.get("body_b64", ""))
             headers = [tuple(h) for h in spec.get("headers", [])]
             if "synced_at_lag_ms" in spec:
@@ -259,8 +276,11 @@ class Handler(BaseHTTPRequestHandler):
             specs = body if isinstance(body, list) else [body]
             with state.lock:
                 for spec in specs:
-                    state.responses[spec["path"]] = spec
-                    state.lenient[lenient_path(spec["path"])] = spec
+                    role = spec.get("role")
+                    if role not in (None, "primary", "replica"):
+                        raise ValueError("role must be primary or replica")
+                    state.responses[(role, spec["path"])] = spec
+                    state.lenient[(role, lenient_path(spec["path"]))] = spec
         except (ValueError, KeyError, TypeError) as e:
             return self._json(400, {"error": str(e)})
         return self._json(200, {"registered": len(specs)})

@@ -24,7 +24,10 @@
 use crate::json::{self, pointer_token, Value};
 use crate::{InputError, Limits, Policy, Requirement};
 
+use super::reresolve::ReResolve;
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
+use crate::duration::parse_duration;
+use crate::resolution::ResolutionLimits;
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
 /// Envoy buffers at most 1 MiB per connection by default; our own limit must stay below it so
@@ -67,6 +70,10 @@ pub struct FilterConfig {
     pub allow_caller_relax: bool,
     /// `Retry-After` seconds on a `503 stale_agent_card`.
     pub retry_after_s: u32,
+    /// The top-level `re_resolve`: every route without its own.
+    pub re_resolve: Option<ReResolve>,
+    /// Each listed route's own `re_resolve` (`Some(None)`: `false`, off), `None`: the default.
+    pub route_re_resolve: Vec<Option<Option<ReResolve>>>,
 }
 
 /// The filter's members beside the policy's own.
@@ -78,6 +85,7 @@ const TOP_MEMBERS: &[&str] = &[
     "mode",
     "allow_caller_relax",
     "retry_after_s",
+    "re_resolve",
 ];
 const ROUTE_MEMBERS: &[&str] = &[
     "path",
@@ -86,7 +94,18 @@ const ROUTE_MEMBERS: &[&str] = &[
     "watermark",
     "watermark_pointer",
     "watermark_pointer_unit",
+    "re_resolve",
 ];
+const RE_RESOLVE_MEMBERS: &[&str] = &[
+    "cluster",
+    "path",
+    "authority",
+    "timeout",
+    "max_attempts",
+    "deadline",
+    "budget",
+];
+const BUDGET_MEMBERS: &[&str] = &["per_second", "burst"];
 const WATERMARK_MEMBERS: &[&str] = &[
     "lag_ms_header",
     "lag_s_header",
@@ -137,7 +156,11 @@ impl FilterConfig {
             Some(w) => watermark_sources(w, "/watermark")?,
             None => WatermarkSources::conventional(),
         };
+        let re_resolve = member(members, "re_resolve")
+            .map(|v| re_resolve_setting(v, "/re_resolve", 0))
+            .transpose()?;
         let mut routes = Vec::new();
+        let mut route_re_resolve = Vec::new();
         if let Some(list) = member(members, "routes") {
             let items = list.as_array().ok_or_else(|| {
                 InputError::type_error(
@@ -146,7 +169,27 @@ impl FilterConfig {
                 )
             })?;
             for (i, item) in items.iter().enumerate() {
-                routes.push(route(item, &format!("/routes/{i}"), &default_watermark)?);
+                let at = format!("/routes/{i}");
+                let parsed = route(item, &at, &default_watermark)?;
+                let own = match item.as_object().and_then(|m| member(m, "re_resolve")) {
+                    None => None,
+                    Some(Value::Bool(false)) => Some(None),
+                    Some(v) => {
+                        let setting = re_resolve_setting(v, &format!("{at}/re_resolve"), i + 1)?;
+                        if setting.path.as_deref().is_some_and(|p| p.contains("{id}"))
+                            && !parsed.pattern.has_agent_placeholder()
+                            && parsed.agent.is_none()
+                        {
+                            return Err(InputError::range_error(
+                                format!("{at}/re_resolve/path"),
+                                "has {id} but the route names no agent (no {id} segment, no \"agent\")",
+                            ));
+                        }
+                        Some(Some(setting))
+                    }
+                };
+                routes.push(parsed);
+                route_re_resolve.push(own);
             }
         }
         let well_known = match member(members, "well_known") {
@@ -210,7 +253,20 @@ impl FilterConfig {
             mode,
             allow_caller_relax,
             retry_after_s,
+            re_resolve,
+            route_re_resolve,
         })
+    }
+
+    /// The `re_resolve` setting in force on a route: its own, else the top-level one.
+    pub fn re_resolve_for(&self, id: RouteId) -> Option<&ReResolve> {
+        match id {
+            RouteId::Listed(i) => match self.route_re_resolve.get(i) {
+                Some(Some(own)) => own.as_ref(),
+                _ => self.re_resolve.as_ref(),
+            },
+            RouteId::WellKnown => self.re_resolve.as_ref(),
+        }
     }
 
     /// The card route a request path belongs to, if any: the first of its
@@ -347,6 +403,149 @@ fn route(
         watermark,
         watermark_pointer,
     })
+}
+
+/// Longest per-call timeout and deadline: a caller waits at most this long for a card.
+const RE_RESOLVE_MAX_MS: u64 = 60_000;
+
+/// A `re_resolve` object. `slot` names its token bucket.
+fn re_resolve_setting(value: &Value, path: &str, slot: usize) -> Result<ReResolve, InputError> {
+    let members = object(value, path, RE_RESOLVE_MEMBERS)?;
+    let at = |key: &str| format!("{path}/{key}");
+    let clusters: Vec<String> = match member(members, "cluster") {
+        None => return Err(InputError::type_error(
+            path,
+            "needs \"cluster\": the Envoy cluster of the primary, or an ordered list of clusters",
+        )),
+        Some(Value::Array(items)) => {
+            if items.is_empty() {
+                return Err(InputError::range_error(
+                    at("cluster"),
+                    "must name at least one cluster",
+                ));
+            }
+            let mut out: Vec<String> = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                let here = format!("{path}/cluster/{i}");
+                let name = cluster_name(string(item, &here)?, &here)?;
+                if out.contains(&name) {
+                    return Err(InputError::range_error(
+                        here,
+                        format!("cluster {name:?} is listed twice"),
+                    ));
+                }
+                out.push(name);
+            }
+            out
+        }
+        Some(v) => vec![cluster_name(string(v, &at("cluster"))?, &at("cluster"))?],
+    };
+    let ask = member(members, "path")
+        .map(|v| {
+            let text = string(v, &at("path"))?;
+            let bad = text.chars().any(|c| c.is_control() || c == ' ' || c == '#')
+                || text.replace("{id}", "").contains(['{', '}']);
+            if !text.starts_with('/') || bad {
+                return Err(InputError::range_error(
+                    at("path"),
+                    format!("must be a path starting with '/' (no spaces, control characters or '#'; {{id}} is the only placeholder), found {text:?}"),
+                ));
+            }
+            Ok(text.to_owned())
+        })
+        .transpose()?;
+    let authority = member(members, "authority")
+        .map(|v| {
+            let text = string(v, &at("authority"))?;
+            let ok = !text.is_empty()
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-._~:[]".contains(c));
+            if !ok {
+                return Err(InputError::range_error(
+                    at("authority"),
+                    format!("must be a host or host:port, found {text:?}"),
+                ));
+            }
+            Ok(text.to_owned())
+        })
+        .transpose()?;
+    let millis = |key: &str, default: u64| -> Result<u64, InputError> {
+        match member(members, key) {
+            None => Ok(default),
+            Some(v) => {
+                let ms = parse_duration(string(v, &at(key))?).map_err(|e| e.within(&at(key)))?;
+                if ms == 0 || ms > RE_RESOLVE_MAX_MS {
+                    return Err(InputError::range_error(
+                        at(key),
+                        format!("must be from 1ms to 60s, found {ms} ms"),
+                    ));
+                }
+                Ok(ms)
+            }
+        }
+    };
+    let timeout_ms = millis("timeout", 2_000)?;
+    let deadline_ms = millis("deadline", 5_000)?;
+    let most = clusters.len() as u64 + 1;
+    let max_attempts = match member(members, "max_attempts") {
+        None => most,
+        Some(v) => integer(v, &at("max_attempts"), 2, most.max(2))?,
+    };
+    let (per_second, burst) = match member(members, "budget") {
+        None => (10.0, 20),
+        Some(b) => {
+            let here = at("budget");
+            let m = object(b, &here, BUDGET_MEMBERS)?;
+            let per_second = match member(m, "per_second") {
+                None => 10.0,
+                Some(v) => {
+                    let n = v.as_f64().ok_or_else(|| {
+                        InputError::type_error(
+                            format!("{here}/per_second"),
+                            format!("must be a number, found {}", v.type_name()),
+                        )
+                    })?;
+                    if !(n > 0.0 && n <= 100_000.0) {
+                        return Err(InputError::range_error(
+                            format!("{here}/per_second"),
+                            format!("must be more than 0 and at most 100000, found {n}"),
+                        ));
+                    }
+                    n
+                }
+            };
+            let burst = match member(m, "burst") {
+                None => 20,
+                Some(v) => integer(v, &format!("{here}/burst"), 1, 100_000)?,
+            };
+            (per_second, u32::try_from(burst).unwrap_or(u32::MAX))
+        }
+    };
+    Ok(ReResolve {
+        clusters,
+        path: ask,
+        authority,
+        timeout_ms,
+        limits: ResolutionLimits {
+            max_attempts: usize::try_from(max_attempts).unwrap_or(usize::MAX),
+            deadline_ms,
+        },
+        per_second,
+        burst,
+        budget_slot: slot,
+    })
+}
+
+/// An Envoy cluster name: printable ASCII without spaces, at most 255 bytes.
+fn cluster_name(text: &str, path: &str) -> Result<String, InputError> {
+    if text.is_empty() || text.len() > 255 || !text.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(InputError::range_error(
+            path,
+            format!("must be an Envoy cluster name (1 to 255 printable ASCII characters, no spaces), found {text:?}"),
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 fn watermark_sources(value: &Value, path: &str) -> Result<WatermarkSources, InputError> {
@@ -552,6 +751,122 @@ mod tests {
             "/agents/worker"
         );
         assert_eq!(err(r#"[1]"#).path, "");
+    }
+
+    #[test]
+    fn re_resolve_is_validated_with_its_path() {
+        let cases = [
+            (r#"{"re_resolve":{}}"#, "/re_resolve"),
+            (r#"{"re_resolve":true}"#, "/re_resolve"),
+            (r#"{"re_resolve":{"cluster":""}}"#, "/re_resolve/cluster"),
+            (r#"{"re_resolve":{"cluster":[]}}"#, "/re_resolve/cluster"),
+            (
+                r#"{"re_resolve":{"cluster":["a","a"]}}"#,
+                "/re_resolve/cluster/1",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":["a",1]}}"#,
+                "/re_resolve/cluster/1",
+            ),
+            (r#"{"re_resolve":{"cluster":"a b"}}"#, "/re_resolve/cluster"),
+            (
+                r#"{"re_resolve":{"cluster":"a","timeout":"2"}}"#,
+                "/re_resolve/timeout",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","timeout":"0ms"}}"#,
+                "/re_resolve/timeout",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","deadline":"2m"}}"#,
+                "/re_resolve/deadline",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","max_attempts":3}}"#,
+                "/re_resolve/max_attempts",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","max_attempts":1}}"#,
+                "/re_resolve/max_attempts",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","path":"card"}}"#,
+                "/re_resolve/path",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","path":"/{x}"}}"#,
+                "/re_resolve/path",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","authority":"a/b"}}"#,
+                "/re_resolve/authority",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","budget":{"per_second":0}}}"#,
+                "/re_resolve/budget/per_second",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","budget":{"burst":0}}}"#,
+                "/re_resolve/budget/burst",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","budget":{"rate":1}}}"#,
+                "/re_resolve/budget/rate",
+            ),
+            (
+                r#"{"re_resolve":{"cluster":"a","retries":1}}"#,
+                "/re_resolve/retries",
+            ),
+            (
+                r#"{"routes":[{"path":"/a","re_resolve":{"cluster":"p","path":"/c/{id}"}}]}"#,
+                "/routes/0/re_resolve/path",
+            ),
+            (
+                r#"{"routes":[{"path":"/a","re_resolve":{"cluster":"p","timeout":"1h"}}]}"#,
+                "/routes/0/re_resolve/timeout",
+            ),
+            (
+                r#"{"routes":[{"path":"/a","re_resolve":true}]}"#,
+                "/routes/0/re_resolve",
+            ),
+        ];
+        for (text, path) in cases {
+            assert_eq!(err(text).path, path, "{text}");
+        }
+    }
+
+    #[test]
+    fn re_resolve_defaults_and_per_route_settings() {
+        let c = FilterConfig::from_json(
+            br#"{"re_resolve":{"cluster":"primary"},
+                "routes":[{"path":"/a/{id}","re_resolve":{"cluster":["r2","primary"],"path":"/c/{id}","timeout":"250ms","budget":{"per_second":0.5,"burst":2}}},
+                          {"path":"/b","re_resolve":false},{"path":"/c"}]}"#,
+        )
+        .unwrap();
+        let top = c.re_resolve_for(RouteId::WellKnown).unwrap();
+        assert_eq!(top.clusters, vec!["primary"]);
+        assert_eq!(
+            (
+                top.timeout_ms,
+                top.limits.max_attempts,
+                top.limits.deadline_ms
+            ),
+            (2000, 2, 5000)
+        );
+        assert_eq!((top.per_second, top.burst, top.budget_slot), (10.0, 20, 0));
+        let own = c.re_resolve_for(RouteId::Listed(0)).unwrap();
+        assert_eq!(own.clusters, vec!["r2", "primary"]);
+        assert_eq!(
+            (own.timeout_ms, own.limits.max_attempts, own.budget_slot),
+            (250, 3, 1)
+        );
+        assert_eq!((own.per_second, own.burst), (0.5, 2));
+        assert!(c.re_resolve_for(RouteId::Listed(1)).is_none());
+        assert_eq!(c.re_resolve_for(RouteId::Listed(2)), Some(top));
+        assert!(FilterConfig::from_json(b"{}")
+            .unwrap()
+            .re_resolve_for(RouteId::WellKnown)
+            .is_none());
     }
 
     fn repo_file(path: &str) -> Vec<u8> {

@@ -10,21 +10,32 @@
 //! headers and a cache lifetime capped to what is left of the tolerance (a `HEAD` without the
 //! body), or replace.
 //!
+//! Re-resolution (enforce mode, a route with `re_resolve`): when the core's rule says to try
+//! the next source (`stale_agent_card`, `malformed_card`), the stream's resolution is kept in
+//! the root context's [`Shared`] state and the next cluster is asked with `dispatch_http_call`
+//! (or the reuse cache answers, or the stream joins a call in flight for the same cluster and
+//! path, or the token bucket refuses). A call's answer comes back to the stream whose context
+//! made it, which records it in every waiting stream's resolution and replies to each of them
+//! (`set_effective_context`) with the served card or the core's final decision.
+//!
 //! Every host call goes through `hostcalls` with its `Result` handled; header values are read
 //! as bytes (the SDK's string getters panic on non-UTF-8 values). Nothing here unwraps.
 
+use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, UNIX_EPOCH};
 
 use proxy_wasm::hostcalls;
 use proxy_wasm::traits::{Context, HttpContext, RootContext};
 use proxy_wasm::types::{Action, BufferType, ContextType, LogLevel, MapType};
 
-use crate::{Decision, Requirement, Timestamp};
+use crate::resolution::{self, Answer, Outcome as ResolutionOutcome, Resolution, Step};
+use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
 use super::metrics;
+use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
 use super::response::{self, LocalReply, Outcome, LIFETIME_HEADERS_REMOVED, VERDICT_HEADER_PREFIX};
 use super::routes::{strip_query, RouteId};
 
@@ -44,13 +55,18 @@ const REQUEST_HEADERS_REMOVED: &[&str] = &[
 pub fn start() {
     proxy_wasm::set_log_level(LogLevel::Info);
     proxy_wasm::set_root_context(|_| -> Box<dyn RootContext> {
-        Box::new(GateRoot { config: None })
+        Box::new(GateRoot {
+            config: None,
+            shared: Rc::default(),
+        })
     });
 }
 
-/// One per plugin configuration: holds the validated configuration.
+/// One per plugin configuration: holds the validated configuration and what re-resolution
+/// keeps between requests (calls in flight, reusable cards, the token buckets).
 struct GateRoot {
     config: Option<Rc<FilterConfig>>,
+    shared: Rc<RefCell<Shared>>,
 }
 
 impl Context for GateRoot {}
@@ -72,6 +88,7 @@ impl RootContext for GateRoot {
                     config.policy.agents.len()
                 );
                 self.config = Some(Rc::new(config));
+                self.shared = Rc::default();
                 true
             }
             Err(e) => {
@@ -93,9 +110,11 @@ impl RootContext for GateRoot {
         Some(ContextType::HttpContext)
     }
 
-    fn create_http_context(&self, _context_id: u32) -> Option<Box<dyn HttpContext>> {
+    fn create_http_context(&self, context_id: u32) -> Option<Box<dyn HttpContext>> {
         Some(Box::new(CardStream {
             config: self.config.clone(),
+            shared: self.shared.clone(),
+            id: context_id,
             card: None,
             replied: false,
         }))
@@ -105,6 +124,8 @@ impl RootContext for GateRoot {
 /// A request on a card route.
 struct CardRequest {
     path: String,
+    /// `:path` as received (query included): what a cluster is asked for by default.
+    raw_path: String,
     rule_agent: Option<String>,
     route_id: RouteId,
     requirement: Requirement,
@@ -114,13 +135,124 @@ struct CardRequest {
 
 struct CardStream {
     config: Option<Rc<FilterConfig>>,
+    shared: Rc<RefCell<Shared>>,
+    id: u32,
     card: Option<CardRequest>,
     /// Set once we sent a local reply: Envoy runs it through this filter's response callbacks
     /// too, and it must pass untouched.
     replied: bool,
 }
 
-impl Context for CardStream {}
+impl Context for CardStream {
+    /// The answer to a re-resolution call this stream's context made: recorded in the
+    /// resolution of every stream waiting for it, each of which then moves on or is answered.
+    fn on_http_call_response(
+        &mut self,
+        token_id: u32,
+        num_headers: usize,
+        body_size: usize,
+        _num_trailers: usize,
+    ) {
+        let Some(config) = self.config.clone() else {
+            return;
+        };
+        let Some(flight) = self.shared.borrow_mut().flights.take(token_id) else {
+            return;
+        };
+        let headers = if num_headers > 0 {
+            hostcalls::get_map_bytes(MapType::HttpCallResponseHeaders).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let status = headers
+            .iter()
+            .find(|(k, _)| k == ":status")
+            .and_then(|(_, v)| std::str::from_utf8(v).ok())
+            .and_then(|v| v.parse::<u16>().ok());
+        let limit = config.limits.max_card_bytes;
+        let read = if body_size > limit { 4096 } else { body_size };
+        let body = if read > 0 {
+            hostcalls::get_buffer(BufferType::HttpCallResponseBody, 0, read)
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let now_ns = nanos_now();
+        let now_ms = now_ns / 1_000_000;
+        let result = CallResult {
+            status,
+            headers: &headers,
+            body: &body,
+            body_size,
+            elapsed_ms: now_ns.saturating_sub(flight.started_ns) / 1_000_000,
+            timeout_ms: flight.timeout_ms,
+        };
+        for waiter in flight.waiters {
+            {
+                let mut guard = self.shared.borrow_mut();
+                let Shared { pending, cache, .. } = &mut *guard;
+                let Some(p) = pending.get_mut(&waiter) else {
+                    continue;
+                };
+                let Some(route) = config.route(p.route) else {
+                    continue;
+                };
+                let answer = call_answer(&result, route, &p.requirement, now(), &config.limits);
+                if let Answer::Card(d) = &answer {
+                    if d.is_valid() && d.freshness() == Some(FreshnessBasis::Watermark) {
+                        cache.put(
+                            &flight.cluster,
+                            &flight.path,
+                            p.route,
+                            result.served(),
+                            d.staleness_ms().unwrap_or(0),
+                            now_ns,
+                        );
+                    }
+                }
+                let step = p.resolution.record(&flight.cluster, answer, now_ms);
+                p.next += 1;
+                if step == Step::Accept {
+                    p.accepted = Some((flight.cluster.clone(), result.served()));
+                }
+            }
+            advance(&self.shared, &config, waiter, self.id);
+        }
+        let _ = hostcalls::set_effective_context(self.id);
+    }
+
+    /// The stream ended: its resolution is dropped, and streams waiting on a call its context
+    /// made (the host cancels such calls) fail closed now rather than wait for nothing.
+    fn on_done(&mut self) -> bool {
+        let orphaned = {
+            let mut shared = self.shared.borrow_mut();
+            shared.pending.remove(&self.id);
+            shared.flights.take_owned_by(self.id)
+        };
+        let Some(config) = self.config.clone() else {
+            return true;
+        };
+        for flight in orphaned {
+            for waiter in flight.waiters {
+                if let Some(p) = self.shared.borrow_mut().pending.get_mut(&waiter) {
+                    let why = format!(
+                        "the call to {} was cancelled: the request that made it ended first",
+                        flight.cluster
+                    );
+                    let now_ms = nanos_now() / 1_000_000;
+                    p.resolution
+                        .record(&flight.cluster, Answer::Failed(why), now_ms);
+                    p.resolution.stop(ResolutionOutcome::SourcesExhausted);
+                }
+                finish(&self.shared, &config, waiter);
+            }
+        }
+        let _ = hostcalls::set_effective_context(self.id);
+        true
+    }
+}
 
 /// One copy of a header map, read once per callback (each host call copies the whole map).
 struct HeaderSnapshot(Vec<(String, Vec<u8>)>);
@@ -185,12 +317,16 @@ fn drop_response_body() {
     }
 }
 
+/// The host's clock to the nanosecond (a `synced_at` lag is never rounded down).
 fn now() -> Timestamp {
-    let ms = hostcalls::get_current_time()
+    Timestamp::from_unix_nanos(i128::from(nanos_now()))
+}
+
+fn nanos_now() -> u64 {
+    hostcalls::get_current_time()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    Timestamp::from_unix_ms(ms)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 fn micros_now() -> u64 {
@@ -200,21 +336,256 @@ fn micros_now() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
+/// Counts (and logs, when rejected) a decision the caller gets.
+fn count(decision: &Decision, rule_agent: Option<&str>, path: &str, mode: Mode) {
+    if let Some(ms) = decision.staleness_ms() {
+        metrics::record(metrics::STALENESS_MS, ms);
+    }
+    match decision.error_class() {
+        None => metrics::increment(&metrics::verdict("valid")),
+        Some(class) => {
+            metrics::increment(&metrics::verdict("rejected"));
+            metrics::increment(&metrics::error_class(class.as_str()));
+            for r in decision.reasons() {
+                metrics::increment(&metrics::reason(r.code.as_str()));
+            }
+            log::warn!(
+                "{}",
+                response::rejection_log(decision, rule_agent, path, mode)
+            );
+            if mode == Mode::Observe {
+                metrics::increment(metrics::OBSERVE_NOT_BLOCKED);
+            }
+        }
+    }
+}
+
+/// Sends a local reply on the effective context.
+fn send_reply(reply: &LocalReply) {
+    let headers: Vec<(&str, &str)> = reply
+        .headers
+        .iter()
+        .map(|(k, v)| (*k, v.as_str()))
+        .collect();
+    if let Err(status) = hostcalls::send_http_response(
+        u32::from(reply.status),
+        headers,
+        Some(reply.body.as_bytes()),
+    ) {
+        log::error!("could not send the local reply: {status:?}");
+    }
+}
+
+/// The Envoy cluster the route sent the request to (the first source of a re-resolution).
+fn upstream_cluster() -> String {
+    [vec!["xds", "cluster_name"], vec!["cluster_name"]]
+        .into_iter()
+        .find_map(|path| hostcalls::get_property(path).ok().flatten())
+        .and_then(|b| String::from_utf8(b).ok())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "upstream".to_owned())
+}
+
+/// Moves stream `id`'s resolution on until it waits for a call or ends (then replies). A call
+/// it dispatches belongs to `owner`, the context running now: its answer comes back there.
+fn advance(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32, owner: u32) {
+    loop {
+        let mut guard = shared.borrow_mut();
+        let Shared {
+            pending,
+            flights,
+            cache,
+            buckets,
+        } = &mut *guard;
+        let Some(p) = pending.get_mut(&id) else {
+            return;
+        };
+        if p.resolution.outcome().is_some() {
+            drop(guard);
+            finish(shared, config, id);
+            return;
+        }
+        let Some(cluster) = p.re_resolve.clusters.get(p.next).cloned() else {
+            p.resolution.stop(ResolutionOutcome::SourcesExhausted);
+            continue;
+        };
+        let now_ns = nanos_now();
+        let now_ms = now_ns / 1_000_000;
+        let remaining_ms = p.resolution.remaining_ms(now_ms);
+        if remaining_ms == 0 {
+            p.resolution.stop(ResolutionOutcome::DeadlinePassed);
+            continue;
+        }
+        let path = match &p.ask {
+            Ok(path) => path.clone(),
+            Err(why) => {
+                let why = why.clone();
+                p.resolution.record(&cluster, Answer::Failed(why), now_ms);
+                p.next += 1;
+                continue;
+            }
+        };
+        // A card this cluster served recently, if it still holds for this requirement now.
+        if let Some(route) = config.route(p.route) {
+            let key = (cluster.as_str(), path.as_str(), p.route);
+            if let Some((decision, card)) =
+                cache.reuse(key, route, &p.requirement, now_ns, &config.limits)
+            {
+                metrics::increment(metrics::RERESOLVE_REUSED);
+                let step = p
+                    .resolution
+                    .record(&cluster, Answer::Card(Box::new(decision)), now_ms);
+                p.next += 1;
+                if step == Step::Accept {
+                    p.accepted = Some((cluster, card));
+                }
+                continue;
+            }
+        }
+        // Single flight: the same cluster and path already asked for.
+        if flights.join(&cluster, &path, id) {
+            metrics::increment(metrics::RERESOLVE_COALESCED);
+            return;
+        }
+        let rr = &p.re_resolve;
+        let bucket = buckets
+            .entry(rr.budget_slot)
+            .or_insert_with(|| super::reresolve::TokenBucket::new(rr.per_second, rr.burst));
+        if !bucket.take(now_ns) {
+            metrics::increment(metrics::RERESOLVE_OVER_BUDGET);
+            p.resolution.stop(ResolutionOutcome::OverBudget);
+            continue;
+        }
+        let timeout_ms = rr.timeout_ms.min(remaining_ms);
+        let authority = rr.authority.clone().unwrap_or_else(|| cluster.clone());
+        // The call lives on the owner's context (whose callback this is).
+        let _ = hostcalls::set_effective_context(owner);
+        let call = hostcalls::dispatch_http_call(
+            &cluster,
+            vec![
+                (":method", "GET"),
+                (":path", &path),
+                (":authority", &authority),
+                ("accept", "application/json"),
+                ("accept-encoding", "identity"),
+            ],
+            None,
+            vec![],
+            Duration::from_millis(timeout_ms),
+        );
+        match call {
+            Ok(token) => {
+                metrics::increment(metrics::RERESOLVE_CALLS);
+                flights.start(Flight {
+                    token,
+                    owner,
+                    cluster,
+                    path,
+                    waiters: vec![id],
+                    started_ns: now_ns,
+                    timeout_ms,
+                });
+                return;
+            }
+            Err(status) => {
+                let why = format!("could not call cluster {cluster}: {status:?}");
+                p.resolution.record(&cluster, Answer::Failed(why), now_ms);
+                p.next += 1;
+            }
+        }
+    }
+}
+
+/// Ends stream `id`'s resolution: counts, logs and replies with the core's final decision.
+fn finish(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32) {
+    let Some(p) = shared.borrow_mut().pending.remove(&id) else {
+        return;
+    };
+    let attempts = p.resolution.attempts().len();
+    let decision = p.resolution.finish();
+    metrics::record(
+        metrics::RERESOLVE_MS,
+        nanos_now().saturating_sub(p.started_ns) / 1_000_000,
+    );
+    metrics::increment(if decision.is_valid() {
+        metrics::RERESOLVE_SUCCEEDED
+    } else {
+        metrics::RERESOLVE_FAILED
+    });
+    count(
+        &decision,
+        p.rule_agent.as_deref(),
+        &p.request_path,
+        config.mode,
+    );
+    if let Some(message) = decision
+        .resolution()
+        .and_then(|r| r.get("message"))
+        .and_then(|m| m.as_str())
+    {
+        log::info!("re-resolution of {}: {message}", p.request_path);
+    }
+    let accepted = p.accepted.as_ref().map(|(s, c)| (s.as_str(), c));
+    let reply = response::resolved_reply(
+        &decision,
+        accepted,
+        &p.requirement,
+        attempts,
+        config.retry_after_s,
+    );
+    match hostcalls::set_effective_context(id) {
+        Ok(()) => send_reply(&reply),
+        Err(status) => log::warn!("re-resolution: the request ended first ({status:?})"),
+    }
+}
+
 impl CardStream {
     fn send(&mut self, reply: &LocalReply) {
         self.replied = true;
-        let headers: Vec<(&str, &str)> = reply
-            .headers
-            .iter()
-            .map(|(k, v)| (*k, v.as_str()))
-            .collect();
-        if let Err(status) = hostcalls::send_http_response(
-            u32::from(reply.status),
-            headers,
-            Some(reply.body.as_bytes()),
-        ) {
-            log::error!("could not send the local reply: {status:?}");
+        send_reply(reply);
+    }
+
+    /// Applies the decision about the route's own answer, or starts a re-resolution when the
+    /// core's rule says another source may do better and the route has `re_resolve`.
+    fn decide(&mut self, decision: Decision, config: &FilterConfig) -> Action {
+        let rr = self
+            .card
+            .as_ref()
+            .and_then(|card| config.re_resolve_for(card.route_id));
+        let (Some(rr), Some(card)) = (rr, self.card.as_mut()) else {
+            return self.apply(&decision, config);
+        };
+        if config.mode != Mode::Enforce || resolution::rule(&decision) != Step::TryNext {
+            return self.apply(&decision, config);
         }
+        card.decided = true;
+        self.replied = true;
+        metrics::increment(metrics::RERESOLVE_ATTEMPTED);
+        let now_ns = nanos_now();
+        let now_ms = now_ns / 1_000_000;
+        let mut resolution = Resolution::new(rr.limits, now_ms);
+        resolution.record(
+            &upstream_cluster(),
+            Answer::Card(Box::new(decision)),
+            now_ms,
+        );
+        let pending = Pending {
+            resolution,
+            next: 0,
+            re_resolve: rr.clone(),
+            route: card.route_id,
+            requirement: card.requirement.clone(),
+            ask: rr.path_for(&card.raw_path, card.rule_agent.as_deref()),
+            head: card.head,
+            request_path: card.path.clone(),
+            rule_agent: card.rule_agent.clone(),
+            started_ns: now_ns,
+            accepted: None,
+        };
+        self.shared.borrow_mut().pending.insert(self.id, pending);
+        advance(&self.shared, config, self.id, self.id);
+        let _ = hostcalls::set_effective_context(self.id);
+        Action::Pause
     }
 
     /// Applies a decision: counts, logs, then forwards with headers or replaces the answer.
@@ -223,31 +594,12 @@ impl CardStream {
             return Action::Continue;
         };
         card.decided = true;
-        if let Some(ms) = decision.staleness_ms() {
-            metrics::record(metrics::STALENESS_MS, ms);
-        }
-        match decision.error_class() {
-            None => metrics::increment(&metrics::verdict("valid")),
-            Some(class) => {
-                metrics::increment(&metrics::verdict("rejected"));
-                metrics::increment(&metrics::error_class(class.as_str()));
-                for r in decision.reasons() {
-                    metrics::increment(&metrics::reason(r.code.as_str()));
-                }
-                log::warn!(
-                    "{}",
-                    response::rejection_log(
-                        decision,
-                        card.rule_agent.as_deref(),
-                        &card.path,
-                        config.mode
-                    )
-                );
-                if config.mode == Mode::Observe {
-                    metrics::increment(metrics::OBSERVE_NOT_BLOCKED);
-                }
-            }
-        }
+        count(
+            decision,
+            card.rule_agent.as_deref(),
+            &card.path,
+            config.mode,
+        );
         match response::outcome(decision, config.mode, config.retry_after_s) {
             Outcome::Forward(headers) => {
                 for (name, value) in headers {
@@ -288,7 +640,7 @@ impl CardStream {
                 .flatten()
                 .unwrap_or_default();
             let decision = Decision::body_too_large(&start, size, limit, complete);
-            return self.apply(&decision, config);
+            return self.decide(decision, config);
         }
         let body = hostcalls::get_buffer(BufferType::HttpResponseBody, 0, size)
             .ok()
@@ -306,7 +658,7 @@ impl CardStream {
             &config.limits,
         );
         metrics::record(metrics::EVALUATION_US, micros_now().saturating_sub(started));
-        self.apply(&decision, config)
+        self.decide(decision, config)
     }
 }
 
@@ -373,6 +725,7 @@ impl HttpContext for CardStream {
         };
         self.card = Some(CardRequest {
             path: path.to_owned(),
+            raw_path: raw_path.clone(),
             rule_agent,
             route_id,
             requirement,
@@ -408,7 +761,7 @@ impl HttpContext for CardStream {
                 "",
                 format!("the upstream answered {what} on a card route: no whole card to check (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
             );
-            return self.apply(&decision, &config);
+            return self.decide(decision, &config);
         }
         if !(200..300).contains(&status) {
             metrics::increment(&metrics::verdict("passthrough"));
@@ -421,7 +774,7 @@ impl HttpContext for CardStream {
                 e.trim_matches([' ', '\t']).eq_ignore_ascii_case("identity") || e.trim().is_empty()
             });
             if !identity {
-                return self.apply(&Decision::body_encoded(encoding.trim()), &config);
+                return self.decide(Decision::body_encoded(encoding.trim()), &config);
             }
         }
         if end_of_stream {

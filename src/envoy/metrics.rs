@@ -14,6 +14,14 @@
 //! | `cardgate.body_chunks` | counter | body callbacks buffered (a card split over many reads) |
 //! | `cardgate.staleness_ms` | histogram | staleness figure of every evaluated answer that had one |
 //! | `cardgate.evaluation_us` | histogram | time spent in the core per evaluation, in microseconds |
+//! | `cardgate.reresolve.attempted` | counter | rejected answers (stale or malformed) that started a re-resolution |
+//! | `cardgate.reresolve.succeeded` | counter | re-resolutions that served another source's valid card |
+//! | `cardgate.reresolve.failed` | counter | re-resolutions that ended in the problem document (over budget included) |
+//! | `cardgate.reresolve.coalesced` | counter | re-resolutions that waited for a call already in flight (single flight) |
+//! | `cardgate.reresolve.over_budget` | counter | re-resolutions refused by the per-VM token bucket |
+//! | `cardgate.reresolve.reused` | counter | attempts answered from the reuse cache (no call) |
+//! | `cardgate.reresolve.calls` | counter | calls dispatched to a re-resolution cluster |
+//! | `cardgate.reresolve_ms` | histogram | time from the first answer to the re-resolution's reply, in ms |
 
 /// `cardgate.verdict.<verdict>`.
 pub fn verdict(verdict: &str) -> String {
@@ -38,6 +46,22 @@ pub const BODY_CHUNKS: &str = "cardgate.body_chunks";
 pub const STALENESS_MS: &str = "cardgate.staleness_ms";
 /// Evaluation time histogram (µs).
 pub const EVALUATION_US: &str = "cardgate.evaluation_us";
+/// Re-resolutions started.
+pub const RERESOLVE_ATTEMPTED: &str = "cardgate.reresolve.attempted";
+/// Re-resolutions that served another source's valid card.
+pub const RERESOLVE_SUCCEEDED: &str = "cardgate.reresolve.succeeded";
+/// Re-resolutions that ended in the problem document.
+pub const RERESOLVE_FAILED: &str = "cardgate.reresolve.failed";
+/// Re-resolutions that joined a call in flight.
+pub const RERESOLVE_COALESCED: &str = "cardgate.reresolve.coalesced";
+/// Re-resolutions refused by the token bucket.
+pub const RERESOLVE_OVER_BUDGET: &str = "cardgate.reresolve.over_budget";
+/// Attempts answered from the reuse cache.
+pub const RERESOLVE_REUSED: &str = "cardgate.reresolve.reused";
+/// Calls dispatched.
+pub const RERESOLVE_CALLS: &str = "cardgate.reresolve.calls";
+/// Re-resolution latency histogram (ms).
+pub const RERESOLVE_MS: &str = "cardgate.reresolve_ms";
 
 #[cfg(target_arch = "wasm32")]
 pub use host::{increment, record};

@@ -13,6 +13,7 @@
 pub mod caller;
 pub mod config;
 pub mod metrics;
+pub mod reresolve;
 pub mod response;
 pub mod routes;
 

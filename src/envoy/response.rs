@@ -32,6 +32,10 @@ pub const FRESHNESS: &str = "a2a-card-freshness";
 pub const ERROR_CLASS: &str = "a2a-card-error-class";
 /// Observe mode: the reason codes, comma-separated.
 pub const REASONS: &str = "a2a-card-reasons";
+/// Re-resolution: the Envoy cluster whose card this is.
+pub const CARD_SOURCE: &str = "a2a-card-source";
+/// Re-resolution: how many sources were asked (the route's own upstream included).
+pub const CARD_ATTEMPTS: &str = "a2a-card-attempts";
 
 /// Response headers a valid answer loses: they would let a cache after the gate keep the card
 /// longer than the tolerance (`Expires`; the CDN-targeted fields, RFC 9213, would override the
@@ -234,6 +238,64 @@ pub fn outcome(decision: &Decision, mode: Mode, retry_after_s: u32) -> Outcome {
         headers,
         body: decision.to_json(),
     })
+}
+
+/// The answer after a re-resolution (enforce mode). A valid final decision serves the accepted
+/// card: `200`, its exact bytes and `Content-Type`, the verdict headers, its `Cache-Control`
+/// capped to what is left of the tolerance, `Vary`, [`CARD_SOURCE`] and [`CARD_ATTEMPTS`].
+/// Otherwise the problem document (the core's final decision, listing every attempt) with
+/// [`CARD_ATTEMPTS`].
+pub fn resolved_reply(
+    decision: &Decision,
+    accepted: Option<(&str, &super::reresolve::ServedCard)>,
+    requirement: &Requirement,
+    attempts: usize,
+    retry_after_s: u32,
+) -> LocalReply {
+    if let (true, Some((source, card)), Outcome::Forward(verdict)) = (
+        decision.is_valid(),
+        accepted,
+        outcome(decision, Mode::Enforce, retry_after_s),
+    ) {
+        let mut headers = vec![(
+            "content-type",
+            card.content_type
+                .clone()
+                .unwrap_or_else(|| "application/json".to_owned()),
+        )];
+        headers.extend(verdict);
+        headers.push((
+            "cache-control",
+            capped_cache_control(&card.cache_control, lifetime_left_s(decision, requirement)),
+        ));
+        headers.push(("vary", VARY.to_owned()));
+        headers.push((CARD_SOURCE, source.to_owned()));
+        headers.push((CARD_ATTEMPTS, attempts.to_string()));
+        return LocalReply {
+            status: 200,
+            headers,
+            body: String::from_utf8_lossy(&card.body).into_owned(),
+        };
+    }
+    let mut reply = match outcome(decision, Mode::Enforce, retry_after_s) {
+        Outcome::Replace(reply) => reply,
+        // A valid decision without the accepted card's bytes cannot be served: fail closed.
+        Outcome::Forward(_) => LocalReply {
+            status: 502,
+            headers: vec![
+                ("content-type", "application/problem+json".to_owned()),
+                ("cache-control", "no-store".to_owned()),
+            ],
+            body: Decision::malformed(
+                ReasonCode::SourceUnavailable,
+                "",
+                "the accepted card's bytes were not kept".to_owned(),
+            )
+            .to_json(),
+        },
+    };
+    reply.headers.push((CARD_ATTEMPTS, attempts.to_string()));
+    reply
 }
 
 /// The `400` answer to a caller header the gate cannot use (RFC 9457 problem).
@@ -479,6 +541,51 @@ mod tests {
             &Limits::default(),
         );
         assert_eq!(lifetime_left_s(&d, &both), 9);
+    }
+
+    #[test]
+    fn re_resolved_card_is_served_with_its_source() {
+        let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
+        let d = evaluate_body(
+            CARD.as_bytes(),
+            &route(None, None),
+            &req,
+            &lag("2500"),
+            Timestamp::from_unix_ms(0),
+            &Limits::default(),
+        );
+        let card = crate::envoy::reresolve::ServedCard {
+            body: CARD.as_bytes().to_vec(),
+            content_type: Some("application/json; charset=utf-8".into()),
+            cache_control: vec![b"public, max-age=60".to_vec()],
+        };
+        let reply = resolved_reply(&d, Some(("primary", &card)), &req, 2, 5);
+        assert_eq!((reply.status, reply.body.as_str()), (200, CARD));
+        for h in [
+            ("content-type", "application/json; charset=utf-8"),
+            (VERDICT, "valid"),
+            (STALENESS_MS, "2500"),
+            ("cache-control", "public, max-age=7"),
+            (CARD_SOURCE, "primary"),
+            (CARD_ATTEMPTS, "2"),
+        ] {
+            assert!(
+                reply.headers.contains(&(h.0, h.1.to_owned())),
+                "{h:?} {reply:?}"
+            );
+        }
+        let stale = evaluate_body(
+            CARD.as_bytes(),
+            &route(None, None),
+            &req,
+            &lag("40000"),
+            Timestamp::from_unix_ms(0),
+            &Limits::default(),
+        );
+        let reply = resolved_reply(&stale, None, &req, 2, 5);
+        assert_eq!(reply.status, 503);
+        assert!(reply.headers.contains(&(CARD_ATTEMPTS, "2".to_owned())));
+        assert!(!reply.headers.iter().any(|(k, _)| *k == CARD_SOURCE));
     }
 
     #[test]

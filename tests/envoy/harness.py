@@ -119,6 +119,12 @@ class Registry:
     def register(self, *specs):
         return self.control("PUT", "/_fixture/responses", list(specs))
 
+    def count(self, role, path):
+        """Requests the primary or the replica answered for this exact path."""
+        from urllib.parse import quote
+        resp = request(self.primary, "/_fixture/count?role=%s&path=%s" % (role, quote(path, safe="")))
+        return resp.json()["count"]
+
     def last_request_headers(self, path):
         resp = request(self.primary, "/_fixture/requests?path=" + path)
         return [(k.lower(), v) for k, v in resp.json()]
@@ -199,6 +205,7 @@ STATS_TAGS = [
     {"tag_name": "cardgate_verdict", "regex": r"^wasmcustom\.cardgate\.verdict(\.(\w+))$"},
     {"tag_name": "cardgate_error_class", "regex": r"^wasmcustom\.cardgate\.error_class(\.(\w+))$"},
     {"tag_name": "cardgate_reason", "regex": r"^wasmcustom\.cardgate\.reason(\.(\w+))$"},
+    {"tag_name": "cardgate_reresolve", "regex": r"^wasmcustom\.cardgate\.reresolve(\.(\w+))$"},
 ]
 
 

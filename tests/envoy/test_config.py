@@ -39,6 +39,11 @@ INVALID = [
     ('{"agents": {"Worker-7": {}, "worker-7": {"max_stale": "1s"}}}', "/agents/worker-7"),
     ('{"mode": "enforce", "mode": "observe"}', "/mode"),
     ("not json", "(the document)"),
+    ('{"re_resolve": {}}', "/re_resolve"),
+    ('{"re_resolve": {"cluster": ["primary", "primary"]}}', "/re_resolve/cluster/1"),
+    ('{"re_resolve": {"cluster": "primary", "timeout": "2"}}', "/re_resolve/timeout"),
+    ('{"re_resolve": {"cluster": "primary", "budget": {"per_second": 0}}}', "/re_resolve/budget/per_second"),
+    ('{"routes": [{"path": "/a", "re_resolve": {"cluster": "p", "path": "/c/{id}"}}]}', "/routes/0/re_resolve/path"),
 ]
 
 

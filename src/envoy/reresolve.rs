@@ -1,0 +1,685 @@
+//! Re-resolution in the proxy: what the filter keeps between requests to protect the primary,
+//! and how it reads an answer from another cluster. Plain Rust (no host calls): the single
+//! flight table, the reuse cache and the token bucket live in the root context; `filter` makes
+//! the calls and replies.
+//!
+//! The rule (accept, try the next source, stop) and the final decision are the core's
+//! ([`crate::resolution`]); this module only supplies the attempts:
+//!
+//! - [`call_answer`]: a dispatched call's answer as an attempt (`Failed` for no answer, an HTTP
+//!   error or a `206`; otherwise the card evaluated with the caller's requirement and the
+//!   answer's own watermark headers, exactly as the replica's answer was);
+//! - [`CardCache`]: a valid card from a cluster, reused for at most what is left of the
+//!   tolerance: the staleness it had when fetched plus the time since, re-checked per request
+//!   with the current clock and the request's own requirement;
+//! - [`Flights`]: concurrent re-resolutions that need the same cluster and path share one call;
+//! - [`TokenBucket`]: calls per second per VM; when empty, the resolution stops `over_budget`.
+
+use std::collections::BTreeMap;
+
+use crate::resolution::{Answer, Resolution, ResolutionLimits};
+use crate::watermark_sources::WatermarkSources;
+use crate::{Decision, ErrorClass, FreshnessBasis, Limits, Requirement, Timestamp};
+
+use super::response::evaluate_body;
+use super::routes::{CardRoute, RouteId};
+
+/// A route's `re_resolve` setting (validated by `config`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReResolve {
+    /// Envoy clusters to ask, in order, after the route's own upstream.
+    pub clusters: Vec<String>,
+    /// The path to ask for (`{id}`: the agent id the route matched); `None`: the request's.
+    pub path: Option<String>,
+    /// `:authority` of the calls; `None`: the cluster's name.
+    pub authority: Option<String>,
+    /// Per-call timeout (ms).
+    pub timeout_ms: u64,
+    /// The core's bounds: `max_attempts` (the route's own answer included) and the deadline.
+    pub limits: ResolutionLimits,
+    /// Token bucket: calls per second.
+    pub per_second: f64,
+    /// Token bucket: burst (the bucket's size).
+    pub burst: u32,
+    /// Which bucket: 0 for the top-level setting, `i + 1` for `routes[i]`'s own.
+    pub budget_slot: usize,
+}
+
+impl ReResolve {
+    /// The path to ask the clusters for, given the request path (query kept) and the agent id.
+    pub fn path_for(&self, request_path: &str, agent: Option<&str>) -> Result<String, String> {
+        let Some(template) = &self.path else {
+            return Ok(request_path.to_owned());
+        };
+        if !template.contains("{id}") {
+            return Ok(template.clone());
+        }
+        let agent = agent.ok_or_else(|| {
+            "the re_resolve path has {id} but this request names no agent".to_owned()
+        })?;
+        Ok(template.replace("{id}", &percent_encode_segment(agent)))
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+fn percent_encode_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Calls per second with a burst; refills continuously.
+#[derive(Debug, Clone)]
+pub struct TokenBucket {
+    per_second: f64,
+    burst: f64,
+    tokens: f64,
+    last_ns: Option<u64>,
+}
+
+impl TokenBucket {
+    /// A full bucket.
+    pub fn new(per_second: f64, burst: u32) -> TokenBucket {
+        TokenBucket {
+            per_second,
+            burst: f64::from(burst),
+            tokens: f64::from(burst),
+            last_ns: None,
+        }
+    }
+
+    /// Takes one token at host time `now_ns`; `false` when the bucket is empty.
+    pub fn take(&mut self, now_ns: u64) -> bool {
+        if let Some(last) = self.last_ns {
+            let secs = now_ns.saturating_sub(last) as f64 / 1e9;
+            self.tokens = (self.tokens + secs * self.per_second).min(self.burst);
+        }
+        self.last_ns = Some(now_ns);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// A card another cluster served, kept for reuse and for the reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServedCard {
+    /// The answer's exact bytes.
+    pub body: Vec<u8>,
+    /// Its `Content-Type`, if any.
+    pub content_type: Option<String>,
+    /// Its `Cache-Control` values (capped again on every reply).
+    pub cache_control: Vec<Vec<u8>>,
+}
+
+/// One reusable card.
+#[derive(Debug, Clone)]
+struct CacheEntry {
+    cluster: String,
+    path: String,
+    route: RouteId,
+    card: ServedCard,
+    staleness_ms: u64,
+    fetched_ns: u64,
+}
+
+/// Valid cards from clusters, keyed by cluster and path (and route: its envelope settings).
+#[derive(Debug, Clone, Default)]
+pub struct CardCache {
+    entries: Vec<CacheEntry>,
+}
+
+/// How many cards a VM keeps per filter configuration.
+pub const CACHE_CAPACITY: usize = 32;
+
+/// The lag header a reused card is evaluated with (any name the route does not use would do).
+const REUSE_LAG_HEADER: &str = "x-cardgate-reused-lag-ms";
+
+impl CardCache {
+    /// Keeps a valid card (replacing the one for the same key; the oldest goes when full).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put(
+        &mut self,
+        cluster: &str,
+        path: &str,
+        route: RouteId,
+        card: ServedCard,
+        staleness_ms: u64,
+        fetched_ns: u64,
+    ) {
+        self.entries
+            .retain(|e| !(e.cluster == cluster && e.path == path && e.route == route));
+        if self.entries.len() >= CACHE_CAPACITY {
+            if let Some(oldest) = self
+                .entries
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, e)| e.fetched_ns)
+                .map(|(i, _)| i)
+            {
+                self.entries.swap_remove(oldest);
+            }
+        }
+        self.entries.push(CacheEntry {
+            cluster: cluster.to_owned(),
+            path: path.to_owned(),
+            route,
+            card,
+            staleness_ms,
+            fetched_ns,
+        });
+    }
+
+    /// The cached card for this key re-evaluated now with `requirement`: its staleness is the
+    /// one it was fetched with plus the time since (rounded up to a whole ms). Returned only
+    /// when another fetch could not do better: valid on its watermark (a `replace` pin has no
+    /// tolerance to spend, so it is fetched again), or a fresh card that lacks a capability.
+    /// Anything else drops the entry.
+    pub fn reuse(
+        &mut self,
+        key: (&str, &str, RouteId),
+        route: &CardRoute,
+        requirement: &Requirement,
+        now_ns: u64,
+        limits: &Limits,
+    ) -> Option<(Decision, ServedCard)> {
+        let (cluster, path, route_id) = key;
+        let i = self
+            .entries
+            .iter()
+            .position(|e| e.cluster == cluster && e.path == path && e.route == route_id)?;
+        let entry = self.entries.get(i)?;
+        let since_ms = now_ns.saturating_sub(entry.fetched_ns).div_ceil(1_000_000);
+        let lag = entry.staleness_ms.saturating_add(since_ms).to_string();
+        let mut reread = route.clone();
+        reread.watermark = WatermarkSources {
+            lag_ms_header: Some(REUSE_LAG_HEADER.to_owned()),
+            lag_s_header: None,
+            synced_at_header: None,
+            consul: false,
+            age: false,
+        };
+        reread.watermark_pointer = None;
+        let header = |name: &str| {
+            if name == REUSE_LAG_HEADER {
+                vec![lag.as_bytes().to_vec()]
+            } else {
+                Vec::new()
+            }
+        };
+        let now = Timestamp::from_unix_nanos(i128::from(now_ns));
+        let decision = evaluate_body(&entry.card.body, &reread, requirement, &header, now, limits);
+        let usable = match decision.error_class() {
+            None => decision.freshness() == Some(FreshnessBasis::Watermark),
+            Some(ErrorClass::CapabilityMismatch) => true,
+            Some(_) => false,
+        };
+        if usable {
+            Some((decision, entry.card.clone()))
+        } else {
+            self.entries.swap_remove(i);
+            None
+        }
+    }
+
+    /// How many cards are kept.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no card is kept.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// One call in flight and the streams waiting for it.
+#[derive(Debug, Clone)]
+pub struct Flight {
+    /// The host's token for the call.
+    pub token: u32,
+    /// The stream whose context made the call (its end cancels the call).
+    pub owner: u32,
+    /// Cluster called.
+    pub cluster: String,
+    /// Path asked for.
+    pub path: String,
+    /// Streams waiting (the owner included when it waits).
+    pub waiters: Vec<u32>,
+    /// Host time the call started.
+    pub started_ns: u64,
+    /// The call's timeout.
+    pub timeout_ms: u64,
+}
+
+/// The calls in flight of one filter configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Flights {
+    flights: Vec<Flight>,
+}
+
+impl Flights {
+    /// Joins the call for `cluster` and `path` if one is in flight: `true` if `stream` now waits.
+    pub fn join(&mut self, cluster: &str, path: &str, stream: u32) -> bool {
+        match self
+            .flights
+            .iter_mut()
+            .find(|f| f.cluster == cluster && f.path == path)
+        {
+            Some(f) => {
+                f.waiters.push(stream);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Records a new call.
+    pub fn start(&mut self, flight: Flight) {
+        self.flights.push(flight);
+    }
+
+    /// Removes the call with this token.
+    pub fn take(&mut self, token: u32) -> Option<Flight> {
+        let i = self.flights.iter().position(|f| f.token == token)?;
+        Some(self.flights.swap_remove(i))
+    }
+
+    /// Removes every call `owner` made (its end cancels them).
+    pub fn take_owned_by(&mut self, owner: u32) -> Vec<Flight> {
+        let (gone, kept) = std::mem::take(&mut self.flights)
+            .into_iter()
+            .partition(|f| f.owner == owner);
+        self.flights = kept;
+        gone
+    }
+
+    /// How many calls are in flight.
+    pub fn len(&self) -> usize {
+        self.flights.len()
+    }
+
+    /// Whether no call is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.flights.is_empty()
+    }
+}
+
+/// One stream's resolution in progress.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// The core's resolution (the route's own answer is its first attempt).
+    pub resolution: Resolution,
+    /// Index into `re_resolve.clusters` of the next source.
+    pub next: usize,
+    /// The setting in force.
+    pub re_resolve: ReResolve,
+    /// The card route (envelope and watermark settings for every answer).
+    pub route: RouteId,
+    /// The requirement every answer is checked against.
+    pub requirement: Requirement,
+    /// The path asked of the clusters (or why there is none).
+    pub ask: Result<String, String>,
+    /// The caller asked with `HEAD`.
+    pub head: bool,
+    /// The request path and the rule's agent (for the log line).
+    pub request_path: String,
+    /// The rule's agent.
+    pub rule_agent: Option<String>,
+    /// Host time the resolution started.
+    pub started_ns: u64,
+    /// The accepted card, once an attempt is valid.
+    pub accepted: Option<(String, ServedCard)>,
+}
+
+/// Everything a filter configuration keeps between requests (one per root context).
+#[derive(Debug, Default)]
+pub struct Shared {
+    /// Streams waiting on a resolution, by context id.
+    pub pending: BTreeMap<u32, Pending>,
+    /// Calls in flight.
+    pub flights: Flights,
+    /// Reusable cards.
+    pub cache: CardCache,
+    /// Token buckets by budget slot.
+    pub buckets: BTreeMap<usize, TokenBucket>,
+}
+
+impl Shared {
+    /// Takes a token from the bucket of `re_resolve`'s slot.
+    pub fn take_token(&mut self, re_resolve: &ReResolve, now_ns: u64) -> bool {
+        self.buckets
+            .entry(re_resolve.budget_slot)
+            .or_insert_with(|| TokenBucket::new(re_resolve.per_second, re_resolve.burst))
+            .take(now_ns)
+    }
+}
+
+/// What a call answered, as seen by the host.
+pub struct CallResult<'a> {
+    /// `:status`, `None` when the call got no answer (timeout, refused, reset).
+    pub status: Option<u16>,
+    /// Response headers.
+    pub headers: &'a [(String, Vec<u8>)],
+    /// The body read (at most `max_card_bytes + 1` bytes, or the start of a longer one).
+    pub body: &'a [u8],
+    /// The body's full size.
+    pub body_size: usize,
+    /// Milliseconds since the call started.
+    pub elapsed_ms: u64,
+    /// The call's timeout.
+    pub timeout_ms: u64,
+}
+
+impl CallResult<'_> {
+    /// Every value of a response header.
+    pub fn header(&self, name: &str) -> Vec<Vec<u8>> {
+        self.headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// The card as served (for the reply and the cache).
+    pub fn served(&self) -> ServedCard {
+        ServedCard {
+            body: self.body.to_vec(),
+            content_type: self
+                .header("content-type")
+                .first()
+                .map(|v| String::from_utf8_lossy(v).into_owned()),
+            cache_control: self.header("cache-control"),
+        }
+    }
+}
+
+/// The attempt a call's answer makes: the same check as the route's own answer.
+pub fn call_answer(
+    result: &CallResult<'_>,
+    route: &CardRoute,
+    requirement: &Requirement,
+    now: Timestamp,
+    limits: &Limits,
+) -> Answer {
+    let status = match result.status {
+        None if result.elapsed_ms.saturating_add(5) >= result.timeout_ms => {
+            return Answer::Failed(format!("no answer within {} ms", result.timeout_ms))
+        }
+        None => {
+            return Answer::Failed(format!(
+                "no answer (connection refused or reset after {} ms)",
+                result.elapsed_ms
+            ))
+        }
+        Some(s) => s,
+    };
+    if !(200..300).contains(&status) || status == 206 {
+        // Envoy answers a call that ran out of time with its own 504.
+        if result.elapsed_ms.saturating_add(5) >= result.timeout_ms {
+            return Answer::Failed(format!(
+                "no answer within {} ms (HTTP {status})",
+                result.timeout_ms
+            ));
+        }
+        return Answer::Failed(format!("HTTP {status}"));
+    }
+    for value in result.header("content-encoding") {
+        let text = String::from_utf8_lossy(&value).into_owned();
+        let identity = text.split(',').all(|e| {
+            let e = e.trim_matches([' ', '\t']);
+            e.is_empty() || e.eq_ignore_ascii_case("identity")
+        });
+        if !identity {
+            return Answer::Card(Box::new(Decision::body_encoded(text.trim())));
+        }
+    }
+    let limit = limits.max_card_bytes;
+    if result.body_size > limit {
+        let start = result.body.get(..4096).unwrap_or(result.body);
+        return Answer::Card(Box::new(Decision::body_too_large(
+            start,
+            result.body_size,
+            limit,
+            true,
+        )));
+    }
+    let header = |name: &str| result.header(name);
+    Answer::Card(Box::new(evaluate_body(
+        result.body,
+        route,
+        requirement,
+        &header,
+        now,
+        limits,
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envoy::routes::PathPattern;
+    use crate::resolution::Step;
+
+    const V3: &str = r#"{"name":"w","version":"3.0.0","skills":[{"id":"task.execute.v3"}]}"#;
+
+    fn route() -> CardRoute {
+        CardRoute {
+            pattern: PathPattern::WellKnown,
+            agent: None,
+            card_pointer: None,
+            watermark: WatermarkSources::conventional(),
+            watermark_pointer: None,
+        }
+    }
+
+    fn req(text: &str) -> Requirement {
+        Requirement::from_json(text).unwrap()
+    }
+
+    fn served(body: &str) -> ServedCard {
+        ServedCard {
+            body: body.as_bytes().to_vec(),
+            content_type: Some("application/json".into()),
+            cache_control: vec![],
+        }
+    }
+
+    #[test]
+    fn bucket_refills_at_its_rate_up_to_its_burst() {
+        let mut b = TokenBucket::new(2.0, 2);
+        assert!(b.take(0) && b.take(0));
+        assert!(!b.take(100_000_000), "0.2 tokens after 100 ms");
+        assert!(b.take(500_000_000), "1 token after 500 ms");
+        assert!(!b.take(500_000_000));
+        assert!(b.take(10_000_000_000) && b.take(10_000_000_000));
+        assert!(!b.take(10_000_000_000), "never more than the burst");
+    }
+
+    #[test]
+    fn cache_reuses_for_what_is_left_of_the_tolerance() {
+        let mut c = CardCache::default();
+        let r = route();
+        let limits = Limits::default();
+        c.put(
+            "primary",
+            "/p",
+            RouteId::WellKnown,
+            served(V3),
+            500,
+            1_000_000_000,
+        );
+        let key = ("primary", "/p", RouteId::WellKnown);
+        let two_s = req(r#"{"max_stale":"2s"}"#);
+        // 500 ms stale at fetch + 1.5 s since = 2000 ms: still within 2 s.
+        let (d, card) = c
+            .reuse(key, &r, &two_s, 2_500_000_000, &limits)
+            .expect("reusable");
+        assert!(d.is_valid(), "{}", d.to_json());
+        assert_eq!(d.staleness_ms(), Some(2000));
+        assert_eq!(card.body, V3.as_bytes());
+        // A different requirement is evaluated on the same bytes.
+        let mismatch = req(r#"{"max_stale":"10s","require":["other"]}"#);
+        let (d, _) = c.reuse(key, &r, &mismatch, 2_500_000_000, &limits).unwrap();
+        assert_eq!(d.error_class(), Some(ErrorClass::CapabilityMismatch));
+        // One nanosecond more than the tolerance: dropped.
+        assert!(c.reuse(key, &r, &two_s, 2_500_000_001, &limits).is_none());
+        assert!(c.is_empty());
+    }
+
+    #[test]
+    fn cache_never_reuses_a_replace_pin_and_stays_bounded() {
+        let mut c = CardCache::default();
+        let hash = crate::api::card_hash(V3.as_bytes()).unwrap();
+        let pinned = req(&format!(r#"{{"pin":"{hash}"}}"#));
+        c.put("p", "/a", RouteId::WellKnown, served(V3), 0, 0);
+        assert!(c
+            .reuse(
+                ("p", "/a", RouteId::WellKnown),
+                &route(),
+                &pinned,
+                0,
+                &Limits::default()
+            )
+            .is_none());
+        for i in 0..(CACHE_CAPACITY as u64 + 5) {
+            c.put("p", &format!("/{i}"), RouteId::WellKnown, served(V3), 0, i);
+        }
+        assert_eq!(c.len(), CACHE_CAPACITY);
+    }
+
+    #[test]
+    fn flights_coalesce_by_cluster_and_path() {
+        let mut f = Flights::default();
+        assert!(!f.join("primary", "/a", 1));
+        f.start(Flight {
+            token: 9,
+            owner: 1,
+            cluster: "primary".into(),
+            path: "/a".into(),
+            waiters: vec![1],
+            started_ns: 0,
+            timeout_ms: 100,
+        });
+        assert!(f.join("primary", "/a", 2));
+        assert!(!f.join("primary", "/b", 3));
+        assert!(!f.join("other", "/a", 3));
+        assert_eq!(f.take(9).unwrap().waiters, vec![1, 2]);
+        assert!(f.take(9).is_none());
+        f.start(Flight {
+            token: 10,
+            owner: 4,
+            cluster: "c".into(),
+            path: "/x".into(),
+            waiters: vec![4, 5],
+            started_ns: 0,
+            timeout_ms: 100,
+        });
+        assert_eq!(f.take_owned_by(4).len(), 1);
+        assert!(f.is_empty());
+    }
+
+    #[test]
+    fn call_answers_become_attempts() {
+        let r = route();
+        let rq = req(r#"{"max_stale":"10s"}"#);
+        let limits = Limits::default();
+        let now = Timestamp::from_unix_ms(0);
+        let lag0 = vec![("x-replica-lag-ms".to_owned(), b"0".to_vec())];
+        let base = CallResult {
+            status: Some(200),
+            headers: &lag0,
+            body: V3.as_bytes(),
+            body_size: V3.len(),
+            elapsed_ms: 3,
+            timeout_ms: 500,
+        };
+        let Answer::Card(d) = call_answer(&base, &r, &rq, now, &limits) else {
+            panic!("no card")
+        };
+        assert!(d.is_valid());
+        let timeout = CallResult {
+            status: None,
+            elapsed_ms: 500,
+            ..base
+        };
+        assert_eq!(
+            call_answer(&timeout, &r, &rq, now, &limits),
+            Answer::Failed("no answer within 500 ms".into())
+        );
+        let refused = CallResult {
+            status: None,
+            elapsed_ms: 1,
+            headers: &lag0,
+            body: b"",
+            body_size: 0,
+            timeout_ms: 500,
+        };
+        assert!(
+            matches!(call_answer(&refused, &r, &rq, now, &limits), Answer::Failed(m) if m.contains("refused"))
+        );
+        let error = CallResult {
+            status: Some(503),
+            headers: &lag0,
+            body: b"",
+            body_size: 0,
+            elapsed_ms: 1,
+            timeout_ms: 500,
+        };
+        assert_eq!(
+            call_answer(&error, &r, &rq, now, &limits),
+            Answer::Failed("HTTP 503".into())
+        );
+        let gz = vec![("content-encoding".to_owned(), b"gzip".to_vec())];
+        let encoded = CallResult {
+            status: Some(200),
+            headers: &gz,
+            body: b"x",
+            body_size: 1,
+            elapsed_ms: 1,
+            timeout_ms: 500,
+        };
+        let Answer::Card(d) = call_answer(&encoded, &r, &rq, now, &limits) else {
+            panic!("no card")
+        };
+        assert_eq!(d.status(), 502);
+        // The attempt goes into the core's resolution like any other.
+        let mut res = Resolution::new(ResolutionLimits::default(), 0);
+        assert_eq!(
+            res.record("replica", Answer::Failed("HTTP 500".into()), 1),
+            Step::TryNext
+        );
+    }
+
+    #[test]
+    fn paths_to_ask_for() {
+        let mut rr = ReResolve {
+            clusters: vec!["p".into()],
+            path: None,
+            authority: None,
+            timeout_ms: 100,
+            limits: ResolutionLimits::default(),
+            per_second: 1.0,
+            burst: 1,
+            budget_slot: 0,
+        };
+        assert_eq!(rr.path_for("/a/b?x=1", None).unwrap(), "/a/b?x=1");
+        rr.path = Some("/cards/{id}".into());
+        assert_eq!(
+            rr.path_for("/a", Some("w 7/x")).unwrap(),
+            "/cards/w%207%2Fx"
+        );
+        assert!(rr.path_for("/a", None).is_err());
+        rr.path = Some("/fixed".into());
+        assert_eq!(rr.path_for("/a", None).unwrap(), "/fixed");
+    }
+}

@@ -1,0 +1,276 @@
+"""Re-resolution in a real Envoy: a stale replica's answer becomes the primary's current card.
+
+One Envoy (module scope) with the fixture registry's replica as the route's upstream
+(`registry_edge`) and its primary as a second cluster (`registry_primary`); each listener has
+its own filter configuration (its own single-flight table, reuse cache and token bucket). The
+fixture counts the requests each role answers, so "no call" and "one call" are measured at the
+primary itself.
+"""
+
+import json
+import threading
+import time
+
+import pytest
+
+import harness
+from conftest import plugin_config
+
+CALLER = {"a2a-require-capabilities": "task.execute.v3"}
+TIMEOUT_MS = 400
+
+
+def card(generation):
+    return json.dumps({
+        "name": "worker-7", "version": "%d.0.0" % generation,
+        "supportedInterfaces": [{"url": "wss://worker-7.internal/a2a/v%d" % generation,
+                                 "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": True},
+        "skills": [{"id": "task.execute.v%d" % generation, "name": "Execute task"}],
+    }, separators=(",", ":")).encode()
+
+
+V2, V3 = card(2), card(3)
+
+
+def rr(**overrides):
+    setting = {"cluster": "registry_primary", "timeout": "%dms" % TIMEOUT_MS,
+               "budget": {"per_second": 1000, "burst": 1000}}
+    setting.update(overrides)
+    return setting
+
+
+LISTENERS = {
+    "rr": {"re_resolve": rr()},
+    "rr_budget": {"re_resolve": rr(budget={"per_second": 0.001, "burst": 1})},
+    "rr_down": {"re_resolve": rr(cluster=["registry_down", "registry_primary"])},
+    "rr_observe": {"re_resolve": rr(), "mode": "observe"},
+}
+
+
+@pytest.fixture(scope="module")
+def rr_envoy(registry, workdir):
+    listeners = [harness.listener(name, "registry_edge",
+                                  [harness.wasm_filter("cardgate_" + name, plugin_config(**settings))])
+                 for name, settings in LISTENERS.items()]
+    with __import__("socket").socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]  # nothing listens here once the socket closes
+    config = harness.bootstrap(listeners, [harness.cluster("registry_edge", registry.replica),
+                                           harness.cluster("registry_primary", registry.primary),
+                                           harness.cluster("registry_down", closed)])
+    proc = harness.Envoy(config, workdir, "reresolve")
+    try:
+        proc.start()
+        yield proc
+    finally:
+        proc.stop()
+
+
+def script(registry, path, replica=(V2, 40000), primary=(V3, 0), primary_status=200, delay_ms=0):
+    specs = [registry.script(path, replica[0], 200, [("content-type", "application/json"),
+                                                     ("x-replica-lag-ms", str(replica[1]))], role="replica")]
+    if primary is not None:
+        specs.append(registry.script(path, primary[0], primary_status,
+                                     [("content-type", "application/json; charset=utf-8"),
+                                      ("cache-control", "max-age=30"), ("x-replica-lag-ms", str(primary[1]))],
+                                     role="primary", delay_ms=delay_ms))
+    registry.register(*specs)
+
+
+def get(envoy, listener, path, headers=None, method="GET"):
+    t0 = time.monotonic()
+    resp = harness.request(envoy.ports[listener], path, method, dict(CALLER, **(headers or {})))
+    return resp, (time.monotonic() - t0) * 1000
+
+
+def counters(envoy):
+    stats = envoy.stats()
+    return {k[len("wasmcustom.cardgate.reresolve."):]: v for k, v in stats.items()
+            if k.startswith("wasmcustom.cardgate.reresolve.")}
+
+
+def delta(before, after):
+    return {k: after.get(k, 0) - before.get(k, 0) for k in set(before) | set(after) if after.get(k, 0) != before.get(k, 0)}
+
+
+def test_stale_replica_then_valid_primary_serves_the_primary_card(rr_envoy, registry):
+    path = "/agents/rr-ok/card"
+    script(registry, path)
+    before = counters(rr_envoy)
+    resp, ms = get(rr_envoy, "rr", path)
+    print("re-resolved in %.1f ms" % ms)
+    assert resp.status == 200, resp
+    assert resp.body == V3  # the primary's exact bytes
+    assert resp.header("a2a-card-source") == "registry_primary"
+    assert resp.header("a2a-card-attempts") == "2"
+    assert resp.header("a2a-card-verdict") == "valid"
+    assert resp.header("a2a-card-staleness-ms") == "0"
+    assert resp.header("content-type") == "application/json; charset=utf-8"
+    assert resp.header("cache-control") == "max-age=10"
+    assert registry.count("primary", path) == 1
+    # The primary was asked for the whole card, as the gate asks every upstream.
+    seen = dict(registry.last_request_headers(path))
+    assert seen[":method"] == "GET"
+    assert seen["host"] == "registry_primary"
+    assert seen["accept-encoding"] == "identity"
+    assert "if-none-match" not in seen and "range" not in seen
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "succeeded": 1, "calls": 1}
+
+
+def test_head_gets_the_primary_card_headers_only(rr_envoy, registry):
+    path = "/agents/rr-head/card"
+    script(registry, path)
+    resp, _ = get(rr_envoy, "rr", path, method="HEAD")
+    assert resp.status == 200, resp
+    assert resp.body == b""
+    assert resp.header("a2a-card-source") == "registry_primary"
+    assert resp.header("content-length") == str(len(V3))
+
+
+@pytest.mark.parametrize("primary,status,what", [
+    ((V3, 40000), 200, "stale"),
+    ((b'{"error":"boom"}', 0), 500, "failing"),
+])
+def test_stale_replica_and_stale_or_failing_primary_fail_closed_with_both_attempts(
+        rr_envoy, registry, primary, status, what):
+    path = "/agents/rr-%s/card" % what
+    script(registry, path, primary=primary, primary_status=status)
+    before = counters(rr_envoy)
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 503, resp
+    assert resp.header("content-type") == "application/problem+json"
+    assert resp.header("a2a-card-attempts") == "2"
+    problem = resp.json()
+    attempts = problem["resolution"]["attempts"]
+    assert [a["source"] for a in attempts] == ["registry_edge", "registry_primary"]
+    assert attempts[0]["error_class"] == "stale_agent_card"
+    if what == "stale":
+        assert attempts[1]["error_class"] == "stale_agent_card"
+        assert attempts[1]["staleness_ms"] == 40000
+        assert problem["resolution"]["source"] == "registry_primary"
+    else:
+        assert attempts[1] == {"source": "registry_primary", "elapsed_ms": attempts[1]["elapsed_ms"],
+                               "verdict": "failed", "error": "HTTP 500"}
+        assert problem["resolution"]["source"] == "registry_edge"
+    assert problem["resolution"]["outcome"] == "attempts_exhausted"
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1, "calls": 1}
+
+
+def test_primary_down_then_next_cluster(rr_envoy, registry):
+    path = "/agents/rr-down/card"
+    script(registry, path)
+    resp, _ = get(rr_envoy, "rr_down", path)
+    assert resp.status == 200, resp
+    assert resp.body == V3
+    assert resp.header("a2a-card-attempts") == "3"
+
+
+def test_primary_timeout_fails_closed_within_the_timeout(rr_envoy, registry):
+    path = "/agents/rr-slow/card"
+    script(registry, path, delay_ms=3000)
+    resp, ms = get(rr_envoy, "rr", path)
+    print("failed closed in %.1f ms (timeout %d ms)" % (ms, TIMEOUT_MS))
+    assert resp.status == 503, resp
+    assert ms < TIMEOUT_MS + 600
+    attempts = resp.json()["resolution"]["attempts"]
+    assert attempts[1]["verdict"] == "failed"
+    assert "no answer within %d ms" % TIMEOUT_MS in attempts[1]["error"]
+
+
+def test_capability_mismatch_on_a_fresh_replica_asks_no_one_else(rr_envoy, registry):
+    path = "/agents/rr-mismatch/card"
+    script(registry, path, replica=(V2, 100))
+    before = counters(rr_envoy)
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 409, resp
+    assert "resolution" not in resp.json()
+    assert resp.header("a2a-card-attempts") is None
+    assert registry.count("primary", path) == 0
+    assert delta(before, counters(rr_envoy)) == {}
+
+
+def test_observe_mode_does_not_re_resolve(rr_envoy, registry):
+    path = "/agents/rr-observe/card"
+    script(registry, path)
+    resp, _ = get(rr_envoy, "rr_observe", path)
+    assert resp.status == 200 and resp.body == V2
+    assert resp.header("a2a-card-verdict") == "rejected"
+    assert registry.count("primary", path) == 0
+
+
+def test_single_flight_concurrent_requests_make_one_primary_call(rr_envoy, registry):
+    path = "/agents/rr-flight/card"
+    script(registry, path, delay_ms=300)
+    n = 8
+    before = counters(rr_envoy)
+    results = [None] * n
+    start = threading.Barrier(n)
+
+    def one(i):
+        start.wait()
+        results[i] = get(rr_envoy, "rr", path)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert all(r is not None and r[0].status == 200 and r[0].body == V3 for r in results), results
+    assert registry.count("primary", path) == 1
+    d = delta(before, counters(rr_envoy))
+    print("single flight: %s, latencies %s ms" % (d, sorted(int(r[1]) for r in results)))
+    assert d["attempted"] == n and d["succeeded"] == n and d["calls"] == 1
+    assert d.get("coalesced", 0) + d.get("reused", 0) == n - 1
+    assert d.get("coalesced", 0) >= 1
+
+
+def test_reuse_cache_holds_for_what_is_left_of_the_tolerance(rr_envoy, registry):
+    path = "/agents/rr-cache/card"
+    script(registry, path, primary=(V3, 500))
+    tight = {"Cache-Control": "max-stale=2"}  # 2 s; the primary's card is 500 ms behind
+    first = time.monotonic()
+    resp, _ = get(rr_envoy, "rr", path, tight)
+    assert resp.status == 200 and registry.count("primary", path) == 1
+    before = counters(rr_envoy)
+    resp, _ = get(rr_envoy, "rr", path, tight)
+    assert resp.status == 200 and resp.body == V3, resp
+    assert resp.header("a2a-card-source") == "registry_primary"
+    assert int(resp.header("a2a-card-staleness-ms")) >= 500
+    assert registry.count("primary", path) == 1  # reused: no new call
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "succeeded": 1, "reused": 1}
+    # A caller with the default 10 s tolerance reuses the same bytes too.
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 200 and registry.count("primary", path) == 1
+    time.sleep(max(0, first + 1.6 - time.monotonic()))  # 500 ms + 1.6 s > 2 s
+    resp, _ = get(rr_envoy, "rr", path, tight)
+    assert resp.status == 200 and resp.body == V3
+    assert registry.count("primary", path) == 2  # past the tolerance: asked again
+
+
+def test_budget_exhausted_fails_closed_at_once(rr_envoy, registry):
+    script(registry, "/agents/rr-budget-a/card")
+    script(registry, "/agents/rr-budget-b/card")
+    resp, _ = get(rr_envoy, "rr_budget", "/agents/rr-budget-a/card")
+    assert resp.status == 200, resp  # the one token
+    before = counters(rr_envoy)
+    resp, ms = get(rr_envoy, "rr_budget", "/agents/rr-budget-b/card")
+    print("over budget answered in %.1f ms" % ms)
+    assert resp.status == 503, resp
+    resolution = resp.json()["resolution"]
+    assert resolution["outcome"] == "over_budget"
+    assert "budget" in resolution["message"]
+    assert len(resolution["attempts"]) == 1
+    assert registry.count("primary", "/agents/rr-budget-b/card") == 0
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1, "over_budget": 1}
+
+
+def test_bad_re_resolve_configuration_is_refused_with_its_path(registry, workdir):
+    plugin = plugin_config(routes=[{"path": "/agents/{id}/card",
+                                    "re_resolve": {"cluster": "registry_primary", "timeout": "0ms"}}])
+    config = harness.bootstrap(
+        [harness.listener("ingress", "registry", [harness.wasm_filter("cardgate", plugin)])],
+        [harness.cluster("registry", registry.replica)])
+    code, out = harness.validate(config, workdir, "bad-re-resolve")
+    assert code != 0
+    assert "invalid plugin configuration at /routes/0/re_resolve/timeout:" in out, out[-2000:]

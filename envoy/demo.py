@@ -2,10 +2,11 @@
 """`make demo`: the seed's incident, replayed through a real Envoy with cardgate, on loopback.
 
 Starts the fixture registry (envoy/registry.py: primary :18081, edge replica :18082, 40 s behind)
-and Envoy with the shipped envoy/envoy.yaml (cardgate on :18080, admin :18901), then asks for
-worker-7's card the way the planner did (it will invoke task.execute.v3 and tolerates 10 s of
-staleness) once straight from the replica and once through cardgate, lets the replica catch
-up, asks again, and stops everything it started.
+and Envoy with the shipped envoy/envoy.yaml (cardgate on :18080, cardgate with re-resolution on
+:18083, admin :18901), then asks for worker-7's card the way the planner did (it will invoke
+task.execute.v3 and tolerates 10 s of staleness) once straight from the replica and once through
+cardgate, lets the replica catch up, asks again, lets it fall behind again and asks through the
+re-resolving listener, and stops everything it started.
 """
 
 import argparse
@@ -21,6 +22,7 @@ import http.client
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PRIMARY, REPLICA, GATE, ADMIN = 18081, 18082, 18080, 18901
+GATE_RERESOLVE = 18083
 CARD_PATH = "/agents/worker-7/card"
 CALLER = {"a2a-require-capabilities": "task.execute.v3", "Cache-Control": "max-stale=10"}
 
@@ -77,7 +79,7 @@ def main():
     parser.add_argument("--envoy", default=os.path.join(ROOT, ".tools", "envoy-1.40.0", "bin", "envoy"))
     args = parser.parse_args()
 
-    busy = [p for p in (PRIMARY, REPLICA, GATE, ADMIN) if not port_free(p)]
+    busy = [p for p in (PRIMARY, REPLICA, GATE, GATE_RERESOLVE, ADMIN) if not port_free(p)]
     if busy:
         raise SystemExit("demo: loopback port(s) %s already in use; stop what holds them and retry" % busy)
     wasm = os.path.join(ROOT, "dist", "cardgate.wasm")
@@ -121,17 +123,17 @@ def main():
             if procs[1].poll() is not None:
                 with open(os.path.join(logdir, "envoy.log")) as f:
                     raise SystemExit("demo: Envoy exited:\n" + f.read()[-3000:])
-            return get(ADMIN, "/ready")[0] == 200 and not port_free(GATE)
+            return get(ADMIN, "/ready")[0] == 200 and not port_free(GATE) and not port_free(GATE_RERESOLVE)
 
         wait_for(envoy_ready, 30, "Envoy")
-        run_story()
+        run_story(os.path.join(logdir, "envoy.log"))
         say()
         say("(logs: %s; everything the demo started is stopped now)" % logdir)
     finally:
         stop_all()
 
 
-def run_story():
+def run_story(envoy_log):
     say("cardgate demo: the stale Agent Card incident, replayed through a real Envoy")
     say("=" * 76)
     say("worker-7 just finished a rolling deploy: its skill task.execute.v2 is now task.execute.v3")
@@ -184,11 +186,49 @@ def run_story():
     say("   The card is forwarded byte for byte; delegation proceeds on the current card.")
     say()
 
+    # 4. The replica falls behind again; this time the gate re-resolves from the primary.
+    get(PRIMARY, "/_fixture/replica", "POST", {"Content-Type": "application/json"},
+        json.dumps({"synced": False, "lag_ms": 40000}))
+    status, headers, body, ms = get(GATE_RERESOLVE, CARD_PATH, headers=CALLER)
+    card = json.loads(body)
+    say("4) The replica is 40 s behind again; the same request through cardgate with re-resolution")
+    say("   (listener :%d, re_resolve: {\"cluster\": \"primary\"} in envoy/envoy.yaml):" % GATE_RERESOLVE)
+    say("   HTTP %d in %.1f ms: %s, version %s, skills [%s], endpoint %s"
+        % (status, ms, headers.get("a2a-card-verdict"), card.get("version"), skill_ids(card), endpoint(card)))
+    say("   a2a-card-source: %s, a2a-card-attempts: %s, a2a-card-staleness-ms: %s"
+        % (headers.get("a2a-card-source"), headers.get("a2a-card-attempts"), headers.get("a2a-card-staleness-ms")))
+    for attempt in resolution_on_record(envoy_log):
+        if attempt.get("verdict") == "failed":
+            say("   - %s: failed (%s)" % (attempt["source"], attempt.get("error")))
+            continue
+        why = "; ".join(r["message"] for r in attempt.get("reasons", [])) or "all conditions hold"
+        say("   - %s: %s%s after %d ms, staleness %s ms: %s"
+            % (attempt["source"], attempt["verdict"],
+               " " + attempt["error_class"] if attempt.get("error_class") else "",
+               attempt["elapsed_ms"], attempt.get("staleness_ms"), why))
+    say("   The task proceeds at t+0 on the primary's current card; the stale attempt is on record")
+    say("   (Envoy's log, event cardgate.re_resolved).")
+    say()
+
     stats = get(ADMIN, "/stats?filter=wasmcustom")[2].decode()
-    counters = [line for line in stats.splitlines() if "verdict" in line or "reason" in line]
+    counters = [line for line in stats.splitlines()
+                if "verdict" in line or "reason" in line or "reresolve." in line]
     say("Envoy counters (admin :%d/stats):" % ADMIN)
     for line in counters:
         say("   " + line)
+
+
+def resolution_on_record(envoy_log, timeout=5):
+    """The attempts of the last re-resolution the filter logged (event cardgate.re_resolved)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open(envoy_log, errors="replace") as f:
+            lines = [l for l in f if "cardgate.re_resolved" in l]
+        if lines:
+            text = lines[-1]
+            return json.loads(text[text.index('{"event"'):].strip())["resolution"]["attempts"]
+        time.sleep(0.05)
+    return []
 
 
 if __name__ == "__main__":

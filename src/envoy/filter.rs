@@ -518,12 +518,11 @@ fn finish(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32) {
         &p.request_path,
         config.mode,
     );
-    if let Some(message) = decision
-        .resolution()
-        .and_then(|r| r.get("message"))
-        .and_then(|m| m.as_str())
-    {
-        log::info!("re-resolution of {}: {message}", p.request_path);
+    if let Some(resolution) = decision.resolution() {
+        log::warn!(
+            "{}",
+            response::resolution_log(resolution, p.rule_agent.as_deref(), &p.request_path)
+        );
     }
     let accepted = p.accepted.as_ref().map(|(s, c)| (s.as_str(), c));
     let reply = response::resolved_reply(

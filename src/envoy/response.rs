@@ -373,6 +373,19 @@ pub fn rejection_log(
     jcs::canonicalize(&line)
 }
 
+/// One structured log line for a re-resolution: the request, the rule and the core's
+/// `resolution` member (every attempt, the outcome, the source served).
+pub fn resolution_log(resolution: &Value, rule_agent: Option<&str>, path: &str) -> String {
+    let s = |v: &str| Value::String(v.to_owned());
+    let line = Value::Object(vec![
+        ("event".into(), s("cardgate.re_resolved")),
+        ("path".into(), s(path)),
+        ("rule".into(), rule_agent.map_or(Value::Null, s)),
+        ("resolution".into(), resolution.clone()),
+    ]);
+    jcs::canonicalize(&line)
+}
+
 /// The decision's reason codes, in order.
 pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
     decision.reasons().iter().map(|r| r.code.as_str()).collect()

@@ -185,6 +185,25 @@ def test_shipped_envoy_config_carries_the_incident_policy():
         policy = json.load(f)
     assert plugin["defaults"] == policy["defaults"]
     assert plugin["agents"] == policy["agents"]
+    assert "re_resolve" not in plugin
+    # The re-resolving listener: the same policy and routes, plus re_resolve (without the
+    # $comment members, which say the same thing).
+    second = bootstrap["static_resources"]["listeners"][1]["filter_chains"][0]["filters"][0][
+        "typed_config"]["http_filters"]
+    wasm2 = next(f for f in second if f["name"] == "envoy.filters.http.wasm")["typed_config"]["config"]
+    plugin2 = json.loads(wasm2["configuration"]["value"])
+
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "$comment"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    assert strip({k: v for k, v in plugin2.items() if k != "re_resolve"}) == strip(plugin)
+    assert plugin2["re_resolve"]["cluster"] == "primary"
+    clusters = {c["name"] for c in bootstrap["static_resources"]["clusters"]}
+    assert {"registry_edge", "primary"} <= clusters
 
 
 def test_shipped_envoy_config_normalises_paths_as_the_tests_do():

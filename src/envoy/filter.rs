@@ -117,6 +117,7 @@ impl RootContext for GateRoot {
             id: context_id,
             card: None,
             replied: false,
+            resolving: false,
         }))
     }
 }
@@ -141,6 +142,9 @@ struct CardStream {
     /// Set once we sent a local reply: Envoy runs it through this filter's response callbacks
     /// too, and it must pass untouched.
     replied: bool,
+    /// Set while a re-resolution decides the answer: nothing of the route's own answer may
+    /// reach the caller (its body is dropped as it arrives), the reply comes later.
+    resolving: bool,
 }
 
 impl Context for CardStream {
@@ -559,6 +563,7 @@ impl CardStream {
         }
         card.decided = true;
         self.replied = true;
+        self.resolving = true;
         metrics::increment(metrics::RERESOLVE_ATTEMPTED);
         let now_ns = nanos_now();
         let now_ms = now_ns / 1_000_000;
@@ -784,6 +789,12 @@ impl HttpContext for CardStream {
     }
 
     fn on_http_response_body(&mut self, body_size: usize, end_of_stream: bool) -> Action {
+        if self.resolving {
+            // The route's own answer was refused (say a 206 or an encoded body, decided at
+            // its headers): hold it back, keeping nothing, until the re-resolution replies.
+            drop_response_body();
+            return Action::Pause;
+        }
         if self.replied {
             return Action::Continue;
         }
@@ -801,6 +812,9 @@ impl HttpContext for CardStream {
     }
 
     fn on_http_response_trailers(&mut self, _num_trailers: usize) -> Action {
+        if self.resolving {
+            return Action::Pause;
+        }
         if self.replied {
             return Action::Continue;
         }

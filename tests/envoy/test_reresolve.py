@@ -274,3 +274,24 @@ def test_bad_re_resolve_configuration_is_refused_with_its_path(registry, workdir
     code, out = harness.validate(config, workdir, "bad-re-resolve")
     assert code != 0
     assert "invalid plugin configuration at /routes/0/re_resolve/timeout:" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("status,headers", [
+    (206, [("content-range", "bytes 0-9/400")]),
+    (200, [("content-encoding", "gzip")]),
+], ids=["partial", "encoded"])
+def test_answers_refused_at_their_headers_are_re_resolved_and_never_leak(rr_envoy, registry, status, headers):
+    # The replica's body arrives slowly, while the primary is being asked: none of it may
+    # reach the caller, whose answer is the primary's card.
+    path = "/agents/rr-hdr-%d/card" % status
+    body = b"X" * 400
+    registry.register(
+        registry.script(path, body, status, [("x-replica-lag-ms", "0")] + headers, chunks=4,
+                        chunk_delay_ms=100, role="replica"),
+        registry.script(path, V3, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "0")],
+                        role="primary", delay_ms=150))
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 200, resp
+    assert resp.body == V3
+    assert resp.header("a2a-card-attempts") == "2"
+    assert resp.header("content-encoding") is None and resp.header("content-range") is None

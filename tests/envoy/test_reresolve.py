@@ -295,3 +295,31 @@ def test_answers_refused_at_their_headers_are_re_resolved_and_never_leak(rr_envo
     assert resp.body == V3
     assert resp.header("a2a-card-attempts") == "2"
     assert resp.header("content-encoding") is None and resp.header("content-range") is None
+
+
+def test_waiters_fail_closed_at_once_when_the_stream_that_made_the_call_goes_away(rr_envoy, registry):
+    # A's stream makes the call (the primary takes 1.5 s); B joins it; A's caller hangs up.
+    # Envoy cancels A's call, so B must not wait for an answer that will never come.
+    import socket
+    path = "/agents/rr-orphan/card"
+    script(registry, path, delay_ms=1500)
+    a = socket.create_connection(("127.0.0.1", rr_envoy.ports["rr"]))
+    a.sendall(b"GET %s HTTP/1.1\r\nhost: x\r\na2a-require-capabilities: task.execute.v3\r\n\r\n" % path.encode())
+    harness.wait_until(lambda: registry.count("primary", path) == 1, 5, "A's call to reach the primary")
+    result = {}
+
+    def b():
+        result["b"] = get(rr_envoy, "rr", path)
+
+    t = threading.Thread(target=b)
+    t.start()
+    time.sleep(0.3)  # B has joined A's call
+    a.close()
+    t.join(10)
+    resp, ms = result["b"]
+    print("waiter answered %.0f ms after it asked (the primary would take 1500 ms)" % ms)
+    assert resp.status == 503, resp
+    attempts = resp.json()["resolution"]["attempts"]
+    assert attempts[1]["verdict"] == "failed" and "cancelled" in attempts[1]["error"], attempts
+    assert ms < 1200
+    assert registry.count("primary", path) == 1

@@ -43,7 +43,7 @@ def rr(**overrides):
 LISTENERS = {
     "rr": {"re_resolve": rr()},
     "rr_budget": {"re_resolve": rr(budget={"per_second": 0.001, "burst": 1})},
-    "rr_down": {"re_resolve": rr(cluster=["registry_down", "registry_primary"])},
+    "rr_down": {"re_resolve": rr(cluster=["registry_down", "no_such_cluster", "registry_primary"])},
     "rr_observe": {"re_resolve": rr(), "mode": "observe"},
 }
 
@@ -157,13 +157,32 @@ def test_stale_replica_and_stale_or_failing_primary_fail_closed_with_both_attemp
     assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1, "calls": 1}
 
 
-def test_primary_down_then_next_cluster(rr_envoy, registry):
+def test_down_and_unknown_clusters_are_failed_attempts_then_the_next_cluster(rr_envoy, registry):
     path = "/agents/rr-down/card"
+    script(registry, path, primary=(V3, 40000))  # every source stale: the problem lists them all
+    resp, _ = get(rr_envoy, "rr_down", path)
+    assert resp.status == 503, resp
+    assert resp.header("a2a-card-attempts") == "4"
+    attempts = resp.json()["resolution"]["attempts"]
+    assert [a["source"] for a in attempts] == ["registry_edge", "registry_down", "no_such_cluster",
+                                               "registry_primary"]
+    assert attempts[1]["verdict"] == "failed", attempts[1]  # connection refused: Envoy's 503
+    assert attempts[2] == {"source": "no_such_cluster", "elapsed_ms": attempts[2]["elapsed_ms"],
+                           "verdict": "failed", "error": "could not call cluster no_such_cluster: BadArgument"}
+    assert attempts[3]["error_class"] == "stale_agent_card"
     script(registry, path)
     resp, _ = get(rr_envoy, "rr_down", path)
-    assert resp.status == 200, resp
-    assert resp.body == V3
-    assert resp.header("a2a-card-attempts") == "3"
+    assert resp.status == 200 and resp.body == V3, resp
+    assert resp.header("a2a-card-source") == "registry_primary"
+    assert resp.header("a2a-card-attempts") == "4"
+
+
+def test_a_partially_replicated_card_is_re_resolved(rr_envoy, registry):
+    path = "/agents/rr-partial/card"
+    script(registry, path, replica=(V3[: len(V3) // 2], 100))  # truncated, though the lag is fine
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 200 and resp.body == V3, resp
+    assert resp.header("a2a-card-attempts") == "2"
 
 
 def test_primary_timeout_fails_closed_within_the_timeout(rr_envoy, registry):

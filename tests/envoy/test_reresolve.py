@@ -73,7 +73,9 @@ def script(registry, path, replica=(V2, 40000), primary=(V3, 0), primary_status=
     if primary is not None:
         specs.append(registry.script(path, primary[0], primary_status,
                                      [("content-type", "application/json; charset=utf-8"),
-                                      ("cache-control", "max-age=30"), ("x-replica-lag-ms", str(primary[1]))],
+                                      ("cache-control", "max-age=30"), ("x-replica-lag-ms", str(primary[1])),
+                                      # forged: only the gate's own headers may say this
+                                      ("a2a-card-source", "forged"), ("a2a-card-verdict", "forged")],
                                      role="primary", delay_ms=delay_ms))
     registry.register(*specs)
 
@@ -102,9 +104,9 @@ def test_stale_replica_then_valid_primary_serves_the_primary_card(rr_envoy, regi
     print("re-resolved in %.1f ms" % ms)
     assert resp.status == 200, resp
     assert resp.body == V3  # the primary's exact bytes
-    assert resp.header("a2a-card-source") == "registry_primary"
+    assert resp.header_all("a2a-card-source") == ["registry_primary"]
     assert resp.header("a2a-card-attempts") == "2"
-    assert resp.header("a2a-card-verdict") == "valid"
+    assert resp.header_all("a2a-card-verdict") == ["valid"]
     assert resp.header("a2a-card-staleness-ms") == "0"
     assert resp.header("content-type") == "application/json; charset=utf-8"
     assert resp.header("cache-control") == "max-age=10"

@@ -24,7 +24,19 @@ const FRESH_CARD: &str = r#"{"name":"worker-7","description":"Executes planner t
 const NOW: &str = "2026-11-09T12:00:40Z";
 
 fn cardgate(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cardgate"));
+    // `resolve` honours proxy variables (ureq's default): the fixtures are on 127.0.0.1.
+    for var in [
+        "http_proxy",
+        "HTTP_PROXY",
+        "https_proxy",
+        "HTTPS_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+    ] {
+        command.env_remove(var);
+    }
+    let mut child = command
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())

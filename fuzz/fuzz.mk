@@ -42,7 +42,8 @@ define FUZZ_RUN
 	  echo "fuzz: $$t for $(1) s"; \
 	  if ! ($(FUZZ_CARGO) run $(FUZZ_FLAGS) $$t corpus/$$t seeds/$$t -- \
 	        -max_total_time=$(1) $(FUZZ_LIBFUZZER) >../$$log 2>&1); then \
-	    grep -E "panicked|ERROR|SUMMARY|Test unit written|Base64" $$log | head -20; \
+	    grep -E -A2 "^thread .*panicked at" $$log | head -6; \
+	    grep -E "^(==[0-9]+== ERROR|SUMMARY|artifact_prefix)" $$log | cut -c1-300; \
 	    echo "fuzz: $$t FAILED (log: $$log, input in fuzz/artifacts/$$t/)"; exit 1; \
 	  fi; \
 	  line=$$(grep -E "^#[0-9]+[[:space:]]+DONE" $$log | tail -1); \

@@ -61,4 +61,5 @@ fuzz: fuzz-build
 	$(call FUZZ_RUN,$(FUZZ_SECONDS))
 
 fuzz-smoke: fuzz-build
+	cd fuzz && $(CARGO) fmt --check
 	$(call FUZZ_RUN,$(FUZZ_SMOKE_SECONDS))

@@ -15,8 +15,10 @@ fn sorted(v: &Value) -> Value {
     match v {
         Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
         Value::Object(members) => {
-            let mut out: Vec<(String, Value)> =
-                members.iter().map(|(k, v)| (k.clone(), sorted(v))).collect();
+            let mut out: Vec<(String, Value)> = members
+                .iter()
+                .map(|(k, v)| (k.clone(), sorted(v)))
+                .collect();
             out.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
             Value::Object(out)
         }
@@ -50,7 +52,9 @@ fn agrees(ours: &Value, theirs: &serde_json::Value) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| agrees(x, y))
         }
         (Value::Object(a), S::Object(b)) => {
-            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| agrees(v, w)))
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|w| agrees(v, w)))
         }
         _ => false,
     }
@@ -64,7 +68,10 @@ fuzz_target!(|bytes: &[u8]| {
             assert!(api::canonicalize(bytes).is_err());
             if theirs.is_ok() {
                 assert!(
-                    matches!(e.kind(), JsonErrorKind::DuplicateMember | JsonErrorKind::TooDeep),
+                    matches!(
+                        e.kind(),
+                        JsonErrorKind::DuplicateMember | JsonErrorKind::TooDeep
+                    ),
                     "serde_json reads what the strict reader refuses as {:?}: {e}",
                     e.kind()
                 );
@@ -73,11 +80,15 @@ fuzz_target!(|bytes: &[u8]| {
         }
     };
     if json::parse(bytes, 100).is_ok() {
-        let theirs = theirs.unwrap_or_else(|e| panic!("serde_json refuses an accepted document: {e}"));
+        let theirs =
+            theirs.unwrap_or_else(|e| panic!("serde_json refuses an accepted document: {e}"));
         assert!(agrees(&tree, &theirs), "serde_json reads another document");
     }
     let canonical = jcs::canonicalize(&tree);
-    assert_eq!(api::canonicalize(bytes).ok().as_deref(), Some(canonical.as_str()));
+    assert_eq!(
+        api::canonicalize(bytes).ok().as_deref(),
+        Some(canonical.as_str())
+    );
     let back = json::parse(canonical.as_bytes(), 128)
         .unwrap_or_else(|e| panic!("canonical output does not parse: {e}\n{canonical}"));
     assert!(

@@ -35,7 +35,10 @@ fuzz_target!(|bytes: &[u8]| {
             assert_eq!(decision.card_version(), Some(card.version.as_str()));
             // No requirement, no pin, no watermark: only (b) can fail.
             assert!(!decision.is_valid());
-            assert!(decision.reasons().iter().all(|r| r.condition() == Condition::Freshness));
+            assert!(decision
+                .reasons()
+                .iter()
+                .all(|r| r.condition() == Condition::Freshness));
         }
         _ => {
             assert_eq!(decision.reasons().len(), 1);

@@ -74,13 +74,24 @@ fn cap_text<'a>(c: &'a Cap<'a>) -> &'a str {
 fn card_bytes(card: &Card) -> Vec<u8> {
     let (version, skills, flags, extensions, interfaces, legacy, noise) = match card {
         Card::Raw(raw) => return raw.to_vec(),
-        Card::Built { version, skills, flags, extensions, interfaces, legacy, noise } => {
-            (version, skills, flags, extensions, interfaces, legacy, noise)
-        }
+        Card::Built {
+            version,
+            skills,
+            flags,
+            extensions,
+            interfaces,
+            legacy,
+            noise,
+        } => (
+            version, skills, flags, extensions, interfaces, legacy, noise,
+        ),
     };
     let skill = |c: &Cap| {
         let id = cap_text(c);
-        Value::Object(vec![("id".into(), s(id.strip_prefix("capability:").unwrap_or(id)))])
+        Value::Object(vec![(
+            "id".into(),
+            s(id.strip_prefix("capability:").unwrap_or(id)),
+        )])
     };
     let mut caps = vec![
         ("streaming".into(), Value::Bool(flags & 1 != 0)),
@@ -102,7 +113,10 @@ fn card_bytes(card: &Card) -> Vec<u8> {
         ("name".into(), s("fuzzed agent")),
         ("version".into(), s(version)),
         ("capabilities".into(), Value::Object(caps)),
-        ("skills".into(), Value::Array(skills.iter().map(skill).collect())),
+        (
+            "skills".into(),
+            Value::Array(skills.iter().map(skill).collect()),
+        ),
     ];
     if flags & 16 != 0 {
         doc.push((
@@ -113,7 +127,10 @@ fn card_bytes(card: &Card) -> Vec<u8> {
                     .map(|(grpc, v)| {
                         Value::Object(vec![
                             ("url".into(), s("https://agent.example/a2a")),
-                            ("protocolBinding".into(), s(if *grpc { "GRPC" } else { "JSONRPC" })),
+                            (
+                                "protocolBinding".into(),
+                                s(if *grpc { "GRPC" } else { "JSONRPC" }),
+                            ),
                             ("protocolVersion".into(), s(v)),
                         ])
                     })
@@ -127,7 +144,10 @@ fn card_bytes(card: &Card) -> Vec<u8> {
             doc.push(("preferredTransport".into(), s(t)));
         }
         doc.push(("protocolVersion".into(), s(protocol)));
-        doc.push(("supportsAuthenticatedExtendedCard".into(), Value::Bool(flags & 32 != 0)));
+        doc.push((
+            "supportsAuthenticatedExtendedCard".into(),
+            Value::Bool(flags & 32 != 0),
+        ));
     }
     if let Some(n) = noise {
         doc.push(("description".into(), s(n)));
@@ -190,7 +210,10 @@ fuzz_target!(|input: Input| {
     let doc = doc.expect("a valid card parsed");
     let view = AgentCard::from_value(&doc).expect("a valid card reads as a card");
     for cap in &req.require {
-        assert!(cap.declared_by(&view), "valid but {cap} is not declared: {out}");
+        assert!(
+            cap.declared_by(&view),
+            "valid but {cap} is not declared: {out}"
+        );
         if let Capability::Skill(id) = cap {
             assert!(view.skill_ids.contains(id));
         }
@@ -202,10 +225,18 @@ fuzz_target!(|input: Input| {
     }
     assert_eq!(decision.card_hash(), own_hash.as_ref());
     match &req.pin {
-        Some(pin) => assert_eq!(Some(pin), own_hash.as_ref(), "valid with a pin that differs"),
+        Some(pin) => assert_eq!(
+            Some(pin),
+            own_hash.as_ref(),
+            "valid with a pin that differs"
+        ),
         None => {
-            let max = req.max_stale_ms.expect("valid without a pin needs a tolerance");
-            let staleness = obs.staleness().expect("valid means freshness was established");
+            let max = req
+                .max_stale_ms
+                .expect("valid without a pin needs a tolerance");
+            let staleness = obs
+                .staleness()
+                .expect("valid means freshness was established");
             assert!(staleness.ms <= max);
             assert_eq!(decision.staleness_ms(), Some(staleness.ms));
         }

@@ -49,7 +49,10 @@ fuzz_target!(|data: &[u8]| {
                 let again = again.expect("canonical policy reads");
                 for (agent, _) in &p.agents {
                     assert!(p.has_agent(agent));
-                    assert_eq!(again.requirement_for(Some(agent)), p.requirement_for(Some(agent)));
+                    assert_eq!(
+                        again.requirement_for(Some(agent)),
+                        p.requirement_for(Some(agent))
+                    );
                 }
                 assert_eq!(again.requirement_for(None), p.requirement_for(None));
             }

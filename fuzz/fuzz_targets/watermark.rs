@@ -77,12 +77,23 @@ fuzz_target!(|input: Input| {
     if let Ok(s) = obs.staleness() {
         let lag = |v: &Option<WatermarkValue>, scale: f64| match v {
             Some(WatermarkValue::Number(n)) => Some(n * scale),
-            Some(WatermarkValue::Text(t)) => t.trim_matches([' ', '\t']).parse::<f64>().ok().map(|n| n * scale),
+            Some(WatermarkValue::Text(t)) => t
+                .trim_matches([' ', '\t'])
+                .parse::<f64>()
+                .ok()
+                .map(|n| n * scale),
             _ => None,
         };
-        for l in [lag(&obs.lag_ms, 1.0), lag(&obs.lag_s, 1000.0)].into_iter().flatten() {
+        for l in [lag(&obs.lag_ms, 1.0), lag(&obs.lag_s, 1000.0)]
+            .into_iter()
+            .flatten()
+        {
             assert!(l.is_finite() && l >= 0.0);
-            assert!(s.ms as f64 >= l.ceil() || l > 9.0e15, "staleness {} below lag {l}", s.ms);
+            assert!(
+                s.ms as f64 >= l.ceil() || l > 9.0e15,
+                "staleness {} below lag {l}",
+                s.ms
+            );
         }
         assert!(!s.basis.is_empty());
     }
@@ -95,7 +106,11 @@ fuzz_target!(|input: Input| {
         .map(|(i, v)| (HEADERS[usize::from(*i) % HEADERS.len()], *v))
         .collect();
     let lookup = |name: &str| -> Vec<Vec<u8>> {
-        headers.iter().filter(|(k, _)| *k == name).map(|(_, v)| v.to_vec()).collect()
+        headers
+            .iter()
+            .filter(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_vec())
+            .collect()
     };
     let seen = observe(
         &WatermarkSources::conventional(),
@@ -113,7 +128,10 @@ fuzz_target!(|input: Input| {
         match count(name) {
             0 => assert!(got.is_none()),
             1 => assert!(got.is_some()),
-            _ => assert!(matches!(got, Some(WatermarkValue::Invalid(_))), "{name} repeated"),
+            _ => assert!(
+                matches!(got, Some(WatermarkValue::Invalid(_))),
+                "{name} repeated"
+            ),
         }
     }
     if count("x-replica-lag-ms") > 1 {

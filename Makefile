@@ -38,6 +38,7 @@ bench: build
 -include js/js.mk
 -include www/www.mk
 -include tests/sdk_parity/sdk_parity.mk
+-include fuzz/fuzz.mk
 
 test: $(TEST_TARGETS)
 	@echo "make test: all suites passed ($(TEST_TARGETS))"

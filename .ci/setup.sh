@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine of this project's kind lacks. Idempotent: every step checks first.
-# Usage: .ci/setup.sh [core] [envoy] [js] [browser]   (no argument: everything)
+# Usage: .ci/setup.sh [core] [envoy] [js] [browser] [fuzz]   (no argument: everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,12 +8,13 @@ ENVOY_VERSION="${ENVOY_VERSION:-1.40.0}"
 ENVOY_OLDEST="${ENVOY_OLDEST:-1.36.2}"
 WASM_BINDGEN_VERSION="0.2.130"
 A2A_SDK_LOWEST="1.0.1"    # keep in step with SDK_PEER_RANGE in js/build.mjs
+CARGO_FUZZ_VERSION="0.13.2"
 TOOLS=".tools"            # gitignored: Python venvs and npm tools live here
 mkdir -p "$TOOLS"
 
 want() { [ $# -eq 0 ] && return 0; for w in "${ARGS[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 ARGS=("$@")
-[ ${#ARGS[@]} -eq 0 ] && ARGS=(core envoy js browser)
+[ ${#ARGS[@]} -eq 0 ] && ARGS=(core envoy js browser fuzz)
 say() { echo "setup: $*" >&2; }
 
 apt_updated=0
@@ -87,6 +88,14 @@ if want js; then
     say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2-3 minutes)"
     # --force: cargo skips a crate its records call installed, even when the binary is gone.
     cargo install -q --force wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  fi
+fi
+
+if want fuzz; then
+  # cargo-fuzz (libFuzzer) for `make fuzz`; it runs on stable with RUSTC_BOOTSTRAP=1 (fuzz/fuzz.mk).
+  if ! cargo fuzz --version 2>/dev/null | grep -q "^cargo-fuzz $CARGO_FUZZ_VERSION\$"; then
+    say "cargo install cargo-fuzz $CARGO_FUZZ_VERSION (about 2 minutes)"
+    cargo install -q --force --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"
   fi
 fi
 

@@ -341,7 +341,11 @@ function createApi(raw, env) {
     return String(reason);
   }
 
-  /** One resolution's deadline: the per-resolution timeout combined with the caller's signal.
+  // Errors that mean "the caller cancelled": they end a resolution over several sources instead
+  // of counting as a failed source.
+  const callerAborts = new WeakSet();
+
+  /** One fetch's deadline: its timeout combined with the caller's signal.
    * `signal` goes to fetch; `race(p)` settles with p or with the typed error once either fires. */
   function startDeadline(url, timeoutMs, outer) {
     if (outer !== undefined && outer !== null && (typeof outer !== 'object' || typeof outer.addEventListener !== 'function')) {
@@ -361,8 +365,11 @@ function createApi(raw, env) {
       controller.abort(error);
     };
     const timer = timeoutMs <= MAX_TIMER_MS ? setTimeout(() => fail(new AgentCardTimeoutError(url, timeoutMs)), timeoutMs) : null;
-    const onAbort = () =>
-      fail(new AgentCardFetchError(`GET ${url} was aborted by the caller: ${reasonText(outer.reason)}`, url, null, outer.reason));
+    const onAbort = () => {
+      const error = new AgentCardFetchError(`GET ${url} was aborted by the caller: ${reasonText(outer.reason)}`, url, null, outer.reason);
+      callerAborts.add(error);
+      fail(error);
+    };
     if (outer) {
       if (outer.aborted) onAbort();
       else outer.addEventListener('abort', onAbort, { once: true });
@@ -436,24 +443,19 @@ function createApi(raw, env) {
     return { bytes: out, over: true, seen, complete };
   }
 
-  async function fetchDecision(url, requirement, options) {
-    const opts = options || {};
-    const fetchImpl = opts.fetch || (typeof fetch === 'function' ? fetch : undefined);
-    if (typeof fetchImpl !== 'function') throw new TypeError('resolveAgentCard: no fetch available; pass options.fetch');
-    const req = toJsonText(requirement, 'requirement');
-    // Check the requirement before touching the network: the core reads it while judging an
-    // empty body (a malformed_card decision), and throws for a bad one.
-    callCore('input', () => raw.evaluateRaw(new Uint8Array(0), req, '{}'));
-    const timeoutMs = timeoutOf(opts);
+  /** GETs one card URL within `timeoutMs`: `{bytes, over, seen, complete, observation}`, or
+   * throws AgentCardFetchError (AgentCardTimeoutError when the timeout fired). */
+  async function fetchCard(fetchImpl, url, opts, timeoutMs) {
     const headers = Object.assign({ accept: 'application/json', 'a2a-version': '1.0' }, opts.headers || {});
-    const deadline = startDeadline(String(url), timeoutMs, opts.signal);
+    const deadline = startDeadline(url, timeoutMs, opts.signal);
     try {
       let response;
       try {
-        response = await deadline.race(fetchImpl(String(url), { method: 'GET', headers, signal: deadline.signal }));
+        response = await deadline.race(fetchImpl(url, { method: 'GET', headers, signal: deadline.signal }));
       } catch (e) {
         if (deadline.failed()) throw deadline.failed();
-        throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}`, url, null, e);
+        const code = e && e.cause && e.cause.code ? ` (${e.cause.code})` : '';
+        throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}${code}`, url, null, e);
       }
       if (!response.ok) {
         discard(response);
@@ -467,14 +469,137 @@ function createApi(raw, env) {
         if (deadline.failed()) throw deadline.failed();
         throw new AgentCardFetchError(`GET ${url}: reading the body failed: ${e && e.message ? e.message : e}`, url, response.status, e);
       }
-      const observation = observationFromHeaders(response.headers, opts.watermark, opts.now);
-      const decision = body.over
-        ? JSON.parse(callCore('card', () => raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete)))
-        : evaluate(body.bytes, req, observation);
-      if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });
-      return { decision, body: body.bytes, requirement: req };
+      body.observation = observationFromHeaders(response.headers, opts.watermark, opts.now);
+      return body;
     } finally {
       deadline.done();
+    }
+  }
+
+  function fetchOf(opts) {
+    const fetchImpl = opts.fetch || (typeof fetch === 'function' ? fetch : undefined);
+    if (typeof fetchImpl !== 'function') throw new TypeError('resolveAgentCard: no fetch available; pass options.fetch');
+    return fetchImpl;
+  }
+
+  async function fetchDecision(url, requirement, options) {
+    const opts = options || {};
+    const fetchImpl = fetchOf(opts);
+    const req = toJsonText(requirement, 'requirement');
+    // Check the requirement before touching the network: the core reads it while judging an
+    // empty body (a malformed_card decision), and throws for a bad one.
+    callCore('input', () => raw.evaluateRaw(new Uint8Array(0), req, '{}'));
+    const timeoutMs = timeoutOf(opts);
+    const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
+    const observation = body.observation;
+    const decision = body.over
+      ? JSON.parse(callCore('card', () => raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete)))
+      : evaluate(body.bytes, req, observation);
+    if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });
+    return { decision, body: body.bytes, requirement: req };
+  }
+
+  // ---------------------------------------------------------------- re-resolution over sources
+
+  /** `options.maxAttempts` re-resolution default (the first attempt included). */
+  const DEFAULT_MAX_ATTEMPTS = 3;
+
+  function maxAttemptsOf(opts) {
+    const n = opts.maxAttempts === undefined ? DEFAULT_MAX_ATTEMPTS : opts.maxAttempts;
+    if (typeof n !== 'number' || Number.isNaN(n)) throw new TypeError(`options.maxAttempts must be a whole number, not ${describe(n)}`);
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`options.maxAttempts must be a whole number of at least 1, not ${n}`);
+    return n;
+  }
+
+  function deadlineOf(opts) {
+    if (opts.deadlineMs === undefined) return timeoutOf(opts);
+    const t = opts.deadlineMs;
+    if (typeof t !== 'number' || Number.isNaN(t)) {
+      throw new TypeError(`options.deadlineMs must be a number of milliseconds (Infinity: none), not ${describe(t)}`);
+    }
+    if (!(t > 0)) throw new RangeError(`options.deadlineMs must be more than 0 ms (Infinity: none), not ${t}`);
+    return t;
+  }
+
+  /** The card URLs of a source list, checked before any request. */
+  function sourceUrls(list, what) {
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new TypeError(`${what} must be a non-empty array of URLs, not ${Array.isArray(list) ? 'an empty array' : describe(list)}`);
+    }
+    return list.map((u, i) => {
+      if (typeof u !== 'string' && !(u !== null && typeof u === 'object' && typeof u.href === 'string')) {
+        throw new TypeError(`${what}[${i}] must be a URL string or a URL, not ${describe(u)}`);
+      }
+      try {
+        return new URL(String(u)).href;
+      } catch (_) {
+        throw new TypeError(`${what}[${i}] is not an absolute URL: ${JSON.stringify(String(u))}`);
+      }
+    });
+  }
+
+  /** What a failed source's attempt records: the error without the `GET <url> ` prefix. */
+  function failureText(error, url) {
+    const text = error && error.message ? String(error.message) : String(error);
+    const prefix = `GET ${url} `;
+    return text.startsWith(prefix) ? text.slice(prefix.length) : text;
+  }
+
+  /** Asks each source in turn; the core's Resolution says after each answer whether to accept,
+   * ask the next source or stop, and gives the final decision. */
+  async function resolveSources(urls, requirement, options) {
+    const opts = options || {};
+    const fetchImpl = fetchOf(opts);
+    const req = toJsonText(requirement, 'requirement');
+    const maxAttempts = maxAttemptsOf(opts);
+    const fetchTimeout = opts.timeoutMs === undefined ? Infinity : timeoutOf(opts);
+    const deadlineMs = deadlineOf(opts);
+    const clock = () => monotonicMs();
+    const resolution = callCore('input', () => new raw.ResolutionRaw(req, maxAttempts, deadlineMs, clock()));
+    try {
+      let step = 'try_next';
+      let accepted = null;
+      for (const url of urls) {
+        if (step !== 'try_next') break;
+        const remaining = resolution.remainingMs(clock());
+        if (!(remaining > 0)) {
+          resolution.stop('deadline_passed');
+          step = 'stop';
+          break;
+        }
+        let body;
+        try {
+          body = await fetchCard(fetchImpl, url, opts, Math.min(fetchTimeout, remaining));
+        } catch (e) {
+          if (!(e instanceof AgentCardFetchError) || callerAborts.has(e)) {
+            e.attempts = JSON.parse(resolution.attempts());
+            throw e;
+          }
+          step = resolution.recordFailed(url, failureText(e, url), clock());
+          continue;
+        }
+        const observation = body.observation;
+        step = body.over
+          ? resolution.recordTooLarge(url, body.bytes, body.seen, body.complete, clock())
+          : callCore('input', () => resolution.recordCard(url, body.bytes, observationText(observation), clock()));
+        const decision = JSON.parse(resolution.lastDecision());
+        if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url, observation });
+        if (step === 'accept') accepted = { url, body: body.bytes };
+      }
+      if (step === 'try_next') resolution.stop('sources_exhausted');
+      const attempts = JSON.parse(resolution.attempts());
+      const decision = JSON.parse(resolution.finish());
+      const url = accepted !== null ? accepted.url : decision.resolution ? decision.resolution.source : attempts[0].source;
+      const outcome = { url: url === null ? null : url, decision, attempts };
+      if (typeof opts.onResolution === 'function') opts.onResolution(decision, { url: outcome.url, attempts });
+      if (decision.verdict !== 'valid' || accepted === null) {
+        const error = toError(decision, url === null ? undefined : { url });
+        error.attempts = attempts;
+        throw error;
+      }
+      return Object.assign(outcome, { body: accepted.body, requirement: req });
+    } finally {
+      resolution.free();
     }
   }
 
@@ -486,12 +611,19 @@ function createApi(raw, env) {
     return (await resolveWithDecision(url, requirement, options)).card;
   }
 
+  /** One URL: the plain resolution (typed errors, AgentCardFetchError); an array of URLs: the
+   * sources of a re-resolution. */
   async function resolveWithDecision(url, requirement, options) {
+    if (Array.isArray(url)) {
+      const urls = sourceUrls(url, 'sources');
+      const got = await resolveSources(urls, requirement, options);
+      return Object.assign(got, { card: JSON.parse(decoder.decode(got.body)) });
+    }
     const { decision, body, requirement: req } = await fetchDecision(url, requirement, options);
     assertValid(decision, { url });
     // The core parsed these exact bytes strictly (I-JSON, no duplicate members), so JSON.parse
     // reads the same document the decision was made on.
-    return { card: JSON.parse(decoder.decode(body)), decision, body, requirement: req };
+    return { card: JSON.parse(decoder.decode(body)), decision, body, requirement: req, url: String(url), attempts: null };
   }
 
   /** Gates a card the caller already holds (e.g. before `ClientFactory.createFromAgentCard`):
@@ -519,6 +651,9 @@ function createApi(raw, env) {
         throw new TypeError('CardGateResolver: options.requirement is required (use {} to require nothing)');
       }
       this.options = opts;
+      /** The last `resolve`'s outcome: `{url, decision, attempts}` (`url`: the source whose card
+       * was accepted or refused; `attempts`: the re-resolution's, null for a single URL). */
+      this.lastResolution = null;
       Object.defineProperty(this, '_accepted', { value: new Map() });
     }
 
@@ -529,10 +664,35 @@ function createApi(raw, env) {
       const cardPath = path !== undefined ? path : o.path !== undefined ? o.path : AGENT_CARD_PATH;
       const url = new URL(cardPath, baseUrl);
       const requirement = typeof o.requirement === 'function' ? await o.requirement(url.href) : o.requirement;
-      const { card, decision, body, requirement: req } = await resolveWithDecision(url.href, requirement, o);
+      let target = url.href;
+      if (o.sources !== undefined) {
+        const bases = typeof o.sources === 'function' ? await o.sources(String(baseUrl)) : o.sources;
+        if (!Array.isArray(bases) || bases.length === 0) {
+          throw new TypeError('CardGateResolver: options.sources must be (or return) a non-empty array of base URLs');
+        }
+        target = sourceUrls(
+          bases.map((b) => new URL(cardPath, String(b))),
+          'options.sources',
+        );
+        if (typeof o.sources !== 'function' && !target.includes(url.href)) {
+          throw new TypeError(
+            `CardGateResolver: ${url.href} is not one of options.sources (${target.join(', ')}); ` +
+              'list it, or give options.sources as a function of the base URL',
+          );
+        }
+      }
+      let got;
+      try {
+        got = await resolveWithDecision(target, requirement, o);
+      } catch (e) {
+        if (e instanceof CardGateError) this.lastResolution = { url: e.url, decision: e.decision, attempts: e.attempts || null };
+        throw e;
+      }
+      const { card, decision, body, requirement: req } = got;
+      this.lastResolution = { url: got.url, decision, attempts: got.attempts };
       const normalized = this._normalize(card);
       const entry = {
-        url: url.href,
+        url: got.url,
         body,
         requirement: req,
         stalenessMs: decision.freshness === 'watermark' ? decision.staleness_ms : null,
@@ -616,5 +776,6 @@ function createApi(raw, env) {
     AgentCardTimeoutError,
     DEFAULT_WATERMARK,
     DEFAULT_TIMEOUT_MS,
+    DEFAULT_MAX_ATTEMPTS,
   };
 }

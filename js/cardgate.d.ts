@@ -73,6 +73,7 @@ export type ReasonCode =
   | 'missing_field'
   | 'wrong_type'
   | 'ambiguous_member'
+  | 'source_unavailable'
   | 'sdk_refuses_card';
 
 export interface Reason {
@@ -100,6 +101,42 @@ export interface Conditions {
 
 export type ErrorClass = 'stale_agent_card' | 'capability_mismatch' | 'malformed_card';
 
+/** One attempt of a re-resolution (DESIGN.md "Re-resolution"): a source that served a card the
+ * gate judged, or a source that served none (timeout, refused connection, HTTP error). */
+export type ResolutionAttempt =
+  | {
+      /** The card URL asked. */
+      source: string;
+      /** ms since the resolution started, when the answer was recorded. */
+      elapsed_ms: number;
+      verdict: 'valid' | 'rejected';
+      status: number;
+      error_class: ErrorClass | null;
+      staleness_ms: number | null;
+      card_hash: string | null;
+      reasons: { code: ReasonCode; message: string }[];
+    }
+  | { source: string; elapsed_ms: number; verdict: 'failed'; error: string };
+
+/** Why a re-resolution ended. */
+export type ResolutionOutcome =
+  | 'accepted'
+  | 'capability_mismatch'
+  | 'attempts_exhausted'
+  | 'deadline_passed'
+  | 'over_budget'
+  | 'sources_exhausted';
+
+/** A decision's `resolution` member: present when more than one source was asked, or a bound
+ * ended the resolution. */
+export interface ResolutionSummary {
+  attempts: ResolutionAttempt[];
+  message: string;
+  outcome: ResolutionOutcome;
+  /** The source whose decision this is; null for `source_unavailable` (no source served a card). */
+  source: string | null;
+}
+
 export interface ValidDecision {
   verdict: 'valid';
   status: 200;
@@ -109,6 +146,7 @@ export interface ValidDecision {
   freshness: 'watermark' | 'pinned';
   staleness_ms: number | null;
   conditions: Conditions;
+  resolution?: ResolutionSummary;
   [extra: string]: unknown;
 }
 
@@ -131,6 +169,7 @@ export interface RejectedDecision {
   card?: unknown;
   /** The first 4096 characters of the body, when it did not parse. */
   card_text?: string;
+  resolution?: ResolutionSummary;
   [extra: string]: unknown;
 }
 
@@ -160,6 +199,9 @@ export declare class CardGateError extends Error {
   readonly agent: string | null;
   readonly url: string | null;
   readonly retry: RetryHint;
+  /** Every attempt of a resolution over a list of sources (`resolveAgentCard([...])`,
+   * `CardGateResolver({sources})`), the refused ones first; absent for a single URL. */
+  readonly attempts?: ResolutionAttempt[];
 }
 
 /** (a) or (b) failed: stale, too old, or freshness unverifiable. `retry` is `'re-resolve'`. */
@@ -191,6 +233,9 @@ export declare class AgentCardFetchError extends Error {
   readonly url: string;
   /** HTTP status, or null when no response arrived. */
   readonly status: number | null;
+  /** With a list of sources, only the caller's `signal` ends the resolution with this error
+   * (a failing source is an attempt): the attempts made until then. */
+  readonly attempts?: ResolutionAttempt[];
 }
 
 /** The resolution outlived `ResolveOptions.timeoutMs` (default `DEFAULT_TIMEOUT_MS`, 10 s): no
@@ -367,19 +412,49 @@ export interface ResolveOptions {
    * (10000); `Infinity` for none. */
   timeoutMs?: number;
   /** Called with every decision (valid or not) before the card is returned or the error thrown:
-   * the place for logs and metrics. */
+   * the place for logs and metrics. With a list of sources, once per source that served a card. */
   onDecision?: (decision: Decision, info: { url: string; observation: ObservationJson }) => void;
+  /** With a list of sources: most attempts, the first included. Default `DEFAULT_MAX_ATTEMPTS`
+   * (3). */
+  maxAttempts?: number;
+  /** With a list of sources: no source is asked after this many ms from the start, and each
+   * fetch's timeout is at most what is left. Default `timeoutMs`, else `DEFAULT_TIMEOUT_MS`.
+   * (`timeoutMs`, when given, then bounds each fetch.) */
+  deadlineMs?: number;
+  /** With a list of sources: called once with the final decision (its `resolution` lists the
+   * attempts) and the source it came from, before the card is returned or the error thrown. */
+  onResolution?: (decision: Decision, info: ResolutionResult) => void;
 }
 
 /** The default `ResolveOptions.timeoutMs`: 10000. */
 export declare const DEFAULT_TIMEOUT_MS: number;
+/** The default `ResolveOptions.maxAttempts`: 3. */
+export declare const DEFAULT_MAX_ATTEMPTS: number;
+
+/** Where a resolution's card came from. */
+export interface ResolutionResult {
+  /** The card URL whose card was accepted, or refused in the final decision; null when no
+   * source served a card. */
+  url: string | null;
+  /** Every attempt (null for a single URL). */
+  attempts: ResolutionAttempt[] | null;
+}
+
+/** A card URL, or an ordered list of them: the sources of a re-resolution. */
+export type CardSources = ReadonlyArray<string | { readonly href: string }>;
 
 /** Fetches the card at `url`, evaluates it with the watermark headers of the response, and
  * returns the parsed card; throws StaleAgentCardError, CapabilityMismatchError,
  * MalformedAgentCardError, or AgentCardFetchError (network error, non-2xx; its subclass
- * AgentCardTimeoutError when `timeoutMs` passed). */
+ * AgentCardTimeoutError when `timeoutMs` passed).
+ *
+ * With an array of URLs (`[replicaUrl, primaryUrl]`), re-resolves: asks each in order until the
+ * core's rule accepts a card (a stale or malformed card, or a failing source, moves on to the
+ * next; a fresh card lacking a capability stops), within `maxAttempts` and `deadlineMs`. A
+ * failure throws the typed error of the final decision with `.attempts`; a failing source is an
+ * attempt, not an AgentCardFetchError (no source served a card: `source_unavailable`). */
 export declare function resolveAgentCard<Card = any>(
-  url: string | { toString(): string },
+  url: string | { toString(): string } | CardSources,
   requirement: RequirementJson | string | null | undefined,
   options?: ResolveOptions,
 ): Promise<Card>;
@@ -409,6 +484,10 @@ export interface CardGateResolverOptions<Card = any> extends ResolveOptions {
    * resolver did not fetch. Such a card has no watermark, so only a `pin` lets it pass.
    * Default: `requirement` when that is not a function, else `{}` (nothing passes). */
   cardRequirement?: RequirementJson | string;
+  /** Re-resolution sources: the agent's base URLs in the order to ask them (`[replicaBase,
+   * primaryBase]`), each resolved with the path rule; `resolve(baseUrl)` must name one of them.
+   * Or a function of the base URL `resolve` got, returning that agent's list. */
+  sources?: CardSources | ((baseUrl: string) => CardSources | Promise<CardSources>);
 }
 
 /** An `AgentCardResolver` for `@a2a-js/sdk` (peer range `>=1.0.1 <2`): `new ClientFactory({
@@ -418,6 +497,9 @@ export declare class CardGateResolver<Card = any> {
   constructor(options: CardGateResolverOptions<Card>);
   readonly options: CardGateResolverOptions<Card>;
   resolve(baseUrl: string, path?: string): Promise<Card>;
+  /** The last `resolve`'s outcome (accepted or refused by the gate): the source and the
+   * attempts (null for a single URL). */
+  lastResolution: (ResolutionResult & { decision: Decision }) | null;
   /** The gate on `createFromAgentCard`: a card this resolver returned is re-checked with its
    * watermark aged by the time since; any other card passes only when pinned. Throws the
    * typed error; returns the card (normalized). */

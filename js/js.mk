@@ -16,12 +16,12 @@ JS_TSC := node_modules/.bin/tsc
 
 # Toolchain (wasm targets, wasm-bindgen CLI, npm binaryen, the lowest supported @a2a-js/sdk in
 # .tools/a2a-sdk-<version>) and the dev dependencies.
-# `npm ci` runs only when node_modules is missing or older than package-lock.json.
+# `npm ci` runs only when node_modules does not hold what package-lock.json pins, compared by
+# content (js/npm-ci.mjs), never by mtimes: a fresh worktree's lock always looks newer, and a
+# worktree whose node_modules is a symlink to a shared install must not wipe it.
 setup-js:
 	.ci/setup.sh js
-	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
-		echo "setup-js: npm ci"; npm ci --no-audit --no-fund; \
-	fi
+	node js/npm-ci.mjs
 
 # The package is rebuilt only when the wasm or a hand-written file changed, in a staging
 # directory swapped in at the end, so a reader of pkg/ (the inspector tests) never sees half of it.

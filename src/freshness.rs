@@ -45,7 +45,7 @@ impl WatermarkValue {
     }
 
     /// The exact value, scaled by `10^scale` (the unit's nanoseconds) and rounded **up** to a
-    /// whole nanosecond, when it is a non-negative decimal; `integer` also refuses fractions.
+    /// whole nanosecond, when it is a non-negative decimal; `integer` also refuses a decimal point.
     /// Text is read digit by digit (no binary floating point, so `10000.0000000000001` ms is
     /// not `10000` ms); a JSON number is read as its shortest round-trip decimal form.
     fn nanos_ceil(&self, scale: u32, integer: bool) -> Option<u128> {
@@ -69,7 +69,7 @@ impl WatermarkValue {
 }
 
 /// `text` (`digits[.digits]`) times `10^scale`, rounded up to an integer; `None` when it is not
-/// of that form, overflows, or (with `integer`) has a non-zero fraction.
+/// of that form, overflows, or (with `integer`) has a decimal point.
 fn decimal_nanos_ceil(text: &str, scale: u32, integer: bool) -> Option<u128> {
     let (int, frac) = match text.split_once('.') {
         Some((_, "")) => return None,
@@ -82,7 +82,8 @@ fn decimal_nanos_ceil(text: &str, scale: u32, integer: bool) -> Option<u128> {
     }
     let scale_usize = usize::try_from(scale).ok()?;
     let tail_nonzero = frac.bytes().skip(scale_usize).any(|d| d != b'0');
-    if integer && frac.bytes().any(|d| d != b'0') {
+    // An integer figure (HTTP `Age` is delta-seconds: digits only) has no decimal point at all.
+    if integer && text.contains('.') {
         return None;
     }
     let mut value: u128 = 0;
@@ -435,7 +436,11 @@ mod tests {
         assert_eq!(ms(r#"{"lag_ms":10000.0009}"#), 10_001);
         assert_eq!(ms(r#"{"lag_ms":-0.0}"#), 0);
         assert_eq!(ms(r#"{"lag_ms":"0009"}"#), 9);
-        assert_eq!(ms(r#"{"lag_ms":"0.5","age_s":"3.000"}"#), 3_001);
+        assert_eq!(ms(r#"{"lag_ms":"0.5","age_s":"3"}"#), 3_001);
+        assert_eq!(
+            code(r#"{"lag_ms":"0.5","age_s":"3.000"}"#),
+            ReasonCode::WatermarkInvalid
+        );
         assert_eq!(ms(r#"{"lag_ms":"9007199254740992"}"#), 1 << 53);
         assert_eq!(
             code(r#"{"lag_ms":"9007199254740993"}"#),

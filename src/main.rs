@@ -2,9 +2,11 @@
 //!
 //! Exit status: 0 valid (or success), 1 rejected card, 2 usage or input error (one line on stderr).
 
+use cardgate::resolution::Outcome;
+use cardgate::watermark_sources::observe;
 use cardgate::{
-    api, evaluate_with, Decision, InputError, Limits, Observation, Policy, Requirement, Timestamp,
-    WatermarkValue,
+    api, evaluate_with, Answer, Decision, InputError, Limits, Observation, Policy, Requirement,
+    Resolution, ResolutionLimits, Step, Timestamp, WatermarkSources, WatermarkValue,
 };
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
@@ -32,6 +34,19 @@ usage:
       --max-card-bytes N       body size limit (default 65536); at most N+1 bytes are read
       Each option but --require is given at most once, and each watermark figure (and the
       clock) once across flags and --observation: a second value is refused (exit 2).
+  cardgate resolve URL [URL ...] [options]
+                               re-resolution: GET each card URL in order (a replica, then the
+                               primary) until the gate's rule accepts one (a stale or malformed
+                               card, or a failed source, moves on; a fresh card lacking a
+                               capability stops); print the final decision with every attempt;
+                               exit 0 valid, 1 rejected, 2 bad input
+      the requirement and clock options of check (--require, --min-version, --max-stale, --pin,
+      --requirement, --policy, --agent, --now, --no-clock, --max-card-bytes); the watermark is
+      each response's headers (x-replica-lag-ms, x-replica-lag-s, x-replica-synced-at,
+      X-Consul-LastContact, X-Consul-KnownLeader, Age), so watermark flags do not apply
+      --max-attempts N         most sources asked, the first included (default 3)
+      --deadline DUR           no source is asked after this, from the start (default 5s)
+      --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)
   cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without signatures)
   cardgate canonicalize FILE.json|-      write the RFC 8785 canonical form (no trailing newline; 16 MiB max)
   cardgate policy check FILE             validate a policy file (1 MiB max)
@@ -89,6 +104,7 @@ fn run(args: &[OsString]) -> Result<u8, UsageError> {
     };
     match text_of(command) {
         Some("check") => check(rest),
+        Some("resolve") => resolve(rest),
         Some("hash") => {
             let [path] = rest else {
                 return Err(UsageError("usage: cardgate hash CARD.json|-".into()));
@@ -332,15 +348,44 @@ fn split_inline(arg: &OsStr) -> Option<(&str, OsString)> {
     }
 }
 
-fn check(args: &[OsString]) -> Result<u8, UsageError> {
-    let mut card_path: Option<OsString> = None;
-    let mut flags = Requirement::default();
-    let mut sources = ObservationSources::default();
-    let mut policy_path: Option<OsString> = None;
-    let mut agent = None;
-    let mut limits = Limits::default();
-    let mut base_requirement = None;
-    let mut no_clock = false;
+/// Which command an argument list is for: `check` takes one card and watermark flags,
+/// `resolve` takes URLs (the watermark comes from each response) and the resolution's bounds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Command {
+    Check,
+    Resolve,
+}
+
+/// The options `check` and `resolve` share, parsed.
+struct Parsed {
+    /// Card file (check) or URLs (resolve), in order.
+    positional: Vec<OsString>,
+    flags: Requirement,
+    base_requirement: Option<Requirement>,
+    sources: ObservationSources,
+    policy_path: Option<OsString>,
+    agent: Option<String>,
+    limits: Limits,
+    no_clock: bool,
+    max_attempts: Option<usize>,
+    deadline_ms: Option<u64>,
+    timeout_ms: Option<u64>,
+}
+
+fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError> {
+    let mut p = Parsed {
+        positional: Vec::new(),
+        flags: Requirement::default(),
+        base_requirement: None,
+        sources: ObservationSources::default(),
+        policy_path: None,
+        agent: None,
+        limits: Limits::default(),
+        no_clock: false,
+        max_attempts: None,
+        deadline_ms: None,
+        timeout_ms: None,
+    };
     // Single-valued options seen so far: a second one is refused rather than silently winning.
     let mut seen: Vec<&str> = Vec::new();
     let mut it = args.iter();
@@ -354,16 +399,17 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
             },
         };
         if name == "--no-clock" {
-            no_clock = true;
+            p.no_clock = true;
             continue;
         }
         if !name.starts_with("--") || name == "-" {
-            if card_path.replace(arg.clone()).is_some() {
+            if command == Command::Check && !p.positional.is_empty() {
                 return Err(UsageError(format!(
                     "unexpected argument {}: only one card per check",
                     shown(arg)
                 )));
             }
+            p.positional.push(arg.clone());
             continue;
         }
         let mut value_os = || -> Result<OsString, UsageError> {
@@ -379,34 +425,8 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
         };
         let with_flag = |e: InputError| UsageError(format!("{name}: {}", e.message));
         let repeatable = name == "--require";
-        let known = matches!(
-            name,
-            "--require"
-                | "--min-version"
-                | "--max-stale"
-                | "--pin"
-                | "--watermark-ms"
-                | "--lag-ms"
-                | "--lag-s"
-                | "--age-s"
-                | "--synced-at"
-                | "--consul-last-contact-ms"
-                | "--consul-known-leader"
-                | "--now"
-                | "--requirement"
-                | "--observation"
-                | "--policy"
-                | "--agent"
-                | "--max-card-bytes"
-        );
-        if !known {
-            return Err(UsageError(format!(
-                "unknown option {}; see cardgate --help",
-                shown(OsStr::new(name))
-            )));
-        }
-        // Watermark figures and the clock are checked per figure (`ObservationSources::claim`).
-        let per_figure = matches!(
+        // Watermark figures (and `--observation`): `check` only; `resolve` reads each response.
+        let watermark = matches!(
             name,
             "--watermark-ms"
                 | "--lag-ms"
@@ -415,21 +435,57 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
                 | "--synced-at"
                 | "--consul-last-contact-ms"
                 | "--consul-known-leader"
-                | "--now"
+                | "--observation"
         );
+        let bounds = matches!(name, "--max-attempts" | "--deadline" | "--timeout");
+        let known = watermark
+            || bounds
+            || matches!(
+                name,
+                "--require"
+                    | "--min-version"
+                    | "--max-stale"
+                    | "--pin"
+                    | "--now"
+                    | "--requirement"
+                    | "--policy"
+                    | "--agent"
+                    | "--max-card-bytes"
+            );
+        if !known {
+            return Err(UsageError(format!(
+                "unknown option {}; see cardgate --help",
+                shown(OsStr::new(name))
+            )));
+        }
+        if watermark && command == Command::Resolve {
+            return Err(UsageError(format!(
+                "{name} does not apply to resolve: each source's watermark comes from its \
+                 response headers (x-replica-lag-ms, x-replica-lag-s, x-replica-synced-at, \
+                 X-Consul-LastContact and X-Consul-KnownLeader, Age)"
+            )));
+        }
+        if bounds && command == Command::Check {
+            return Err(UsageError(format!(
+                "{name} applies to resolve only; see cardgate --help"
+            )));
+        }
+        // Watermark figures and the clock are checked per figure (`ObservationSources::claim`).
+        let per_figure = (watermark && name != "--observation") || name == "--now";
         if !repeatable && !per_figure {
             if seen.contains(&name) {
                 return Err(UsageError(format!("{name} is given twice: give it once")));
             }
             seen.push(name);
         }
+        let sources = &mut p.sources;
         match name {
-            "--require" => flags.add_capability(&value()?).map_err(with_flag)?,
-            "--min-version" => flags.set_min_version(&value()?).map_err(with_flag)?,
-            "--max-stale" => flags.set_max_stale_ms(
+            "--require" => p.flags.add_capability(&value()?).map_err(with_flag)?,
+            "--min-version" => p.flags.set_min_version(&value()?).map_err(with_flag)?,
+            "--max-stale" => p.flags.set_max_stale_ms(
                 cardgate::duration::parse_duration(&value()?).map_err(with_flag)?,
             ),
-            "--pin" => flags.set_pin(&value()?).map_err(with_flag)?,
+            "--pin" => p.flags.set_pin(&value()?).map_err(with_flag)?,
             "--watermark-ms" | "--lag-ms" => sources.set_flag("lag_ms", name, value()?)?,
             "--lag-s" => sources.set_flag("lag_s", name, value()?)?,
             "--age-s" => sources.set_flag("age_s", name, value()?)?,
@@ -444,7 +500,7 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
                 sources.observation.now = Some(now);
             }
             "--requirement" => {
-                base_requirement = Some(
+                p.base_requirement = Some(
                     Requirement::from_json(&value()?)
                         .map_err(|e| UsageError(format!("--requirement: {e}")))?,
                 )
@@ -454,66 +510,86 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
                     .map_err(|e| UsageError(format!("--observation: {e}")))?;
                 sources.add_json(given)?;
             }
-            "--policy" => policy_path = Some(value_os()?),
-            "--agent" => agent = Some(value()?),
+            "--policy" => p.policy_path = Some(value_os()?),
+            "--agent" => p.agent = Some(value()?),
             "--max-card-bytes" => {
                 let v = value()?;
-                limits.max_card_bytes = v.parse().map_err(|_| {
+                p.limits.max_card_bytes = v.parse().map_err(|_| {
                     UsageError(format!(
                         "--max-card-bytes: {v:?} is not a whole number of bytes"
                     ))
                 })?;
             }
+            "--max-attempts" => {
+                let v = value()?;
+                p.max_attempts = Some(v.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                    UsageError(format!(
+                        "--max-attempts: {v:?} is not a whole number of at least 1"
+                    ))
+                })?);
+            }
+            "--deadline" | "--timeout" => {
+                let ms = cardgate::duration::parse_duration(&value()?).map_err(with_flag)?;
+                if ms == 0 {
+                    return Err(UsageError(format!("{name}: must be more than 0 ms")));
+                }
+                if name == "--deadline" {
+                    p.deadline_ms = Some(ms);
+                } else {
+                    p.timeout_ms = Some(ms);
+                }
+            }
             _ => {}
         }
     }
-    let card_path =
-        card_path.ok_or_else(|| UsageError("check needs a card file or - for stdin".into()))?;
-    let flags = match base_requirement {
-        Some(base) => base.overlay(&flags),
-        None => flags,
+    Ok(p)
+}
+
+/// The requirement from `--requirement`, the flags and `--policy`/`--agent`. `stdin_taken`: the
+/// command reads stdin for something else (a card), so the policy cannot come from there.
+fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageError> {
+    let flags = match &p.base_requirement {
+        Some(base) => base.overlay(&p.flags),
+        None => p.flags.clone(),
     };
-    let requirement = match policy_path {
+    match &p.policy_path {
         Some(path) => {
-            if path == "-" && card_path == "-" {
+            if path == "-" && stdin_taken {
                 return Err(UsageError(
                     "the card and --policy cannot both be read from stdin".into(),
                 ));
             }
-            let bytes = read_whole(&path, MAX_POLICY_BYTES, "policy")?;
+            let bytes = read_whole(path, MAX_POLICY_BYTES, "policy")?;
             let name = path.to_string_lossy();
             let policy =
                 Policy::from_json(&bytes).map_err(|e| UsageError(policy_error(&name, &e)))?;
-            if let Some(id) = &agent {
+            if let Some(id) = &p.agent {
                 if !policy.has_agent(id) {
                     note(format_args!(
                         "note: policy {name} has no rule for agent {id:?}; using its defaults"
                     ));
                 }
             }
-            policy.requirement_for(agent.as_deref()).overlay(&flags)
+            Ok(policy.requirement_for(p.agent.as_deref()).overlay(&flags))
         }
-        None if agent.is_some() => return Err(UsageError("--agent needs --policy".into())),
-        None => flags,
-    };
-    let mut observation = sources.observation;
-    if observation.now.is_none() && !no_clock {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_err(|_| UsageError("the system clock is before 1970".into()))?;
-        // Nanoseconds: truncating the clock would shorten a synced_at lag.
-        observation.now = Some(Timestamp::from_unix_nanos(
-            i128::try_from(now.as_nanos()).unwrap_or(i128::MAX),
-        ));
+        None if p.agent.is_some() => Err(UsageError("--agent needs --policy".into())),
+        None => Ok(flags),
     }
-    let decision = match read_input(&card_path, limits.max_card_bytes)? {
-        Input::Whole(card) => evaluate_with(&card, &requirement, &observation, &limits),
-        Input::TooLarge {
-            start,
-            seen,
-            complete,
-        } => Decision::body_too_large(&start, seen, limits.max_card_bytes, complete),
-    };
+}
+
+/// This machine's clock.
+fn system_now() -> Result<Timestamp, UsageError> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|_| UsageError("the system clock is before 1970".into()))?;
+    // Nanoseconds: truncating the clock would shorten a synced_at lag.
+    Ok(Timestamp::from_unix_nanos(
+        i128::try_from(now.as_nanos()).unwrap_or(i128::MAX),
+    ))
+}
+
+/// Prints the decision and turns it into the exit status (0 valid, 1 rejected).
+fn report(decision: &Decision) -> Result<u8, UsageError> {
     let mut out = decision.to_json();
     out.push('\n');
     write_stdout(out.as_bytes())?;
@@ -523,5 +599,245 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
         let class = decision.error_class().map_or("rejected", |c| c.as_str());
         note(format_args!("rejected ({class}): {}", decision.detail()));
         Ok(1)
+    }
+}
+
+fn check(args: &[OsString]) -> Result<u8, UsageError> {
+    let p = parse_args(args, Command::Check)?;
+    let card_path = p
+        .positional
+        .first()
+        .cloned()
+        .ok_or_else(|| UsageError("check needs a card file or - for stdin".into()))?;
+    let requirement = requirement_of(&p, card_path == "-")?;
+    let mut observation = p.sources.observation;
+    if observation.now.is_none() && !p.no_clock {
+        observation.now = Some(system_now()?);
+    }
+    let limits = p.limits;
+    let decision = match read_input(&card_path, limits.max_card_bytes)? {
+        Input::Whole(card) => evaluate_with(&card, &requirement, &observation, &limits),
+        Input::TooLarge {
+            start,
+            seen,
+            complete,
+        } => Decision::body_too_large(&start, seen, limits.max_card_bytes, complete),
+    };
+    report(&decision)
+}
+
+/// `cardgate resolve URL [URL ...]`: asks each source in order and lets the core's
+/// re-resolution rule decide (DESIGN.md "Re-resolution").
+fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
+    let p = parse_args(args, Command::Resolve)?;
+    if p.positional.is_empty() {
+        return Err(UsageError(
+            "resolve needs at least one URL; see cardgate --help".into(),
+        ));
+    }
+    let urls = p
+        .positional
+        .iter()
+        .map(|u| fetch::check_url(u))
+        .collect::<Result<Vec<String>, String>>()
+        .map_err(UsageError)?;
+    let requirement = requirement_of(&p, false)?;
+    let defaults = ResolutionLimits::default();
+    let limits = ResolutionLimits {
+        max_attempts: p.max_attempts.unwrap_or(defaults.max_attempts),
+        deadline_ms: p.deadline_ms.unwrap_or(defaults.deadline_ms),
+    };
+    let fixed_now = p.sources.observation.now;
+    let card_limits = p.limits;
+    let started = std::time::Instant::now();
+    let elapsed = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut resolution = Resolution::new(limits, 0);
+    let mut step = Step::TryNext;
+    for url in &urls {
+        if step != Step::TryNext {
+            break;
+        }
+        let remaining = resolution.remaining_ms(elapsed());
+        if remaining == 0 {
+            resolution.stop(Outcome::DeadlinePassed);
+            step = Step::Stop;
+            break;
+        }
+        let timeout_ms = p.timeout_ms.map_or(remaining, |t| t.min(remaining));
+        let answer = match fetch::get(url, timeout_ms, card_limits.max_card_bytes) {
+            Err(why) => Answer::Failed(why),
+            Ok(fetched) => {
+                let now = match fixed_now {
+                    Some(now) => now,
+                    None => system_now()?,
+                };
+                let header = |name: &str| fetched.header(name);
+                let mut observation =
+                    observe(&WatermarkSources::conventional(), None, None, &header, now);
+                if p.no_clock && fixed_now.is_none() {
+                    observation.now = None;
+                }
+                Answer::Card(Box::new(match fetched.body {
+                    fetch::Body::Whole(card) => {
+                        evaluate_with(&card, &requirement, &observation, &card_limits)
+                    }
+                    fetch::Body::TooLarge {
+                        start,
+                        seen,
+                        complete,
+                    } => {
+                        Decision::body_too_large(&start, seen, card_limits.max_card_bytes, complete)
+                    }
+                    fetch::Body::Encoded(encoding) => Decision::body_encoded(&encoding),
+                }))
+            }
+        };
+        step = resolution.record(url, answer, elapsed());
+    }
+    if step == Step::TryNext {
+        resolution.stop(Outcome::SourcesExhausted);
+    }
+    report(&resolution.finish())
+}
+
+/// The HTTP side of `resolve`: one bounded GET per source (native builds only).
+mod fetch {
+    use std::io::Read;
+    use std::time::Duration;
+
+    /// What a source's 2xx answer carried.
+    pub enum Body {
+        /// The whole body, at most the limit.
+        Whole(Vec<u8>),
+        /// More than the limit: the first `limit + 1` bytes and the size seen (`complete`: exact,
+        /// from an identity `Content-Length`; otherwise "at least").
+        TooLarge {
+            start: Vec<u8>,
+            seen: usize,
+            complete: bool,
+        },
+        /// A `Content-Encoding` other than identity: the body was not read.
+        Encoded(String),
+    }
+
+    /// A source's answer: its headers (lowercase names) and body.
+    pub struct Fetched {
+        headers: Vec<(String, Vec<u8>)>,
+        pub body: Body,
+    }
+
+    impl Fetched {
+        /// Every value of a response header (lowercase name), as bytes.
+        pub fn header(&self, name: &str) -> Vec<Vec<u8>> {
+            self.headers
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+                .collect()
+        }
+    }
+
+    /// An absolute `http`/`https` URL with a host, as text; anything else is a usage error.
+    pub fn check_url(arg: &std::ffi::OsStr) -> Result<String, String> {
+        let shown = format!("{:?}", arg.to_string_lossy());
+        let text = arg
+            .to_str()
+            .ok_or_else(|| format!("the URL {shown} is not UTF-8 text"))?;
+        let uri: ureq::http::Uri = text
+            .parse()
+            .map_err(|e| format!("{shown} is not a URL: {e}"))?;
+        match uri.scheme_str() {
+            Some("http" | "https") => {}
+            _ => return Err(format!("{shown} is not an http:// or https:// URL")),
+        }
+        if uri.host().is_none_or(str::is_empty) {
+            return Err(format!("{shown} has no host"));
+        }
+        Ok(text.to_owned())
+    }
+
+    /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
+    /// `limit + 1` bytes. A transport failure or a non-2xx status is `Err` with the reason the
+    /// resolution records.
+    pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, String> {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_millis(timeout_ms)))
+            .http_status_as_error(false)
+            .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        let timed_out = || format!("timeout after {timeout_ms} ms");
+        let failed = |e: ureq::Error| match e {
+            ureq::Error::Timeout(_) => timed_out(),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => timed_out(),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                "connection refused".to_owned()
+            }
+            other => other.to_string(),
+        };
+        let response = agent
+            .get(url)
+            .header("accept", "application/json")
+            .header("a2a-version", "1.0")
+            // The gate judges the exact bytes served: ask for them unencoded.
+            .header("accept-encoding", "identity")
+            .call()
+            .map_err(failed)?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(match status.canonical_reason() {
+                Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
+                None => format!("HTTP {}", status.as_u16()),
+            });
+        }
+        let headers: Vec<(String, Vec<u8>)> = response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str().to_ascii_lowercase(), v.as_bytes().to_vec()))
+            .collect();
+        let single = |name: &str| {
+            let mut values = headers.iter().filter(|(n, _)| n == name);
+            match (values.next(), values.next()) {
+                (Some((_, v)), None) => Some(String::from_utf8_lossy(v).trim().to_owned()),
+                (None, _) => None,
+                (Some(_), Some(_)) => Some(String::new()),
+            }
+        };
+        let encoding = single("content-encoding");
+        if let Some(enc) = encoding.as_deref() {
+            if !enc.eq_ignore_ascii_case("identity") {
+                let enc = if enc.is_empty() { "(repeated)" } else { enc };
+                return Ok(Fetched {
+                    body: Body::Encoded(enc.to_owned()),
+                    headers,
+                });
+            }
+        }
+        let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+        let mut bytes = Vec::new();
+        response
+            .into_body()
+            .into_reader()
+            .take(cap)
+            .read_to_end(&mut bytes)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::TimedOut => format!("{} while reading the body", timed_out()),
+                _ => format!("reading the body failed: {e}"),
+            })?;
+        let body = if bytes.len() <= limit {
+            Body::Whole(bytes)
+        } else {
+            let declared = single("content-length").and_then(|v| v.parse::<usize>().ok());
+            let (seen, complete) = match declared {
+                Some(n) if n >= bytes.len() => (n, true),
+                _ => (bytes.len(), false),
+            };
+            Body::TooLarge {
+                start: bytes,
+                seen,
+                complete,
+            }
+        };
+        Ok(Fetched { headers, body })
     }
 }

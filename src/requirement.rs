@@ -226,7 +226,15 @@ impl Requirement {
         } else {
             Some(self.max_stale_ms)
         };
-        let watermark = match (own_watermark, other.max_stale_ms) {
+        // The other rule's demand: none when its own pin replaces the watermark check (its
+        // `max_stale` is then the alternative to that pin, which the pin kept here decides), so
+        // tightening a rule with itself gives the same rule. Never looser than the conjunction.
+        let other_watermark = if other.pin.is_some() && !other.pin_with_watermark() {
+            None
+        } else {
+            other.max_stale_ms
+        };
+        let watermark = match (own_watermark, other_watermark) {
             (None, None) => None,
             (None, Some(b)) => Some(Some(b)),
             (Some(a), None) => Some(a),
@@ -315,6 +323,23 @@ mod tests {
         let p2 = req(&format!(r#"{{"pin":"sha256:{}"}}"#, "b".repeat(64)));
         assert!(p1.tighten(&p2).is_err());
         assert!(p1.tighten(&p1).is_ok());
+        // Idempotent, also for a pin that replaces a given max_stale.
+        for text in [
+            format!(r#"{{"pin":"sha256:{}","max_stale":"10s"}}"#, "a".repeat(64)),
+            format!(
+                r#"{{"pin":"sha256:{}","max_stale":"10s","pin_mode":"with_watermark"}}"#,
+                "a".repeat(64)
+            ),
+            r#"{"max_stale":"10s","min_version":"2","require":["a"]}"#.to_string(),
+        ] {
+            let r = req(&text);
+            let t = r.tighten(&r).unwrap();
+            assert_eq!(
+                (t.max_stale_ms, t.pin_with_watermark(), &t.pin),
+                (r.max_stale_ms, r.pin_with_watermark(), &r.pin),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -143,6 +143,13 @@ impl Resolution {
         &self.attempts
     }
 
+    /// The attempts so far in their JSON form: the `resolution.attempts` array of
+    /// [`Resolution::finish`], also for a resolution whose final decision is the plain one (a
+    /// host reports them on its error either way).
+    pub fn attempts_value(&self) -> Value {
+        Value::Array(self.attempts.iter().map(attempt_value).collect())
+    }
+
     /// Why the resolution ended, once it has.
     pub fn outcome(&self) -> Option<Outcome> {
         self.outcome
@@ -223,7 +230,7 @@ impl Resolution {
                 outcome,
                 Outcome::Accepted | Outcome::CapabilityMismatch | Outcome::AttemptsExhausted
             );
-        let summary = Value::Array(self.attempts.iter().map(attempt_value).collect());
+        let summary = self.attempts_value();
         let chosen_source = chosen
             .and_then(|i| self.attempts.get(i))
             .map_or(Value::Null, |a| Value::String(a.source.clone()));

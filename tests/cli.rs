@@ -24,7 +24,19 @@ const FRESH_CARD: &str = r#"{"name":"worker-7","description":"Executes planner t
 const NOW: &str = "2026-11-09T12:00:40Z";
 
 fn cardgate(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cardgate"));
+    // `resolve` honours proxy variables (ureq's default): the fixtures are on 127.0.0.1.
+    for var in [
+        "http_proxy",
+        "HTTP_PROXY",
+        "https_proxy",
+        "HTTPS_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+    ] {
+        command.env_remove(var);
+    }
+    let mut child = command
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
@@ -812,4 +824,527 @@ fn sub_millisecond_staleness_rounds_up() {
         FRESH_CARD,
     );
     assert_eq!(out.status.code(), Some(1));
+}
+
+// ---------------------------------------------------------------- cardgate resolve
+
+/// A small HTTP/1.1 server on 127.0.0.1 for `resolve`: each path answers as configured, and
+/// every request (path and lowercase header lines) is recorded.
+mod fixture {
+    use std::collections::HashMap;
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    #[derive(Clone)]
+    pub enum Answer {
+        /// Status, extra headers, body.
+        With(u16, Vec<(&'static str, String)>, Vec<u8>),
+        /// Accept the request and never answer (until the test process ends).
+        Stall,
+    }
+
+    /// Each request: its path and its header lines (lowercase).
+    type Log = Mutex<Vec<(String, Vec<String>)>>;
+
+    pub struct Server {
+        pub base: String,
+        requests: Arc<Log>,
+    }
+
+    impl Server {
+        pub fn start(routes: Vec<(&'static str, Answer)>) -> Server {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let base = format!("http://{}", listener.local_addr().unwrap());
+            let routes: Arc<HashMap<&'static str, Answer>> = Arc::new(routes.into_iter().collect());
+            let requests = Arc::new(Mutex::new(Vec::new()));
+            let seen = Arc::clone(&requests);
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    let Ok(stream) = stream else { continue };
+                    let routes = Arc::clone(&routes);
+                    let seen = Arc::clone(&seen);
+                    std::thread::spawn(move || serve(stream, &routes, &seen));
+                }
+            });
+            Server { base, requests }
+        }
+
+        pub fn url(&self, path: &str) -> String {
+            format!("{}{path}", self.base)
+        }
+
+        /// How many requests reached `path`.
+        pub fn hits(&self, path: &str) -> usize {
+            self.requests
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(p, _)| p == path)
+                .count()
+        }
+
+        /// The header lines (lowercase) of the last request to `path`.
+        pub fn last_headers(&self, path: &str) -> Vec<String> {
+            let requests = self.requests.lock().unwrap();
+            let found = requests.iter().rev().find(|(p, _)| p == path);
+            found.map(|(_, h)| h.clone()).unwrap_or_default()
+        }
+    }
+
+    fn serve(mut stream: TcpStream, routes: &HashMap<&'static str, Answer>, seen: &Log) {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                _ => return,
+            }
+        }
+        let text = String::from_utf8_lossy(&head).to_string();
+        let mut lines = text.split("\r\n");
+        let path = lines
+            .next()
+            .and_then(|l| l.split(' ').nth(1))
+            .unwrap_or("")
+            .to_string();
+        let headers = lines
+            .filter(|l| !l.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        seen.lock().unwrap().push((path.clone(), headers));
+        let answer = routes.get(path.as_str()).cloned().unwrap_or(Answer::With(
+            404,
+            vec![],
+            b"no route".to_vec(),
+        ));
+        match answer {
+            Answer::Stall => std::thread::sleep(Duration::from_secs(30)),
+            Answer::With(status, extra, body) => {
+                let mut out = format!(
+                    "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\nconnection: close\r\n",
+                    match status {
+                        200 => "OK",
+                        404 => "Not Found",
+                        500 => "Internal Server Error",
+                        _ => "Other",
+                    }
+                );
+                if !extra.iter().any(|(n, _)| *n == "content-length") {
+                    out.push_str(&format!("content-length: {}\r\n", body.len()));
+                }
+                for (name, value) in extra {
+                    out.push_str(&format!("{name}: {value}\r\n"));
+                }
+                out.push_str("\r\n");
+                let _ = stream.write_all(out.as_bytes());
+                let _ = stream.write_all(&body);
+            }
+        }
+    }
+
+    /// A URL on 127.0.0.1 where nothing listens (a port bound, then released).
+    pub fn refused_url() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        format!("http://127.0.0.1:{port}/card.json")
+    }
+}
+
+use fixture::{Answer as Serve, Server};
+
+/// A card answer with a replica lag header.
+fn card_with_lag(body: &str, lag_ms: &str) -> Serve {
+    Serve::With(
+        200,
+        vec![("x-replica-lag-ms", lag_ms.to_string())],
+        body.as_bytes().to_vec(),
+    )
+}
+
+const REQUIRE_V3: [&str; 4] = ["--require", "task.execute.v3", "--max-stale", "10s"];
+
+fn resolve(urls: &[String], extra: &[&str]) -> (Output, std::time::Duration) {
+    let mut args: Vec<&str> = vec!["resolve"];
+    args.extend(urls.iter().map(String::as_str));
+    args.extend(REQUIRE_V3);
+    args.extend(extra);
+    let started = std::time::Instant::now();
+    let out = cardgate(&args, "");
+    (out, started.elapsed())
+}
+
+/// `[source, verdict, error_class]` of each attempt (error_class `-` when there is none).
+fn attempts(d: &cardgate::json::Value) -> Vec<[String; 3]> {
+    let list = d
+        .get("resolution")
+        .and_then(|r| r.get("attempts"))
+        .and_then(|a| a.as_array())
+        .unwrap_or_else(|| {
+            panic!(
+                "no resolution.attempts in {}",
+                cardgate::jcs::canonicalize(d)
+            )
+        });
+    list.iter()
+        .map(|a| {
+            let s = |k: &str| a.get(k).and_then(|v| v.as_str()).unwrap_or("-").to_string();
+            [s("source"), s("verdict"), s("error_class")]
+        })
+        .collect()
+}
+
+fn resolution_str(d: &cardgate::json::Value, key: &str) -> Option<String> {
+    d.get("resolution")?.get(key)?.as_str().map(str::to_string)
+}
+
+#[test]
+fn resolve_stale_replica_then_valid_primary_accepts_the_primary_card() {
+    let server = Server::start(vec![
+        ("/replica", card_with_lag(STALE_CARD, "40000")),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    let urls = [server.url("/replica"), server.url("/primary")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(d.get("verdict").unwrap().as_str(), Some("valid"));
+    let fresh_hash = String::from_utf8(cardgate(&["hash", "-"], FRESH_CARD).stdout).unwrap();
+    assert_eq!(
+        d.get("card_hash").unwrap().as_str(),
+        Some(fresh_hash.trim())
+    );
+    assert_eq!(resolution_str(&d, "outcome").as_deref(), Some("accepted"));
+    assert_eq!(resolution_str(&d, "source"), Some(urls[1].clone()));
+    assert_eq!(
+        attempts(&d),
+        vec![
+            [
+                urls[0].clone(),
+                "rejected".into(),
+                "stale_agent_card".into()
+            ],
+            [urls[1].clone(), "valid".into(), "-".into()],
+        ]
+    );
+    assert_eq!((server.hits("/replica"), server.hits("/primary")), (1, 1));
+    let sent = server.last_headers("/primary");
+    for want in [
+        "accept-encoding: identity",
+        "a2a-version: 1.0",
+        "accept: application/json",
+    ] {
+        assert!(sent.iter().any(|h| h == want), "{want} not in {sent:?}");
+    }
+}
+
+#[test]
+fn resolve_stale_and_stale_is_rejected_with_both_attempts() {
+    let server = Server::start(vec![
+        ("/replica", card_with_lag(STALE_CARD, "40000")),
+        ("/primary", card_with_lag(FRESH_CARD, "15000")),
+    ]);
+    let urls = [server.url("/replica"), server.url("/primary")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let d = decision(&out);
+    assert_eq!(
+        d.get("error_class").unwrap().as_str(),
+        Some("stale_agent_card")
+    );
+    assert_eq!(
+        d.get("staleness_ms").unwrap().as_f64(),
+        Some(15000.0),
+        "the primary's rejection"
+    );
+    assert_eq!(
+        resolution_str(&d, "outcome").as_deref(),
+        Some("sources_exhausted")
+    );
+    assert_eq!(
+        attempts(&d),
+        vec![
+            [
+                urls[0].clone(),
+                "rejected".into(),
+                "stale_agent_card".into()
+            ],
+            [
+                urls[1].clone(),
+                "rejected".into(),
+                "stale_agent_card".into()
+            ],
+        ]
+    );
+    assert!(stderr(&out).contains("rejected (stale_agent_card)"));
+}
+
+#[test]
+fn resolve_a_primary_that_never_answers_fails_within_the_timeout() {
+    let server = Server::start(vec![
+        ("/replica", card_with_lag(STALE_CARD, "40000")),
+        ("/primary", Serve::Stall),
+    ]);
+    let urls = [server.url("/replica"), server.url("/primary")];
+    let (out, took) = resolve(&urls, &["--timeout", "300ms"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    let d = decision(&out);
+    assert_eq!(
+        d.get("error_class").unwrap().as_str(),
+        Some("stale_agent_card")
+    );
+    assert_eq!(
+        resolution_str(&d, "source"),
+        Some(urls[0].clone()),
+        "the replica's rejection stands"
+    );
+    let list = d
+        .get("resolution")
+        .unwrap()
+        .get("attempts")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    assert_eq!(list[1].get("verdict").unwrap().as_str(), Some("failed"));
+    assert_eq!(
+        list[1].get("error").unwrap().as_str(),
+        Some("timeout after 300 ms")
+    );
+    assert_eq!(server.hits("/primary"), 1);
+
+    // Without --timeout each fetch may take what is left of the deadline, and no more.
+    let (out, took) = resolve(&urls, &["--deadline", "400ms"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    let d = decision(&out);
+    assert_eq!(
+        resolution_str(&d, "outcome").as_deref(),
+        Some("deadline_passed")
+    );
+    let list = d
+        .get("resolution")
+        .unwrap()
+        .get("attempts")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    let error = list[1].get("error").unwrap().as_str().unwrap();
+    assert!(error.starts_with("timeout after "), "{error}");
+
+    // A stalled first source gives way to the next within the deadline.
+    let server = Server::start(vec![
+        ("/replica", Serve::Stall),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    let urls = [server.url("/replica"), server.url("/primary")];
+    let (out, _) = resolve(&urls, &["--timeout", "200ms", "--deadline", "5s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn resolve_a_fresh_card_lacking_the_capability_never_asks_the_second_source() {
+    let server = Server::start(vec![
+        ("/replica", card_with_lag(STALE_CARD, "0")),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    let urls = [server.url("/replica"), server.url("/primary")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let d = decision(&out);
+    assert_eq!(
+        d.get("error_class").unwrap().as_str(),
+        Some("capability_mismatch")
+    );
+    assert_eq!(d.get("status").unwrap().as_f64(), Some(409.0));
+    assert!(
+        d.get("resolution").is_none(),
+        "one attempt that ended it: the plain decision"
+    );
+    assert_eq!(
+        server.hits("/primary"),
+        0,
+        "the second source was never contacted"
+    );
+    // Byte for byte what `check` says about the same card and lag.
+    let check = cardgate(
+        &[
+            "check",
+            "-",
+            "--require",
+            "task.execute.v3",
+            "--max-stale",
+            "10s",
+            "--watermark-ms",
+            "0",
+            "--now",
+            NOW,
+        ],
+        STALE_CARD,
+    );
+    let (again, _) = resolve(&urls[..1], &["--now", NOW]);
+    assert_eq!(again.stdout, check.stdout);
+}
+
+#[test]
+fn resolve_malformed_or_encoded_then_valid() {
+    let truncated = &FRESH_CARD[..80];
+    let server = Server::start(vec![
+        ("/truncated", card_with_lag(truncated, "0")),
+        (
+            "/gzip",
+            Serve::With(
+                200,
+                vec![
+                    ("x-replica-lag-ms", "0".into()),
+                    ("content-encoding", "gzip".into()),
+                ],
+                vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0],
+            ),
+        ),
+        (
+            "/huge",
+            Serve::With(
+                200,
+                vec![("x-replica-lag-ms", "0".into())],
+                vec![b' '; 70_000],
+            ),
+        ),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    for (first, code) in [
+        ("/truncated", "json_syntax"),
+        ("/gzip", "body_encoded"),
+        ("/huge", "body_too_large"),
+    ] {
+        let urls = [server.url(first), server.url("/primary")];
+        let (out, _) = resolve(&urls, &[]);
+        assert_eq!(out.status.code(), Some(0), "{first}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(
+            attempts(&d),
+            vec![
+                [urls[0].clone(), "rejected".into(), "malformed_card".into()],
+                [urls[1].clone(), "valid".into(), "-".into()],
+            ],
+            "{first}"
+        );
+        let first_attempt = &d
+            .get("resolution")
+            .unwrap()
+            .get("attempts")
+            .unwrap()
+            .as_array()
+            .unwrap()[0];
+        let reasons = first_attempt.get("reasons").unwrap().as_array().unwrap();
+        assert_eq!(
+            reasons[0].get("code").unwrap().as_str(),
+            Some(code),
+            "{first}"
+        );
+        if code == "body_too_large" {
+            let message = reasons[0].get("message").unwrap().as_str().unwrap();
+            assert!(
+                message.contains("70000 bytes"),
+                "the declared length is exact: {message}"
+            );
+        }
+    }
+}
+
+#[test]
+fn resolve_every_source_down_is_source_unavailable() {
+    let server = Server::start(vec![(
+        "/broken",
+        Serve::With(500, vec![], b"oops".to_vec()),
+    )]);
+    let urls = [fixture::refused_url(), server.url("/broken")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(
+        d.get("error_class").unwrap().as_str(),
+        Some("malformed_card")
+    );
+    assert_eq!(d.get("status").unwrap().as_f64(), Some(502.0));
+    assert_eq!(codes(&d), ["source_unavailable"]);
+    assert!(d
+        .get("resolution")
+        .unwrap()
+        .get("source")
+        .is_some_and(|v| *v == cardgate::json::Value::Null));
+    let list = d
+        .get("resolution")
+        .unwrap()
+        .get("attempts")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    let errors: Vec<&str> = list
+        .iter()
+        .map(|a| a.get("error").unwrap().as_str().unwrap())
+        .collect();
+    assert_eq!(
+        errors,
+        ["connection refused", "HTTP 500 Internal Server Error"]
+    );
+}
+
+#[test]
+fn resolve_max_attempts_bounds_the_sources_asked() {
+    let server = Server::start(vec![
+        ("/replica", card_with_lag(STALE_CARD, "40000")),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    let urls = [server.url("/replica"), server.url("/primary")];
+    let (out, _) = resolve(&urls, &["--max-attempts", "1", "--now", NOW]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        decision(&out).get("resolution").is_none(),
+        "max_attempts 1: the plain decision"
+    );
+    assert_eq!(server.hits("/primary"), 0);
+}
+
+#[test]
+fn resolve_bad_input_exits_2_before_any_request() {
+    let server = Server::start(vec![("/replica", card_with_lag(FRESH_CARD, "0"))]);
+    let ok = server.url("/replica");
+    for (args, needle) in [
+        (vec!["resolve"], "at least one URL"),
+        (vec!["resolve", "not a url"], "is not a URL"),
+        (
+            vec!["resolve", "ftp://127.0.0.1/card.json"],
+            "not an http:// or https:// URL",
+        ),
+        (
+            vec!["resolve", "/relative/card.json"],
+            "not an http:// or https:// URL",
+        ),
+        (vec!["resolve", &ok, "http://[::1"], "is not a URL"),
+        (
+            vec!["resolve", &ok, "--watermark-ms", "0"],
+            "does not apply to resolve",
+        ),
+        (
+            vec!["resolve", &ok, "--observation", "{}"],
+            "does not apply to resolve",
+        ),
+        (
+            vec!["resolve", &ok, "--max-attempts", "0"],
+            "--max-attempts",
+        ),
+        (vec!["resolve", &ok, "--deadline", "soon"], "--deadline"),
+        (vec!["resolve", &ok, "--timeout", "0ms"], "--timeout"),
+        (vec!["resolve", &ok, "--max-stale", "10"], "--max-stale"),
+        (vec!["check", "-", "--timeout", "1s"], "resolve only"),
+    ] {
+        let out = cardgate(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(server.hits("/replica"), 0, "no request was sent");
 }

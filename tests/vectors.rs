@@ -14,9 +14,57 @@
 mod common;
 
 use cardgate::json::{self, Value};
-use cardgate::{evaluate, jcs, Observation, Requirement};
+use cardgate::watermark_sources::{observe, WatermarkSources};
+use cardgate::{evaluate, jcs, Observation, Requirement, Timestamp};
 use common::card_bytes;
 use std::path::Path;
+
+/// A case's `headers` (response headers served with the card, DESIGN.md "Vectors") mapped to
+/// the observation the way every host that reads responses maps them: the conventional
+/// [`WatermarkSources`]. Names compare case-insensitively; each character of a value is one
+/// byte (U+0000-U+00FF, as HTTP carries octets), so a value can hold bytes that are not UTF-8.
+/// The case's observation may only add `now`.
+fn observe_headers(headers: &Value, observation: Observation) -> Observation {
+    let pairs: Vec<(String, Vec<u8>)> = headers
+        .as_array()
+        .expect("headers is an array")
+        .iter()
+        .map(|h| {
+            let pair = h.as_array().expect("a header is [name, value]");
+            let name = pair[0].as_str().expect("header name").to_ascii_lowercase();
+            let value = pair[1].as_str().expect("header value");
+            let bytes = value
+                .chars()
+                .map(|c| u8::try_from(u32::from(c)).expect("header value characters are bytes"))
+                .collect();
+            (name, bytes)
+        })
+        .collect();
+    let lookup = |name: &str| -> Vec<Vec<u8>> {
+        pairs
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    assert_eq!(
+        Observation {
+            now: None,
+            ..observation.clone()
+        },
+        Observation::default(),
+        "a case with headers takes its watermark from them (observation: `now` only)"
+    );
+    let mut obs = observe(
+        &WatermarkSources::conventional(),
+        None,
+        None,
+        &lookup,
+        observation.now.unwrap_or(Timestamp::from_unix_ms(0)),
+    );
+    obs.now = observation.now;
+    obs
+}
 
 fn load_cases() -> Vec<(String, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
@@ -76,6 +124,10 @@ fn every_vector_gives_the_recorded_decision() {
         let observation =
             Observation::from_value(case.get("observation").unwrap_or(&empty), "/observation")
                 .unwrap_or_else(|e| panic!("{name}: bad observation: {e}"));
+        let observation = match case.get("headers") {
+            Some(headers) => observe_headers(headers, observation),
+            None => observation,
+        };
         let decision = evaluate(&card_bytes(case), &requirement, &observation);
         let got = decision.to_value();
         let json_out = decision.to_json();

@@ -12,12 +12,20 @@ import { gotoInspector, launchBrowser, openPage, startSite } from './harness.mjs
 
 const VECTORS = process.env.CARDGATE_VECTORS_DIR || fileURLToPath(new URL('../vectors/', import.meta.url));
 
+const skippedForHeaders = [];
+
 async function loadCases() {
   const files = (await readdir(VECTORS)).filter((f) => f.endsWith('.json')).sort();
   const cases = [];
   for (const file of files) {
     const doc = JSON.parse(await readFile(join(VECTORS, file), 'utf8'));
     for (const c of doc.cases) {
+      // Response headers need a host that reads an HTTP response; the web build's evaluate()
+      // takes none (native and Envoy replay these cases).
+      if (c.headers) {
+        skippedForHeaders.push(`${file}: ${c.name}`);
+        continue;
+      }
       let card;
       if (typeof c.card_text === 'string') card = { kind: 'text', value: c.card_text };
       else if (typeof c.card_base64 === 'string') card = { kind: 'bytes', value: [...Buffer.from(c.card_base64, 'base64')] };
@@ -110,6 +118,9 @@ describe('shared vectors in Chromium through the web build', () => {
     assert.ok(cases.length > 0, `no case found in ${VECTORS}`);
     const files = new Set(cases.map((c) => c.file));
     t.diagnostic(`browser vectors: ${cases.length} cases from ${files.size} files`);
+    if (skippedForHeaders.length) {
+      t.diagnostic(`skipped ${skippedForHeaders.length} cases that set response headers (evaluate() takes none): ${skippedForHeaders.join('; ')}`);
+    }
   });
 
   test('every case gives the recorded decision', () => {

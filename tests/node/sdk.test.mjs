@@ -1,7 +1,8 @@
 // Integration with the real @a2a-js/sdk: its express agent-card handler serves the worker's card,
 // a lagging-replica fixture (a small node:http proxy) sits in front of it, and a real
 // ClientFactory with CardGateResolver refuses the replica's stale card, then accepts the fresh one
-// and actually talks to the worker over JSON-RPC.
+// and actually talks to the worker over JSON-RPC. With re-resolution (`sources`), the same
+// factory gets the worker's (the primary's) current card at once, behind the lagging replica.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -45,6 +46,8 @@ let workerUrl;
 let replicaUrl;
 let current; // the card the worker serves now
 const replicaState = { mode: 'lagging', lagMs: 40000, snapshot: null, served: 0 };
+// Requests that reached the worker (the primary) directly: its card, its JSON-RPC endpoint.
+const primaryHits = { card: 0, rpc: 0 };
 
 before(async () => {
   const app = express();
@@ -72,6 +75,17 @@ before(async () => {
     async cancelTask() {},
   };
   const handler = new DefaultRequestHandler(current, new InMemoryTaskStore(), executor);
+  // The worker is the primary: its card is current by definition, and it says so (lag 0) to the
+  // callers that ask it directly (the replica does not forward this header: it reports its own).
+  app.use('/.well-known/agent-card.json', (req, res, next) => {
+    if (!req.headers['x-replica-fetch']) primaryHits.card++;
+    res.set('x-replica-lag-ms', '0');
+    next();
+  });
+  app.use('/a2a', (req, res, next) => {
+    primaryHits.rpc++;
+    next();
+  });
   // The SDK's own card handler, with the card read at request time (it changes on deploy).
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => current, cache: { maxAge: 0 } }));
   app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
@@ -87,7 +101,9 @@ before(async () => {
       if (replicaState.mode === 'lagging' && replicaState.snapshot) {
         ({ status, body, type } = replicaState.snapshot);
       } else {
-        const upstream = await fetch(new URL(req.url, workerUrl), { headers: { 'a2a-version': req.headers['a2a-version'] ?? '1.0' } });
+        const upstream = await fetch(new URL(req.url, workerUrl), {
+          headers: { 'a2a-version': req.headers['a2a-version'] ?? '1.0', 'x-replica-fetch': '1' },
+        });
         status = upstream.status;
         body = Buffer.from(await upstream.arrayBuffer());
         type = upstream.headers.get('content-type') ?? 'application/json';
@@ -101,7 +117,7 @@ before(async () => {
   replicaUrl = await listen(replica);
 
   // The replica copies the pre-deploy card, then the worker deploys v3 on a new endpoint.
-  const copy = await fetch(`${workerUrl}/.well-known/agent-card.json`);
+  const copy = await fetch(`${workerUrl}/.well-known/agent-card.json`, { headers: { 'x-replica-fetch': '1' } });
   replicaState.snapshot = { status: copy.status, body: Buffer.from(await copy.arrayBuffer()), type: copy.headers.get('content-type') };
   current = workerCard('3.0.0', 'task.execute.v3', `${workerUrl}/a2a`);
 });
@@ -213,4 +229,77 @@ test('a replica error is an AgentCardFetchError, distinct from a stale card', as
     assert.equal(e.status, 404);
     return true;
   });
+});
+
+/** A user message for sendMessage. */
+const ask = (text) => ({
+  tenant: '',
+  message: {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
+  configuration: undefined,
+  metadata: undefined,
+});
+
+test('re-resolution: behind the lagging replica, the client is built on the primary card and sendMessage works', async () => {
+  replicaState.mode = 'lagging';
+  replicaState.lagMs = 40000;
+  const served = replicaState.served;
+  const hits = { ...primaryHits };
+  const resolver = new cg.CardGateResolver({
+    requirement: REQUIREMENT,
+    sources: [`${replicaUrl}/`, `${workerUrl}/`],
+    normalize: (c) => new DefaultAgentCardResolver().normalizeAgentCard(c),
+  });
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: resolver }));
+  const client = await factory.createFromUrl(`${replicaUrl}/`);
+
+  assert.equal(replicaState.served, served + 1, 'the replica was asked once');
+  assert.equal(primaryHits.card, hits.card + 1, 'then the primary, once');
+  const { url, decision, attempts } = resolver.lastResolution;
+  assert.equal(url, `${workerUrl}/.well-known/agent-card.json`);
+  assert.equal(decision.card_version, '3.0.0');
+  assert.equal(decision.resolution.outcome, 'accepted');
+  assert.deepEqual(
+    attempts.map((a) => [a.source, a.verdict, a.error_class, a.staleness_ms]),
+    [
+      [`${replicaUrl}/.well-known/agent-card.json`, 'rejected', 'stale_agent_card', 40000],
+      [`${workerUrl}/.well-known/agent-card.json`, 'valid', null, 0],
+    ],
+  );
+  assert.equal(attempts[0].card_hash, cg.cardHash(replicaState.snapshot.body), 'the stale v2 card is on record');
+
+  // The client holds the primary's v3 card and talks to its v3 endpoint.
+  const held = await client.getAgentCard();
+  assert.equal(held.version, '3.0.0');
+  assert.deepEqual(held.skills.map((s) => s.id), ['task.execute.v3']);
+  assert.equal(held.supportedInterfaces[0].url, `${workerUrl}/a2a`);
+  const reply = await client.sendMessage(ask('plan step 2'));
+  const parts = reply.parts ?? reply.status?.message?.parts ?? [];
+  assert.deepEqual(parts.map((p) => p.content?.value), ['executed: plan step 2'], JSON.stringify(reply));
+  assert.ok(primaryHits.rpc > hits.rpc, 'the message reached the worker');
+});
+
+test('re-resolution: a fresh replica card lacking a capability is final (the primary is not asked)', async () => {
+  replicaState.mode = 'synced';
+  replicaState.lagMs = 0;
+  const hits = primaryHits.card;
+  const resolver = new cg.CardGateResolver({
+    requirement: { require: ['task.execute.v3', 'capability:streaming'], max_stale: '10s' },
+    sources: [`${replicaUrl}/`, `${workerUrl}/`],
+  });
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: resolver }));
+  await assert.rejects(factory.createFromUrl(`${replicaUrl}/`), (e) => {
+    assert.ok(e instanceof cg.CapabilityMismatchError, e.name);
+    assert.deepEqual(e.attempts.map((a) => a.verdict), ['rejected']);
+    return true;
+  });
+  assert.equal(primaryHits.card, hits, 'no request reached the primary');
 });

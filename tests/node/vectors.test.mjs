@@ -20,8 +20,12 @@ test('the vectors are there', () => {
   assert.equal(new Set(cases.map((c) => c.name)).size, cases.length, 'case names are unique');
 });
 
+// A case with `headers` (response headers served with the card) needs a host that reads an HTTP
+// response; `evaluate` takes no headers, so it is skipped here (native and Envoy replay it).
+const HEADERS_SKIP = 'the case sets response headers, which evaluate() does not take (replayed natively and through Envoy)';
+
 for (const c of cases) {
-  test(`${c.file}: ${c.name}`, () => {
+  test(`${c.file}: ${c.name}`, c.headers ? { skip: HEADERS_SKIP } : {}, () => {
     const bytes = caseBytes(c);
     // Requirement and observation as JSON text: passed verbatim, exactly what the native runner reads.
     const req = JSON.stringify(c.requirement ?? {});

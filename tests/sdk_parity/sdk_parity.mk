@@ -11,9 +11,6 @@ SDK_PARITY_ARGS ?=
 .PHONY: test-sdk-parity
 
 test-sdk-parity: setup-core
-	@if [ ! -f node_modules/@a2a-js/sdk/package.json ] || [ ! -f node_modules/.package-lock.json ] \
-		|| [ package-lock.json -nt node_modules/.package-lock.json ]; then \
-		echo "test-sdk-parity: npm ci"; npm ci --no-audit --no-fund; \
-	fi
+	node js/npm-ci.mjs --need @a2a-js/sdk/package.json
 	$(CARGO) build --release --bin cardgate
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate $(SDK_PARITY_ARGS)

@@ -218,7 +218,7 @@ def process(write: bool) -> int:
             if name in names:
                 errors.append(f"{where}: duplicate name (also in {names[name]})")
             names[name] = path.name
-            allowed = {"name", "card", "card_text", "card_base64", "requirement", "observation", "expect"}
+            allowed = {"name", "card", "card_text", "card_base64", "requirement", "observation", "headers", "expect"}
             if set(case) - allowed or not {"name", "requirement", "observation", "expect"} <= set(case):
                 errors.append(f"{where}: bad members {sorted(case)}")
                 continue

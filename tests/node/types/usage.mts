@@ -5,7 +5,9 @@ import init, {
   cardHash,
   CapabilityMismatchError,
   CardGateError,
+  CardGateResolver,
   checkPolicy,
+  DEFAULT_MAX_ATTEMPTS,
   DEFAULT_WATERMARK,
   evaluate,
   evaluateRaw,
@@ -15,6 +17,7 @@ import init, {
   toError,
   type Decision,
   type RequirementJson,
+  type ResolutionAttempt,
   type RetryHint,
 } from 'cardgate';
 
@@ -74,10 +77,34 @@ await resolveAgentCard('http://127.0.0.1:1/card.json', requirement, { signal: Ab
 const name: string = resolved.name;
 void name;
 
+// Re-resolution: an ordered list of sources, bounds, the attempts on the error and the result.
+const fromList = await resolveAgentCard<{ version: string }>(['http://127.0.0.1:1/replica', new URL('http://127.0.0.1:1/primary')], requirement, {
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  deadlineMs: 2000,
+  onResolution: (d, info) => void [d.resolution?.outcome, info.url, info.attempts?.length],
+});
+void fromList.version;
+try {
+  await resolveAgentCard(['http://127.0.0.1:1/replica'], requirement);
+} catch (e) {
+  if (e instanceof CardGateError && e.attempts) {
+    const first: ResolutionAttempt | undefined = e.attempts[0];
+    if (first && first.verdict === 'failed') void first.error.length;
+    else if (first) void first.error_class;
+  }
+}
+const viaSources = new CardGateResolver({ requirement, sources: ['http://127.0.0.1:1/r/', 'http://127.0.0.1:1/p/'] });
+const mapped = new CardGateResolver({ requirement, sources: async (base) => [base, base.replace('/r/', '/p/')] });
+await viaSources.resolve('http://127.0.0.1:1/r/');
+const last = mapped.lastResolution;
+if (last) void [last.url, last.decision.verdict, last.attempts];
+
 // @ts-expect-error: a number is not a card
 evaluate(42, {});
 // @ts-expect-error: a timeout is a number of ms
 void resolveAgentCard('http://127.0.0.1:1/card.json', requirement, { timeoutMs: '10s' });
+// @ts-expect-error: maxAttempts is a number
+void resolveAgentCard(['http://127.0.0.1:1/card.json'], requirement, { maxAttempts: '3' });
 // @ts-expect-error: max_stale is a duration string
 evaluate(card, { max_stale: 10 });
 // @ts-expect-error: unknown requirement member

@@ -2,6 +2,9 @@
 //!
 //! Exit status: 0 valid (or success), 1 rejected card, 2 usage or input error (one line on stderr).
 
+// Without `resolve` the re-resolution imports are unused; nothing else changes.
+#![cfg_attr(not(feature = "resolve"), allow(unused_imports))]
+
 use cardgate::resolution::Outcome;
 use cardgate::watermark_sources::observe;
 use cardgate::{
@@ -104,7 +107,12 @@ fn run(args: &[OsString]) -> Result<u8, UsageError> {
     };
     match text_of(command) {
         Some("check") => check(rest),
+        #[cfg(feature = "resolve")]
         Some("resolve") => resolve(rest),
+        #[cfg(not(feature = "resolve"))]
+        Some("resolve") => Err(UsageError(
+            "this cardgate was built without the `resolve` feature".into(),
+        )),
         Some("hash") => {
             let [path] = rest else {
                 return Err(UsageError("usage: cardgate hash CARD.json|-".into()));
@@ -628,6 +636,7 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
 
 /// `cardgate resolve URL [URL ...]`: asks each source in order and lets the core's
 /// re-resolution rule decide (DESIGN.md "Re-resolution").
+#[cfg(feature = "resolve")]
 fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
     let p = parse_args(args, Command::Resolve)?;
     if p.positional.is_empty() {
@@ -701,6 +710,7 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
 }
 
 /// The HTTP side of `resolve`: one bounded GET per source (native builds only).
+#[cfg(feature = "resolve")]
 mod fetch {
     use std::io::Read;
     use std::time::Duration;

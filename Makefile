@@ -35,10 +35,12 @@ test-core: lint
 # the floor, the npm package vs the JS peer, Envoy pass-through vs a buffer-only filter vs
 # cardgate, and the .wasm sizes, interleaved in one run; one table, printed and written to
 # bench/results.md (see bench/README.md). About 6 minutes on 2 cores once everything is built.
-# cargo builds benches with panic=unwind: the same for the library keeps one build of it.
+# BENCH_ARGS go to bench/run.py (e.g. "--rounds 5 --skip-envoy"). cargo builds benches with
+# panic=unwind: the same for the library keeps one build of it.
+BENCH_ARGS ?=
 bench: setup-bench filter pkg buffer-only
 	CARGO_PROFILE_BENCH_PANIC=unwind $(CARGO) bench --no-run -q --bench gate
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 -include envoy/envoy.mk
 -include bench/bench.mk

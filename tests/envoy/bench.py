@@ -321,9 +321,15 @@ def med(runs, field):
     return statistics.median(r[field] for r in runs)
 
 
+def ratio(runs, base, field):
+    """Median over the rounds of this round's figure / the base's figure in the same round."""
+    return statistics.median(r[field] / b[field] for r, b in zip(runs, base))
+
+
 def summary_rows(data):
-    """Table rows: (workload label, filter, req/s median (min-max), p50, p99, CPU us/req,
-    req/s vs pass-through, req/s vs buffer-only, CPU vs pass-through)."""
+    """Table rows: (workload label, filter, req/s median (min-max), p50, p99, CPU us/req, then
+    req/s and CPU as ratios to pass-through and, for cardgate, to buffer-only, each the median
+    of the per-round ratios)."""
     rows = []
     for key, label, _, _, _, filters in data["workloads"]:
         res = data["results"][key]
@@ -331,20 +337,25 @@ def summary_rows(data):
         for name in filters:
             runs = res[name]
             rps = [r["rps"] for r in runs]
-            vs_pass = "%.2f" % (med(runs, "rps") / med(base, "rps")) if name != "pass-through" else "1"
-            vs_buffer = ("%.2f" % (med(runs, "rps") / med(res["buffer-only"], "rps"))
-                         if name == "cardgate" and "buffer-only" in res else "")
-            cpu_vs = "%.2f" % (med(runs, "cpu_us") / med(base, "cpu_us")) if name != "pass-through" else "1"
+            vs_pass = cpu_pass = vs_buffer = cpu_buffer = ""
+            if name == "pass-through":
+                vs_pass = cpu_pass = "1"
+            else:
+                vs_pass = "%.2f" % ratio(runs, base, "rps")
+                cpu_pass = "%.2f" % ratio(runs, base, "cpu_us")
+            if name == "cardgate" and "buffer-only" in res:
+                vs_buffer = "%.2f" % ratio(runs, res["buffer-only"], "rps")
+                cpu_buffer = "%.2f" % ratio(runs, res["buffer-only"], "cpu_us")
             bad = sum(r["non2xx"] for r in runs)
             rows.append([label, name, "%.0f (%.0f-%.0f)" % (statistics.median(rps), min(rps), max(rps)),
                          "%.0f" % med(runs, "p50_us"), "%.0f" % med(runs, "p99_us"),
-                         "%.1f" % med(runs, "cpu_us"), vs_pass, vs_buffer, cpu_vs]
+                         "%.1f" % med(runs, "cpu_us"), vs_pass, vs_buffer, cpu_pass, cpu_buffer]
                         + (["%d non-2xx" % bad] if bad else []))
     return rows
 
 
-HEADER = ["workload", "filter", "req/s median (min-max)", "p50 us", "p99 us", "CPU us/req",
-          "req/s vs pass-through", "req/s vs buffer-only", "CPU vs pass-through"]
+HEADER = ["workload", "filter", "req/s median (min-max)", "p50 µs", "p99 µs", "CPU µs/req",
+          "req/s vs pass-through", "req/s vs buffer-only", "CPU vs pass-through", "CPU vs buffer-only"]
 
 
 def main():

@@ -350,7 +350,10 @@ def main():
     dirty = sh("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results.md")
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "")
-    command = "make bench" if os.environ.get("MAKELEVEL") else " ".join(["bench/run.py"] + sys.argv[1:])
+    if os.environ.get("MAKELEVEL"):
+        command = "make bench" + (' BENCH_ARGS="%s"' % " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+    else:
+        command = " ".join(["bench/run.py"] + sys.argv[1:])
     head = [
         "# cardgate benchmark results", "",
         "Written by `make bench` (bench/run.py; bench/README.md says what each figure is). One run on one machine: "

@@ -31,10 +31,19 @@ test-core: lint
 	$(PY) tests/jcs_differential.py --cardgate target/release/cardgate --count 10000
 	$(PY) -m pytest -q tests/policy_schema_test.py
 
-bench: build
-	$(CARGO) bench --bench gate
+# Benchmarks, informative (not part of `make test`): native core vs the Python and JS peers and
+# the floor, the npm package vs the JS peer, Envoy pass-through vs a buffer-only filter vs
+# cardgate, and the .wasm sizes, interleaved in one run; one table, printed and written to
+# bench/results.md (see bench/README.md). About 6 minutes on 2 cores once everything is built.
+# BENCH_ARGS go to bench/run.py (e.g. "--rounds 5 --skip-envoy"). cargo builds benches with
+# panic=unwind: the same for the library keeps one build of it.
+BENCH_ARGS ?=
+bench: setup-bench filter pkg buffer-only
+	CARGO_PROFILE_BENCH_PANIC=unwind $(CARGO) bench --no-run -q --bench gate
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 -include envoy/envoy.mk
+-include bench/bench.mk
 -include js/js.mk
 -include www/www.mk
 -include tests/sdk_parity/sdk_parity.mk

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine of this project's kind lacks. Idempotent: every step checks first.
-# Usage: .ci/setup.sh [core] [envoy] [js] [browser] [fuzz]   (no argument: everything)
+# Usage: .ci/setup.sh [core] [envoy] [js] [browser] [fuzz] [bench]   (no argument: everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,12 +9,13 @@ ENVOY_OLDEST="${ENVOY_OLDEST:-1.36.2}"
 WASM_BINDGEN_VERSION="0.2.130"
 A2A_SDK_LOWEST="1.0.1"    # keep in step with SDK_PEER_RANGE in js/build.mjs
 CARGO_FUZZ_VERSION="0.13.2"
+CANONICALIZE_VERSION="2.1.0"  # npm canonicalize for the JS peer of `make bench` (bench/README.md)
 TOOLS=".tools"            # gitignored: Python venvs and npm tools live here
 mkdir -p "$TOOLS"
 
 want() { [ $# -eq 0 ] && return 0; for w in "${ARGS[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 ARGS=("$@")
-[ ${#ARGS[@]} -eq 0 ] && ARGS=(core envoy js browser fuzz)
+[ ${#ARGS[@]} -eq 0 ] && ARGS=(core envoy js browser fuzz bench)
 say() { echo "setup: $*" >&2; }
 
 apt_updated=0
@@ -101,5 +102,18 @@ fi
 
 if want browser; then
   apt_install chromium
+fi
+
+if want bench; then
+  # `make bench`: wrk drives Envoy; the JS peer (bench/peers/peer_js.mjs) needs npm canonicalize
+  # 2.x, kept out of package.json in .tools/bench-node (benches/node.mjs finds it there).
+  apt_install wrk
+  bench_dir="$TOOLS/bench-node"
+  if [ "$(node -p "require('./$bench_dir/node_modules/canonicalize/package.json').version" 2>/dev/null)" != "$CANONICALIZE_VERSION" ]; then
+    say "npm canonicalize@$CANONICALIZE_VERSION into $bench_dir"
+    mkdir -p "$bench_dir"
+    (cd "$bench_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
+      && npm install --silent --no-audit --no-fund --save-exact "canonicalize@$CANONICALIZE_VERSION" >/dev/null)
+  fi
 fi
 say "ok (${ARGS[*]})"

@@ -1,46 +1,118 @@
-// Prints what one evaluation costs through the npm package (wasm) next to the native CLI's core,
-// on the same card and inputs. Run: `make bench-js` (after `make pkg`). Figures, not a test: the
-// machine is shared and noisy, so read the ratio of the two runs, measured back to back.
+// What one evaluation costs through the npm package (pkg/, `make pkg`) next to the JS peer
+// (bench/peers/peer_js.mjs: JSON.parse + npm canonicalize + node:crypto), on the shared cards.
+//
+//   node benches/node.mjs            one pass, printed (`make bench-js`)
+//   node benches/node.mjs --serve    a worker for `make bench` (bench/run.py), which round-robins
+//                                    it with the native core and the Python peer. Protocol, one
+//                                    line each way: `run <card path> <op> <iterations>` answers
+//                                    the elapsed nanoseconds, `check <card path>` the package's
+//                                    decision JSON, `quit` ends.
+//
+// The package is measured at its three boundaries: bytes in (evaluateRaw(Uint8Array)), string
+// in (evaluateRaw(string)) and objects in (evaluate(card object, requirement object, observation
+// object), decision object out). The peer takes the card text, as its author wrote it.
+// Figures, never a test: the machine is shared and noisy, compare ratios from one run.
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cg = createRequire(import.meta.url)(join(ROOT, 'pkg', 'node', 'index.cjs'));
+const serveMode = process.argv.includes('--serve');
+// The peer runs its own command line on import: give it none.
+process.argv.splice(2);
 
-const card = JSON.stringify({
-  name: 'worker-7',
-  description: 'Executes planner tasks',
-  version: '3.0.0',
-  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a/v3', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true },
-  defaultInputModes: ['application/json'],
-  defaultOutputModes: ['application/json'],
-  skills: [1, 2, 3].map((i) => ({ id: `task.execute.v${i}`, name: `Execute ${i}`, description: 'Runs a task', tags: ['exec'] })),
-});
-const bytes = new TextEncoder().encode(card);
-const requirement = JSON.stringify({ require: ['task.execute.v3', 'capability:streaming'], min_version: '3.0.0', max_stale: '10s' });
-const observation = JSON.stringify({ lag_ms: '1200', age_s: '2' });
+const require = createRequire(import.meta.url);
+const cg = require(join(ROOT, 'pkg', 'node', 'index.cjs'));
 
-function perOp(label, iters, fn) {
-  for (let i = 0; i < iters / 10; i++) fn();
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < iters; i++) fn();
-  const us = Number(process.hrtime.bigint() - start) / 1000 / iters;
-  console.log(`  ${label.padEnd(44)} ${us.toFixed(1).padStart(8)} µs/op`);
-  return us;
+// npm canonicalize 2.x, which the peer needs: .ci/setup.sh bench installs it into .tools/.
+const localCanonicalize = join(ROOT, '.tools', 'bench-node', 'node_modules', 'canonicalize');
+if (!process.env.CANONICALIZE && existsSync(localCanonicalize)) process.env.CANONICALIZE = localCanonicalize;
+let peer = null;
+try {
+  peer = (await import(pathToFileURL(join(ROOT, 'bench', 'peers', 'peer_js.mjs')).href)).evaluate;
+} catch (e) {
+  if (serveMode) throw e;
+  console.log(`JS peer skipped (${e.message.split('\n')[0]}): run \`.ci/setup.sh bench\` or \`make bench\``);
 }
 
-console.log(`cardgate npm package benchmark (Node ${process.version}, ${bytes.length}-byte card)`);
-const raw = perOp('evaluateRaw (bytes in, decision JSON out)', 20000, () => cg.evaluateRaw(bytes, requirement, observation));
-const obj = perOp('evaluate (objects in, parsed decision out)', 20000, () =>
-  cg.evaluate(card, { require: ['task.execute.v3', 'capability:streaming'], min_version: '3.0.0', max_stale: '10s' }, { lag_ms: '1200', age_s: '2', now: null }),
-);
-perOp('cardHash', 20000, () => cg.cardHash(bytes));
-const heap = process.memoryUsage();
-console.log(`  heap used ${(heap.heapUsed / 1048576).toFixed(1)} MiB, wasm+buffers (external+arrayBuffers) ${((heap.external + heap.arrayBuffers) / 1048576).toFixed(1)} MiB`);
-console.log(`  object-API overhead over evaluateRaw: ${(obj / raw).toFixed(2)}x`);
-// The same evaluation once through the CLI, to confirm both sides decide identically.
-const native = execFileSync(join(ROOT, 'target', 'release', 'cardgate'), ['check', '-', `--requirement=${requirement}`, `--observation=${observation}`, '--no-clock'], { input: bytes }).toString().trim();
-console.log(`  decision identical to the native CLI: ${native === cg.evaluateRaw(bytes, requirement, observation)}`);
+// The peers' requirement (bench/README.md).
+const REQUIREMENT = { require: ['task.execute.v3'], min_version: '7', max_stale: '10s' };
+const OBSERVATION = { lag_ms: '500' };
+const REQUIREMENT_TEXT = JSON.stringify(REQUIREMENT);
+const OBSERVATION_TEXT = JSON.stringify(OBSERVATION);
+const OBSERVATION_NO_CLOCK = { ...OBSERVATION, now: null };
+
+const cards = new Map();
+function card(path) {
+  let c = cards.get(path);
+  if (!c) {
+    const bytes = new Uint8Array(readFileSync(path));
+    const text = new TextDecoder().decode(bytes);
+    c = { bytes, text, object: JSON.parse(text) };
+    const decision = JSON.parse(cg.evaluateRaw(bytes, REQUIREMENT_TEXT, OBSERVATION_TEXT));
+    if (decision.verdict !== 'valid') throw new Error(`${path}: package decision is not valid: ${JSON.stringify(decision)}`);
+    if (peer) {
+      const [, reasons] = peer(text, ['task.execute.v3'], [7], 10, 0.5);
+      if (reasons.length) throw new Error(`${path}: JS peer rejects it: ${reasons}`);
+    }
+    cards.set(path, c);
+  }
+  return c;
+}
+
+const OPS = {
+  peer: (c) => peer(c.text, ['task.execute.v3'], [7], 10, 0.5),
+  pkg_bytes: (c) => cg.evaluateRaw(c.bytes, REQUIREMENT_TEXT, OBSERVATION_TEXT),
+  pkg_string: (c) => cg.evaluateRaw(c.text, REQUIREMENT_TEXT, OBSERVATION_TEXT),
+  pkg_objects: (c) => cg.evaluate(c.object, REQUIREMENT, OBSERVATION_NO_CLOCK),
+};
+
+let sink = 0;
+function run(path, op, n) {
+  const c = card(path);
+  const f = OPS[op];
+  if (!f) throw new Error(`unknown op ${op}`);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) sink ^= f(c) ? 1 : 0;
+  return process.hrtime.bigint() - start;
+}
+
+if (serveMode) {
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of rl) {
+    const w = line.trim().split(/\s+/);
+    if (w[0] === 'run') process.stdout.write(`${run(w[1], w[2], Number(w[3]))}\n`);
+    else if (w[0] === 'check') process.stdout.write(`${cg.evaluateRaw(card(w[1]).bytes, REQUIREMENT_TEXT, OBSERVATION_TEXT)}\n`);
+    else if (w[0] === 'quit') break;
+    else throw new Error(`bad command ${line}`);
+  }
+  rl.close();
+} else {
+  console.log(`cardgate npm package vs the JS peer, one pass (Node ${process.version}; \`make bench\` has the interleaved table)`);
+  for (const name of ['minimal', 'typical', 'large']) {
+    const path = join(ROOT, 'bench', 'cards', `${name}.json`);
+    const c = card(path);
+    console.log(`${name}.json (${c.bytes.length} bytes)`);
+    const us = {};
+    for (const op of Object.keys(OPS)) {
+      if (op === 'peer' && !peer) continue;
+      // Warm up and size the batch to about 0.3 s.
+      let n = 1;
+      while (Number(run(path, op, n)) < 75e6) n *= 2;
+      n *= 4;
+      us[op] = Number(run(path, op, n)) / 1000 / n;
+      const vs = us.peer ? `  (JS peer / this: ${(us.peer / us[op]).toFixed(2)})` : '';
+      console.log(`  ${op.padEnd(12)} ${us[op].toFixed(2).padStart(9)} µs/op${op === 'peer' ? '' : vs}`);
+    }
+    // The package decides exactly as the native CLI does.
+    const cli = join(ROOT, 'target', 'release', 'cardgate');
+    if (existsSync(cli)) {
+      const native = execFileSync(cli, ['check', '-', `--requirement=${REQUIREMENT_TEXT}`, `--observation=${OBSERVATION_TEXT}`, '--no-clock'], { input: c.bytes }).toString().trim();
+      console.log(`  decision identical to the native CLI: ${native === OPS.pkg_bytes(c)}`);
+    }
+  }
+  if (sink === 2) console.log('');
+}

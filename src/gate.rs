@@ -57,10 +57,8 @@ pub fn evaluate_with(
 /// parsed document, its card hash and card view, or the decision for a body that is not a card.
 /// A host that sees the same bytes again may keep it and call [`decide`] per request: the
 /// decision is the one [`evaluate_with`] makes for those bytes.
-#[derive(Debug, Clone)]
 pub struct Analysis(Analyzed);
 
-#[derive(Debug, Clone)]
 enum Analyzed {
     /// Not a card (unreadable, or not an Agent Card): the same decision for every request.
     Defect(Box<Decision>),

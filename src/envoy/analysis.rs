@@ -10,8 +10,9 @@
 //! upstream cannot flood a hash table.
 //!
 //! Bounded: at most [`MAX_ENTRIES`] entries and [`MAX_BYTES`] accounted bytes, least recently
-//! used evicted first. An entry is accounted as twice its body length (the key, and the parsed
-//! document whose text comes from the body) plus [`ENTRY_OVERHEAD`]; a body whose entry alone
+//! used evicted first. An entry is accounted as [`BODY_FACTOR`] times its body length (the key
+//! itself, and an estimate of the parsed document and card view: their text comes from the body,
+//! plus a node and a `String` header per value) plus [`ENTRY_OVERHEAD`]; a body whose entry alone
 //! would exceed [`MAX_ENTRY_BYTES`] is evaluated without being kept. Only routes that read the
 //! card as the whole body use the cache (envelope routes, `card_pointer`/`watermark_pointer`,
 //! read their watermark from the body, so they evaluate every answer in full).
@@ -24,11 +25,14 @@ use crate::Limits;
 /// Most entries kept per VM.
 pub const MAX_ENTRIES: usize = 128;
 /// Most accounted bytes kept per VM (see [`AnalysisCache::weight`]).
-pub const MAX_BYTES: usize = 2 * 1024 * 1024;
-/// Largest accounted size of one entry: bigger bodies are never kept.
+pub const MAX_BYTES: usize = 4 * 1024 * 1024;
+/// Largest accounted size of one entry: bigger bodies are never kept (with the default
+/// `max_card_bytes`, 64 KiB, every card fits).
 pub const MAX_ENTRY_BYTES: usize = MAX_BYTES / 8;
-/// Fixed bytes accounted per entry, on top of twice the body.
-pub const ENTRY_OVERHEAD: usize = 512;
+/// Bytes accounted per body byte.
+pub const BODY_FACTOR: usize = 6;
+/// Fixed bytes accounted per entry, on top of the body's share.
+pub const ENTRY_OVERHEAD: usize = 1024;
 
 struct Entry {
     analysis: Analysis,
@@ -74,7 +78,9 @@ impl AnalysisCache {
 
     /// The bytes accounted for a body's entry.
     pub fn weight(body: &[u8]) -> usize {
-        body.len().saturating_mul(2).saturating_add(ENTRY_OVERHEAD)
+        body.len()
+            .saturating_mul(BODY_FACTOR)
+            .saturating_add(ENTRY_OVERHEAD)
     }
 
     /// Runs `f` on the analysis of `body`: the kept one, or a new one (kept when it fits).
@@ -196,8 +202,11 @@ mod tests {
             assert_eq!(sum, cache.bytes(), "accounting matches the entries");
         }
         assert!(cache.len() <= 4);
-        // An entry too large for the cache is evaluated but not kept.
-        let huge = vec![b' '; MAX_ENTRY_BYTES];
+        // Every card within the default limit fits; a larger entry is evaluated but not kept.
+        assert!(
+            AnalysisCache::weight(&vec![b' '; Limits::default().max_card_bytes]) <= MAX_ENTRY_BYTES
+        );
+        let huge = vec![b' '; MAX_ENTRY_BYTES / BODY_FACTOR];
         let mut cache = AnalysisCache::default();
         let (d, how) = cache.with(&huge, &Limits::default(), |a| {
             decide(a, &Requirement::default(), &Observation::default())

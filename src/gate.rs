@@ -43,15 +43,37 @@ fn text(s: &str) -> Value {
     Value::String(s.to_string())
 }
 
-/// Evaluates `card` with explicit limits.
+/// Evaluates `card` with explicit limits: [`decide`] on [`analyze`].
 pub fn evaluate_with(
     card: &[u8],
     requirement: &Requirement,
     observation: &Observation,
     limits: &Limits,
 ) -> Decision {
+    analyze(card, limits).into_decision(requirement, observation)
+}
+
+/// What the gate learns from a card's bytes alone, before any requirement or observation: the
+/// parsed document, its card hash and card view, or the decision for a body that is not a card.
+/// A host that sees the same bytes again may keep it and call [`decide`] per request: the
+/// decision is the one [`evaluate_with`] makes for those bytes.
+pub struct Analysis(Analyzed);
+
+enum Analyzed {
+    /// Not a card (unreadable, or not an Agent Card): the same decision for every request.
+    Defect(Box<Decision>),
+    /// A card: the document, its view and its hash.
+    Card {
+        doc: Value,
+        view: Box<AgentCard>,
+        hash: CardHash,
+    },
+}
+
+/// Parses and hashes `card` (the exact bytes served) and reads its card view.
+pub fn analyze(card: &[u8], limits: &Limits) -> Analysis {
     match AgentCard::parse_document(card, limits) {
-        Ok(doc) => evaluate_document(doc, requirement, observation),
+        Ok(doc) => analyze_document(doc),
         Err(defect) => {
             let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
             decision.defect_offset = defect.offset;
@@ -62,9 +84,70 @@ pub fn evaluate_with(
                 ]);
             }
             decision.card_text = Some(card_excerpt(card));
-            decision
+            Analysis(Analyzed::Defect(Box::new(decision)))
         }
     }
+}
+
+/// [`analyze`] for a card that is already a parsed document.
+pub fn analyze_document(doc: Value) -> Analysis {
+    match AgentCard::from_value(&doc) {
+        Ok(view) => {
+            let hash = CardHash::of(&doc);
+            Analysis(Analyzed::Card {
+                doc,
+                view: Box::new(view),
+                hash,
+            })
+        }
+        Err(defect) => {
+            let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
+            decision.card_hash = Some(CardHash::of(&doc));
+            decision.card = Some(doc);
+            Analysis(Analyzed::Defect(Box::new(decision)))
+        }
+    }
+}
+
+impl Analysis {
+    /// The card's hash, when the body is a readable document.
+    pub fn card_hash(&self) -> Option<&CardHash> {
+        match &self.0 {
+            Analyzed::Defect(d) => d.card_hash(),
+            Analyzed::Card { hash, .. } => Some(hash),
+        }
+    }
+
+    /// The checks for one request on an analysis that is kept (see [`decide`]).
+    pub fn decide(&self, requirement: &Requirement, observation: &Observation) -> Decision {
+        match &self.0 {
+            Analyzed::Defect(d) => (**d).clone(),
+            Analyzed::Card { doc, view, hash } => {
+                check_card(doc.clone(), view, hash.clone(), requirement, observation)
+            }
+        }
+    }
+
+    /// [`Analysis::decide`] for an analysis used once (nothing is copied).
+    pub fn into_decision(self, requirement: &Requirement, observation: &Observation) -> Decision {
+        match self.0 {
+            Analyzed::Defect(d) => *d,
+            Analyzed::Card { doc, view, hash } => {
+                check_card(doc, &view, hash, requirement, observation)
+            }
+        }
+    }
+}
+
+/// The per-request checks on an analysed card: freshness against `observation`, then the
+/// requirement's version floor and capabilities. `decide(&analyze(b, l), r, o)` is
+/// `evaluate_with(b, r, o, l)`.
+pub fn decide(
+    analysis: &Analysis,
+    requirement: &Requirement,
+    observation: &Observation,
+) -> Decision {
+    analysis.decide(requirement, observation)
 }
 
 /// Evaluates a card that is already a parsed document, such as one taken out of a JSON envelope
@@ -75,16 +158,16 @@ pub fn evaluate_document(
     requirement: &Requirement,
     observation: &Observation,
 ) -> Decision {
-    let view = match AgentCard::from_value(&doc) {
-        Ok(view) => view,
-        Err(defect) => {
-            let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
-            decision.card_hash = Some(CardHash::of(&doc));
-            decision.card = Some(doc);
-            return decision;
-        }
-    };
-    let hash = CardHash::of(&doc);
+    analyze_document(doc).into_decision(requirement, observation)
+}
+
+fn check_card(
+    doc: Value,
+    view: &AgentCard,
+    hash: CardHash,
+    requirement: &Requirement,
+    observation: &Observation,
+) -> Decision {
     let mut reasons = Vec::new();
 
     // (b) freshness, or the pin that replaces it.
@@ -142,7 +225,7 @@ pub fn evaluate_document(
     let missing: Vec<String> = requirement
         .require
         .iter()
-        .filter(|c| !c.declared_by(&view))
+        .filter(|c| !c.declared_by(view))
         .map(ToString::to_string)
         .collect();
     let capabilities_outcome = if missing.is_empty() {
@@ -163,7 +246,7 @@ pub fn evaluate_document(
             view.name,
             missing.len(),
             requirement.require.len(),
-            missing_with_readings(requirement, &view)
+            missing_with_readings(requirement, view)
         );
         reasons.push(Reason {
             code: ReasonCode::CapabilitiesMissing,
@@ -188,8 +271,8 @@ pub fn evaluate_document(
         error_class,
         reasons,
         missing,
-        agent: Some(view.name),
-        card_version: Some(view.version),
+        agent: Some(view.name.clone()),
+        card_version: Some(view.version.clone()),
         card_hash: Some(hash),
         staleness_ms: freshness.staleness_ms,
         freshness: if error_class.is_none() {

@@ -131,6 +131,16 @@ fn every_vector_gives_the_recorded_decision() {
         let decision = evaluate(&card_bytes(case), &requirement, &observation);
         let got = decision.to_value();
         let json_out = decision.to_json();
+        // A kept analysis (the Envoy cache) decides byte-identically, every time it is reused.
+        let analysis = cardgate::gate::analyze(&card_bytes(case), &cardgate::Limits::default());
+        for _ in 0..2 {
+            let reused = cardgate::gate::decide(&analysis, &requirement, &observation);
+            assert_eq!(
+                reused.to_json(),
+                json_out,
+                "{name}: decide(analyze) differs"
+            );
+        }
         // The decision's own JSON is strict, canonical JSON.
         let reparsed = json::parse(json_out.as_bytes(), 128).expect("decision JSON parses");
         assert_eq!(

@@ -32,6 +32,7 @@ use proxy_wasm::types::{Action, BufferType, ContextType, LogLevel, MapType};
 use crate::resolution::{self, Answer, Outcome as ResolutionOutcome, Resolution, Step};
 use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 
+use super::analysis::{AnalysisCache, Lookup};
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
 use super::metrics;
@@ -58,6 +59,7 @@ pub fn start() {
         Box::new(GateRoot {
             config: None,
             shared: Rc::default(),
+            analyses: Rc::default(),
         })
     });
 }
@@ -67,6 +69,8 @@ pub fn start() {
 struct GateRoot {
     config: Option<Rc<FilterConfig>>,
     shared: Rc<RefCell<Shared>>,
+    /// Card body analyses by exact bytes, reset with the configuration (its limits).
+    analyses: Rc<RefCell<AnalysisCache>>,
 }
 
 impl Context for GateRoot {}
@@ -89,6 +93,7 @@ impl RootContext for GateRoot {
                 );
                 self.config = Some(Rc::new(config));
                 self.shared = Rc::default();
+                self.analyses = Rc::default();
                 true
             }
             Err(e) => {
@@ -114,6 +119,7 @@ impl RootContext for GateRoot {
         Some(Box::new(CardStream {
             config: self.config.clone(),
             shared: self.shared.clone(),
+            analyses: self.analyses.clone(),
             id: context_id,
             card: None,
             replied: false,
@@ -137,6 +143,7 @@ struct CardRequest {
 struct CardStream {
     config: Option<Rc<FilterConfig>>,
     shared: Rc<RefCell<Shared>>,
+    analyses: Rc<RefCell<AnalysisCache>>,
     id: u32,
     card: Option<CardRequest>,
     /// Set once we sent a local reply: Envoy runs it through this filter's response callbacks
@@ -653,14 +660,20 @@ impl CardStream {
         let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
         let header = |name: &str| snapshot.values(name);
         let started = micros_now();
-        let decision = response::evaluate_body(
+        let (decision, lookup) = response::evaluate_body_cached(
             &body,
             route,
             &card.requirement,
             &header,
             now(),
             &config.limits,
+            &mut self.analyses.borrow_mut(),
         );
+        match lookup {
+            Some(Lookup::Hit) => metrics::increment(metrics::ANALYSIS_HIT),
+            Some(Lookup::Miss) => metrics::increment(metrics::ANALYSIS_MISS),
+            None => {}
+        }
         metrics::record(metrics::EVALUATION_US, micros_now().saturating_sub(started));
         self.decide(decision, config)
     }

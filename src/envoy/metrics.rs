@@ -13,6 +13,7 @@
 //! | `cardgate.observe.not_blocked` | counter | rejections forwarded because the mode is `observe` |
 //! | `cardgate.body_chunks` | counter | body callbacks buffered (a card split over many reads) |
 //! | `cardgate.staleness_ms` | histogram | staleness figure of every evaluated answer that had one |
+//! | `cardgate.analysis.{hit,miss}` | counter | card bodies whose analysis (parse, hash, card view) was reused from the per-VM cache, or made now |
 //! | `cardgate.evaluation_us` | histogram | time spent in the core per evaluation, in microseconds |
 //! | `cardgate.reresolve.attempted` | counter | rejected answers (stale or malformed) that started a re-resolution |
 //! | `cardgate.reresolve.succeeded` | counter | re-resolutions that served another source's valid card |
@@ -44,6 +45,10 @@ pub const OBSERVE_NOT_BLOCKED: &str = "cardgate.observe.not_blocked";
 pub const BODY_CHUNKS: &str = "cardgate.body_chunks";
 /// Staleness histogram (ms).
 pub const STALENESS_MS: &str = "cardgate.staleness_ms";
+/// Card bodies whose analysis was reused from the per-VM cache.
+pub const ANALYSIS_HIT: &str = "cardgate.analysis.hit";
+/// Card bodies analysed now.
+pub const ANALYSIS_MISS: &str = "cardgate.analysis.miss";
 /// Evaluation time histogram (µs).
 pub const EVALUATION_US: &str = "cardgate.evaluation_us";
 /// Re-resolutions started.

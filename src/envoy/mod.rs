@@ -10,6 +10,7 @@
 //! Build: `make filter` (writes `dist/cardgate.wasm`). Deployment and configuration reference:
 //! `envoy/README.md` and the commented `envoy/envoy.yaml`.
 
+pub mod analysis;
 pub mod caller;
 pub mod config;
 pub mod metrics;

@@ -8,11 +8,12 @@
 //! | `capability_mismatch` | `409` problem | as above |
 //! | `malformed_card` | `502` problem | as above |
 
-use crate::gate::evaluate_document;
+use crate::gate::{decide, evaluate_document};
 use crate::json::{self, Value};
 use crate::reason::ReasonCode;
 use crate::{evaluate_with, jcs, Decision, Limits, Requirement, Timestamp};
 
+use super::analysis::{AnalysisCache, Lookup};
 use super::caller::CallerError;
 use super::config::Mode;
 use super::routes::CardRoute;
@@ -204,6 +205,31 @@ pub fn evaluate_body(
             ),
         },
     }
+}
+
+/// [`evaluate_body`] with the per-VM analysis cache: on a route that reads the whole body as
+/// the card, the body's analysis is looked up by its exact bytes (or made and kept), and only the
+/// per-request checks run. Returns the lookup, or `None` where the cache does not apply (an
+/// envelope route, an oversized body). The decision is the one [`evaluate_body`] makes.
+pub fn evaluate_body_cached(
+    body: &[u8],
+    route: &CardRoute,
+    requirement: &Requirement,
+    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    now: Timestamp,
+    limits: &Limits,
+    cache: &mut AnalysisCache,
+) -> (Decision, Option<Lookup>) {
+    let needs_envelope = route.card_pointer.is_some() || route.watermark_pointer.is_some();
+    if needs_envelope || body.len() > limits.max_card_bytes {
+        return (
+            evaluate_body(body, route, requirement, header, now, limits),
+            None,
+        );
+    }
+    let observation = observe(&route.watermark, None, None, header, now);
+    let (decision, lookup) = cache.with(body, limits, |a| decide(a, requirement, &observation));
+    (decision, Some(lookup))
 }
 
 /// What to do with the upstream answer, given the decision.

@@ -101,9 +101,11 @@ def front_config(origin_port):
     with open(SHIPPED) as f:
         shipped = yaml.safe_load(f)
     wasm_rel = "dist/cardgate.wasm"
+    # The first listener with the filter (the second one adds re_resolve, which a valid card
+    # never uses).
     listeners = [l for l in shipped["static_resources"]["listeners"] if _mentions(l, wasm_rel)]
-    if len(listeners) != 1:
-        raise SystemExit("bench: expected one listener with %s in %s" % (wasm_rel, SHIPPED))
+    if not listeners:
+        raise SystemExit("bench: expected a listener with %s in %s" % (wasm_rel, SHIPPED))
     base = listeners[0]
     base["address"] = {"socket_address": {"address": "127.0.0.1", "port_value": 0}}
     out = []

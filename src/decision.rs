@@ -130,7 +130,7 @@ impl Decision {
     pub fn conditions(&self) -> Option<&Conditions> {
         self.conditions.as_ref()
     }
-    /// The card as received, when it parsed.
+    /// The card as received, on a rejection of a body that parsed (the problem JSON's `card`).
     pub fn card(&self) -> Option<&Value> {
         self.card.as_ref()
     }
@@ -257,7 +257,8 @@ impl Decision {
             }
         }
         m.push(("status".into(), Value::Number(f64::from(self.status()))));
-        let parsed = self.card.is_some();
+        // The body parsed as JSON exactly when there is a hash (a valid decision keeps no card).
+        let parsed = self.card_hash.is_some();
         if parsed {
             m.push((
                 "card_hash".into(),

@@ -16,6 +16,7 @@ use crate::json::Value;
 use crate::reason::{ErrorClass, ReasonCode};
 use crate::requirement::Requirement;
 use crate::version::Version;
+use std::borrow::Cow;
 
 /// Evaluates `card` (the exact bytes served) with the default [`Limits`].
 ///
@@ -122,9 +123,13 @@ impl Analysis {
     pub fn decide(&self, requirement: &Requirement, observation: &Observation) -> Decision {
         match &self.0 {
             Analyzed::Defect(d) => (**d).clone(),
-            Analyzed::Card { doc, view, hash } => {
-                check_card(doc.clone(), view, hash.clone(), requirement, observation)
-            }
+            Analyzed::Card { doc, view, hash } => check_card(
+                Cow::Borrowed(doc),
+                view,
+                hash.clone(),
+                requirement,
+                observation,
+            ),
         }
     }
 
@@ -133,7 +138,7 @@ impl Analysis {
         match self.0 {
             Analyzed::Defect(d) => *d,
             Analyzed::Card { doc, view, hash } => {
-                check_card(doc, &view, hash, requirement, observation)
+                check_card(Cow::Owned(doc), &view, hash, requirement, observation)
             }
         }
     }
@@ -162,7 +167,7 @@ pub fn evaluate_document(
 }
 
 fn check_card(
-    doc: Value,
+    doc: Cow<'_, Value>,
     view: &AgentCard,
     hash: CardHash,
     requirement: &Requirement,
@@ -285,7 +290,8 @@ fn check_card(
             freshness: freshness.outcome,
             capabilities: capabilities_outcome,
         }),
-        card: Some(doc),
+        // Only a rejection carries the card (DESIGN.md): a valid decision copies nothing.
+        card: error_class.map(|_| doc.into_owned()),
         card_text: None,
         defect_path: None,
         defect_offset: None,

@@ -12,10 +12,8 @@ mod common;
 
 use cardgate::json::{self, Value};
 use cardgate::resolution::Outcome;
-use cardgate::{
-    evaluate, jcs, Answer, Observation, Requirement, Resolution, ResolutionLimits, Step,
-};
-use common::card_bytes;
+use cardgate::{evaluate, Answer, Observation, Requirement, Resolution, ResolutionLimits, Step};
+use common::{card_bytes, expect_diffs};
 use std::path::Path;
 
 fn load() -> Vec<Value> {
@@ -100,47 +98,32 @@ fn every_resolution_vector_gives_the_recorded_decision() {
         let (decision, tried) = run(case);
         let got = decision.to_value();
         let resolution = got.get("resolution");
-        let mut diffs = Vec::new();
-        for (key, want) in case.get("expect").and_then(Value::as_object).unwrap() {
-            let actual = match key.as_str() {
-                "tried" => Value::Number(tried as f64),
-                "reason_codes" => Value::Array(
-                    decision
-                        .reasons()
-                        .iter()
-                        .map(|r| Value::String(r.code.as_str().into()))
-                        .collect(),
-                ),
-                "outcome" | "source" => resolution
+        let diffs = expect_diffs(case.get("expect").unwrap(), &decision, |key| match key {
+            "tried" => Some(Value::Number(tried as f64)),
+            "outcome" | "source" => Some(
+                resolution
                     .and_then(|r| r.get(key))
                     .cloned()
                     .unwrap_or(Value::Null),
-                "attempts" => match resolution.and_then(|r| r.get("attempts")) {
-                    None => Value::Null,
-                    Some(list) => Value::Array(
-                        list.as_array()
-                            .unwrap()
-                            .iter()
-                            .map(|a| {
-                                Value::Array(vec![
-                                    a.get("source").cloned().unwrap(),
-                                    a.get("verdict").cloned().unwrap(),
-                                    a.get("error_class").cloned().unwrap_or(Value::Null),
-                                ])
-                            })
-                            .collect(),
-                    ),
-                },
-                other => got.get(other).cloned().unwrap_or(Value::Null),
-            };
-            if actual != *want {
-                diffs.push(format!(
-                    "{key}: expected {}, got {}",
-                    jcs::canonicalize(want),
-                    jcs::canonicalize(&actual)
-                ));
-            }
-        }
+            ),
+            "attempts" => Some(match resolution.and_then(|r| r.get("attempts")) {
+                None => Value::Null,
+                Some(list) => Value::Array(
+                    list.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| {
+                            Value::Array(vec![
+                                a.get("source").cloned().unwrap(),
+                                a.get("verdict").cloned().unwrap(),
+                                a.get("error_class").cloned().unwrap_or(Value::Null),
+                            ])
+                        })
+                        .collect(),
+                ),
+            }),
+            _ => None,
+        });
         if !diffs.is_empty() {
             failures.push(format!(
                 "{name}:\n    {}\n    decision: {}",

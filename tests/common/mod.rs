@@ -7,8 +7,8 @@
     clippy::indexing_slicing
 )]
 
-use cardgate::jcs;
 use cardgate::json::Value;
+use cardgate::{jcs, Decision};
 
 /// Compact JSON in document order, as `JSON.stringify` writes it (number spelling aside, which
 /// the card hash does not see).
@@ -80,4 +80,40 @@ pub fn card_bytes(case: &Value) -> Vec<u8> {
         &mut out,
     );
     out.into_bytes()
+}
+
+/// Compares every member of a case's `expect` with the decision: `reason_codes` and
+/// `missing_capabilities` from the decision, a key `special` answers from the runner's own
+/// state, anything else from the decision JSON. One line per difference.
+pub fn expect_diffs(
+    expect: &Value,
+    decision: &Decision,
+    special: impl Fn(&str) -> Option<Value>,
+) -> Vec<String> {
+    let got = decision.to_value();
+    let strings = |items: Vec<String>| Value::Array(items.into_iter().map(Value::String).collect());
+    let mut diffs = Vec::new();
+    for (key, want) in expect.as_object().expect("expect is an object") {
+        let actual = match key.as_str() {
+            "reason_codes" => strings(
+                decision
+                    .reasons()
+                    .iter()
+                    .map(|r| r.code.as_str().to_string())
+                    .collect(),
+            ),
+            "missing_capabilities" => strings(decision.missing_capabilities().to_vec()),
+            other => special(other)
+                .or_else(|| got.get(other).cloned())
+                .unwrap_or(Value::Null),
+        };
+        if actual != *want {
+            diffs.push(format!(
+                "{key}: expected {}, got {}",
+                jcs::canonicalize(want),
+                jcs::canonicalize(&actual)
+            ));
+        }
+    }
+    diffs
 }

@@ -215,7 +215,7 @@ impl std::error::Error for JsonError {}
 
 /// Parses `bytes` as one strict I-JSON document, nesting at most `max_depth` levels.
 ///
-/// serde_json lexes; [`ValueSeed`] builds the tree and refuses what serde_json accepts but I-JSON
+/// serde_json lexes; `ValueSeed` builds the tree and refuses what serde_json accepts but I-JSON
 /// does not (duplicate member names) and nesting beyond `max_depth`. serde_json's own recursion
 /// limit (127 levels) also applies whatever `max_depth` says.
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {

@@ -786,9 +786,9 @@ impl Reading {
                     (JsonErrorKind::Syntax, peeked, found(peeked))
                 }
             }
-            // Raised after reading the offending character or four hex digits.
             Code::InvalidEscape | Code::ControlCharacterWhileParsingString => {
-                // A `\u` escape is refused after its four digits: at the first digit.
+                // Raised after the offending character, or after a `\u` escape's four digits
+                // (then at the first digit).
                 let hex = position >= 6
                     && escape_starts_at(bytes, position - 6)
                     && byte_at(bytes, position - 5) == b'u';

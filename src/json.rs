@@ -6,8 +6,18 @@
 //! duplicate member names at any depth, lone surrogates, numbers that are not finite doubles,
 //! invalid UTF-8, and anything but whitespace after the document. It never panics and bounds its
 //! recursion by `max_depth`.
+//!
+//! serde_json does the lexing (numbers exact with its `float_roundtrip` feature, lone
+//! surrogates refused); a [`DeserializeSeed`] builds the [`Value`] tree and adds what I-JSON
+//! wants beyond JSON: unique member names and the depth limit. Errors keep the hand-written
+//! reader's kinds, byte offsets and JSON Pointers (a differential checked them on the vectors,
+//! the fuzz corpora and millions of mutated inputs before that reader was deleted).
 
+use std::collections::HashSet;
 use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 /// A parsed JSON value. Objects keep their members in document order.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +129,32 @@ pub fn pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+/// Writes the value with its object members in document order (numbers as `f64`).
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) => s.serialize_f64(*n),
+            Value::String(text) => s.serialize_str(text),
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Value::Object(members) => {
+                let mut map = s.serialize_map(Some(members.len()))?;
+                for (name, value) in members {
+                    map.serialize_entry(name, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 /// Why a document is not acceptable I-JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonErrorKind {
@@ -168,14 +204,6 @@ impl JsonError {
     }
 }
 
-impl JsonError {
-    /// The same error, one level further down: `segment` is the enclosing member or index.
-    fn under(mut self, segment: &str) -> Self {
-        self.path = format!("/{}{}", pointer_token(segment), self.path);
-        self
-    }
-}
-
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The path is reported separately (`path()`), so callers can place it once.
@@ -186,335 +214,607 @@ impl fmt::Display for JsonError {
 impl std::error::Error for JsonError {}
 
 /// Parses `bytes` as one strict I-JSON document, nesting at most `max_depth` levels.
+///
+/// serde_json lexes; `ValueSeed` builds the tree and refuses what serde_json accepts but I-JSON
+/// does not (duplicate member names) and nesting beyond `max_depth`. serde_json's own recursion
+/// limit (127 levels) also applies whatever `max_depth` says.
 pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            return Err(JsonError {
-                kind: JsonErrorKind::InvalidUtf8,
-                offset: e.valid_up_to(),
-                path: String::new(),
-                message: format!("invalid UTF-8 byte sequence at byte {}", e.valid_up_to()),
-            })
-        }
-    };
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        max_depth,
-    };
-    // A UTF-8 byte order mark is not JSON text (RFC 8259 §8.1: MUST NOT add one); refuse it.
-    reader.skip_ws();
-    if reader.pos >= reader.bytes.len() {
-        return Err(reader.error(JsonErrorKind::Empty, "empty document".into()));
-    }
-    let value = reader.value(0)?;
-    reader.skip_ws();
-    if reader.pos < reader.bytes.len() {
-        return Err(reader.error(
-            JsonErrorKind::TrailingData,
-            "unexpected data after the JSON document".into(),
-        ));
-    }
-    Ok(value)
-}
-
-struct Reader<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-    max_depth: usize,
-}
-
-impl Reader<'_> {
-    /// An error at the current position. Its path is filled in on the way out: each enclosing
-    /// array or object prepends its own segment (see [`JsonError::under`]), so reading a valid
-    /// document never pays for path bookkeeping.
-    fn error(&self, kind: JsonErrorKind, message: String) -> JsonError {
-        JsonError {
-            kind,
-            offset: self.pos,
+    // UTF-8 first, so an invalid byte is `InvalidUtf8` at its own offset wherever it is (also
+    // after the document), and serde_json then reads a `str` without checking it again.
+    let text = std::str::from_utf8(bytes).map_err(|e| JsonError {
+        kind: JsonErrorKind::InvalidUtf8,
+        offset: e.valid_up_to(),
+        path: String::new(),
+        message: format!("invalid UTF-8 byte sequence at byte {}", e.valid_up_to()),
+    })?;
+    if text.bytes().all(is_json_whitespace) {
+        return Err(JsonError {
+            kind: JsonErrorKind::Empty,
+            offset: text.len(),
             path: String::new(),
-            message,
+            message: "empty document".into(),
+        });
+    }
+    // A UTF-8 byte order mark is not JSON text (RFC 8259 §8.1: MUST NOT add one); serde_json
+    // refuses it as any other unexpected character.
+    let mut reading = Reading {
+        max_depth,
+        refusal: None,
+        path: Vec::new(),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = ValueSeed {
+        reading: &mut reading,
+        depth: 0,
+        at: At::Root,
+    }
+    .deserialize(&mut de)
+    .and_then(|value| de.end().map(|()| value));
+    read.map_err(|e| reading.error(&e, text.as_bytes()))
+}
+
+fn is_json_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// What the seeds share while reading one document: the limit, and on the way out of an error,
+/// what refused it (when it was not serde_json) and the path, innermost segment first. Reading a
+/// valid document never touches the path.
+struct Reading {
+    max_depth: usize,
+    refusal: Option<Refusal>,
+    path: Vec<String>,
+}
+
+/// A refusal of this module's own (serde_json sees only a custom error).
+enum Refusal {
+    Duplicate(String),
+    TooDeep,
+}
+
+/// Where the value being read sits in its parent.
+#[derive(Clone, Copy)]
+enum At<'k> {
+    Root,
+    Index(usize),
+    Member(&'k str),
+}
+
+/// Reads one value; on an error from inside it, adds its own segment to the path.
+struct ValueSeed<'r, 'k> {
+    reading: &'r mut Reading,
+    depth: usize,
+    at: At<'k>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        let at = self.at;
+        let reading = self.reading;
+        let read = d.deserialize_any(ValueVisitor {
+            reading: &mut *reading,
+            depth: self.depth,
+        });
+        if read.is_err() {
+            match at {
+                At::Root => {}
+                At::Index(i) => reading.path.push(i.to_string()),
+                At::Member(name) => reading.path.push(name.to_owned()),
+            }
         }
+        read
     }
+}
 
-    fn syntax(&self, what: &str) -> JsonError {
-        let found = match self.text.get(self.pos..).and_then(|s| s.chars().next()) {
-            Some(c) => format!("found {c:?}"),
-            None => "found end of input".to_string(),
-        };
-        self.error(JsonErrorKind::Syntax, format!("expected {what}, {found}"))
-    }
+struct ValueVisitor<'r> {
+    reading: &'r mut Reading,
+    depth: usize,
+}
 
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
-    }
-
-    fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.pos += 1;
+impl ValueVisitor<'_> {
+    /// Nesting one level deeper than this value's; refused past the limit.
+    fn enter<E: de::Error>(&mut self) -> Result<usize, E> {
+        let depth = self.depth + 1;
+        if depth > self.reading.max_depth {
+            self.reading.refusal = Some(Refusal::TooDeep);
+            return Err(E::custom("too deep"));
         }
+        Ok(depth)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
     }
 
-    fn literal(&mut self, word: &str, value: Value) -> Result<Value, JsonError> {
-        if self
-            .text
-            .get(self.pos..)
-            .is_some_and(|s| s.starts_with(word))
-        {
-            self.pos += word.len();
-            Ok(value)
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    // Integers convert with round-to-nearest-even, the double the decimal text denotes.
+    #[allow(clippy::cast_precision_loss)]
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n as f64))
+    }
+
+    #[allow(clippy::cast_precision_loss)]
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n as f64))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+        // serde_json refuses non-finite numbers itself; this wording is its own for them.
+        if n.is_finite() {
+            Ok(Value::Number(n))
         } else {
-            Err(self.syntax("a JSON value"))
+            Err(E::custom("number out of range"))
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
-        match self.peek() {
-            Some(b'{') => self.object(depth + 1),
-            Some(b'[') => self.array(depth + 1),
-            Some(b'"') => Ok(Value::String(self.string()?)),
-            Some(b't') => self.literal("true", Value::Bool(true)),
-            Some(b'f') => self.literal("false", Value::Bool(false)),
-            Some(b'n') => self.literal("null", Value::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(self.syntax("a JSON value")),
-        }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
     }
 
-    fn enter(&self, depth: usize) -> Result<(), JsonError> {
-        if depth > self.max_depth {
-            Err(self.error(
-                JsonErrorKind::TooDeep,
-                format!("nesting deeper than {} levels", self.max_depth),
-            ))
-        } else {
-            Ok(())
-        }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value, JsonError> {
-        self.enter(depth)?;
-        self.pos += 1; // '['
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        let depth = self.enter()?;
         let mut items = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            return Ok(Value::Array(items));
-        }
         loop {
-            self.skip_ws();
             let index = items.len();
-            let item = self.value(depth).map_err(|e| e.under(&index.to_string()))?;
-            items.push(item);
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Value::Array(items));
+            let before = self.reading.path.len();
+            let seed = ValueSeed {
+                reading: &mut *self.reading,
+                depth,
+                at: At::Index(index),
+            };
+            match seq.next_element_seed(seed) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => return Ok(Value::Array(items)),
+                Err(e) => {
+                    // serde_json reports a missing element (`[1,]`, `[1,` or `[` at the end)
+                    // at the array; the path names the element that is missing.
+                    if self.reading.path.len() == before && missing_element(&e, index) {
+                        self.reading.path.push(index.to_string());
+                    }
+                    return Err(e);
                 }
-                _ => return Err(self.syntax("',' or ']'")),
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, JsonError> {
-        self.enter(depth)?;
-        self.pos += 1; // '{'
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+        let depth = self.enter()?;
         let mut members: Vec<(String, Value)> = Vec::new();
-        // Large objects switch from a linear scan to a set, so a hostile body of many small
-        // members costs O(n), not O(n^2), to check for duplicates.
-        let mut seen: Option<std::collections::HashSet<String>> = None;
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(Value::Object(members));
-        }
-        loop {
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.syntax("a member name"));
-            }
-            let name_at = self.pos;
-            let name = self.string()?;
+        // Past a few members, duplicates are looked up in a set, so a hostile body of many
+        // small members costs O(n), not O(n^2), to check.
+        let mut seen: Option<HashSet<String>> = None;
+        while let Some(name) = map.next_key::<String>()? {
             let duplicate = match &mut seen {
                 Some(set) => !set.insert(name.clone()),
                 None => {
-                    let dup = members.iter().any(|(k, _)| *k == name);
-                    if members.len() >= 16 {
-                        let mut set: std::collections::HashSet<String> =
+                    let duplicate = members.iter().any(|(k, _)| *k == name);
+                    if members.len() >= LINEAR_SCAN_MEMBERS {
+                        let mut set: HashSet<String> =
                             members.iter().map(|(k, _)| k.clone()).collect();
                         set.insert(name.clone());
                         seen = Some(set);
                     }
-                    dup
+                    duplicate
                 }
             };
             if duplicate {
-                self.pos = name_at;
-                return Err(self
-                    .error(
-                        JsonErrorKind::DuplicateMember,
-                        format!("duplicate member name {name:?}"),
-                    )
-                    .under(&name));
+                self.reading.path.push(name.clone());
+                self.reading.refusal = Some(Refusal::Duplicate(name));
+                return Err(de::Error::custom("duplicate member"));
             }
-            self.skip_ws();
-            if self.peek() != Some(b':') {
-                return Err(self.syntax("':'"));
-            }
-            self.pos += 1;
-            self.skip_ws();
-            let value = self.value(depth).map_err(|e| e.under(&name))?;
+            let value = map.next_value_seed(ValueSeed {
+                reading: &mut *self.reading,
+                depth,
+                at: At::Member(&name),
+            })?;
             members.push((name, value));
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Value::Object(members));
-                }
-                _ => return Err(self.syntax("',' or '}'")),
+        }
+        Ok(Value::Object(members))
+    }
+}
+
+/// Objects up to this many members are checked for duplicates by a linear scan.
+const LINEAR_SCAN_MEMBERS: usize = 16;
+
+/// serde_json's errors, told apart by their wording (serde_json exposes no code; the unit test
+/// `serde_json_wording_is_pinned` fails if the wording changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Code {
+    EofWhileParsingList,
+    EofWhileParsingObject,
+    EofWhileParsingString,
+    EofWhileParsingValue,
+    ExpectedColon,
+    ExpectedListCommaOrEnd,
+    ExpectedObjectCommaOrEnd,
+    ExpectedSomeIdent,
+    ExpectedSomeValue,
+    InvalidEscape,
+    InvalidNumber,
+    NumberOutOfRange,
+    ControlCharacterWhileParsingString,
+    KeyMustBeAString,
+    LoneLeadingSurrogateInHexEscape,
+    UnexpectedEndOfHexEscape,
+    TrailingComma,
+    TrailingCharacters,
+    RecursionLimitExceeded,
+    /// Any other wording (a custom error of ours, or one this module does not know).
+    Other,
+}
+
+const WORDING: &[(&str, Code)] = &[
+    ("EOF while parsing a list", Code::EofWhileParsingList),
+    ("EOF while parsing an object", Code::EofWhileParsingObject),
+    ("EOF while parsing a string", Code::EofWhileParsingString),
+    ("EOF while parsing a value", Code::EofWhileParsingValue),
+    ("expected `:`", Code::ExpectedColon),
+    ("expected `,` or `]`", Code::ExpectedListCommaOrEnd),
+    ("expected `,` or `}`", Code::ExpectedObjectCommaOrEnd),
+    ("expected ident", Code::ExpectedSomeIdent),
+    ("expected value", Code::ExpectedSomeValue),
+    ("invalid escape", Code::InvalidEscape),
+    ("invalid number", Code::InvalidNumber),
+    ("number out of range", Code::NumberOutOfRange),
+    (
+        "control character (\\u0000-\\u001F) found while parsing a string",
+        Code::ControlCharacterWhileParsingString,
+    ),
+    ("key must be a string", Code::KeyMustBeAString),
+    (
+        "lone leading surrogate in hex escape",
+        Code::LoneLeadingSurrogateInHexEscape,
+    ),
+    (
+        "unexpected end of hex escape",
+        Code::UnexpectedEndOfHexEscape,
+    ),
+    ("trailing comma", Code::TrailingComma),
+    ("trailing characters", Code::TrailingCharacters),
+    ("recursion limit exceeded", Code::RecursionLimitExceeded),
+];
+
+/// The wording of `e` without its position, and what it means.
+fn code(e: &serde_json::Error) -> (String, Code) {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let wording = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
+    let code = WORDING
+        .iter()
+        .find(|(w, _)| *w == wording)
+        .map_or(Code::Other, |&(_, c)| c);
+    (wording, code)
+}
+
+/// Whether serde_json's error `e`, raised by the array itself before element `index` was read,
+/// is about that element missing.
+fn missing_element<E: de::Error>(e: &E, index: usize) -> bool {
+    // `E` is serde_json's error here; its wording is all this generic context can see.
+    let text = e.to_string();
+    text.starts_with("trailing comma")
+        || text.starts_with("EOF while parsing a value")
+        || (index == 0 && text.starts_with("EOF while parsing a list"))
+}
+
+/// The byte offset of serde_json's line and column (a column counts bytes from the line's start).
+fn byte_offset(bytes: &[u8], line: usize, column: usize) -> usize {
+    if line == 0 {
+        return bytes.len();
+    }
+    let line_start = if line == 1 {
+        0
+    } else {
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(line - 2)
+            .map_or(bytes.len(), |(i, _)| i + 1)
+    };
+    (line_start + column).min(bytes.len())
+}
+
+fn byte_at(bytes: &[u8], i: usize) -> u8 {
+    bytes.get(i).copied().unwrap_or(0)
+}
+
+/// Going back from `end` over JSON whitespace.
+fn back_over_whitespace(bytes: &[u8], mut end: usize) -> usize {
+    while end > 0 && is_json_whitespace(byte_at(bytes, end - 1)) {
+        end -= 1;
+    }
+    end
+}
+
+/// The opening quote of the string whose closing quote is at `close`.
+fn string_start(bytes: &[u8], close: usize) -> usize {
+    let mut i = close;
+    while i > 0 {
+        i -= 1;
+        if byte_at(bytes, i) == b'"' {
+            let backslashes = bytes
+                .get(..i)
+                .unwrap_or_default()
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if backslashes % 2 == 0 {
+                return i;
             }
         }
     }
+    0
+}
 
-    fn hex4(&mut self) -> Result<u32, JsonError> {
-        let digits = self
-            .text
-            .get(self.pos..self.pos + 4)
-            .ok_or_else(|| self.syntax("four hex digits"))?;
-        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(self.syntax("four hex digits"));
-        }
-        let code = u32::from_str_radix(digits, 16).map_err(|_| self.syntax("four hex digits"))?;
-        self.pos += 4;
-        Ok(code)
+/// Where a refusal raised right after a member name (or an opening bracket) started, given where
+/// serde_json stood when it noticed: at most whitespace and one closing bracket (or a comma and
+/// whitespace) were read after it.
+fn token_before(bytes: &[u8], position: usize) -> usize {
+    let mut i = back_over_whitespace(bytes, position);
+    if i > 0 && matches!(byte_at(bytes, i - 1), b'}' | b']' | b',') {
+        i = back_over_whitespace(bytes, i - 1);
     }
+    i.saturating_sub(1)
+}
 
-    fn string(&mut self) -> Result<String, JsonError> {
-        self.pos += 1; // opening quote
-        let mut out = String::new();
-        loop {
-            let start = self.pos;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
+/// Whether a backslash at `i` starts an escape (it is not itself escaped).
+fn escape_starts_at(bytes: &[u8], i: usize) -> bool {
+    byte_at(bytes, i) == b'\\'
+        && bytes
+            .get(..i)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count()
+            % 2
+            == 0
+}
+
+/// The four hex digits at `i`, if there are four.
+fn hex4(bytes: &[u8], i: usize) -> Option<u32> {
+    let digits = std::str::from_utf8(bytes.get(i..i + 4)?).ok()?;
+    if digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        u32::from_str_radix(digits, 16).ok()
+    } else {
+        None
+    }
+}
+
+fn is_number_byte(b: u8) -> bool {
+    matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
+/// The first byte of the number that ends at or around `position`.
+fn number_start(bytes: &[u8], position: usize) -> usize {
+    let mut i = position.min(bytes.len());
+    while i > 0 && is_number_byte(byte_at(bytes, i - 1)) {
+        i -= 1;
+    }
+    i
+}
+
+/// The `\u` escape of the lone surrogate serde_json refused, given where it stood: just after a
+/// lone low surrogate (`\uDC00`), after a high one and a non-low escape (`\uD800\u0041`), or one
+/// or two bytes after a high one (`\uD800"`, `\uD800\n`).
+fn lone_surrogate_at(bytes: &[u8], position: usize) -> (usize, u32) {
+    let unit = |at: usize| -> Option<u32> {
+        let escape = bytes.get(at..at + 6)?;
+        let hex = std::str::from_utf8(escape.get(2..)?).ok()?;
+        if escape.starts_with(b"\\u") {
+            u32::from_str_radix(hex, 16).ok()
+        } else {
+            None
+        }
+    };
+    let back = |n: usize| position.checked_sub(n);
+    let high = |u: &u32| (0xD800..=0xDBFF).contains(u);
+    let candidates = [
+        (back(6), (0xDC00..=0xDFFF)),
+        (back(12), (0xD800..=0xDBFF)),
+        (back(7), (0xD800..=0xDBFF)),
+        (back(8), (0xD800..=0xDBFF)),
+    ];
+    for (at, range) in candidates {
+        if let Some(at) = at {
+            if let Some(u) = unit(at).filter(|u| range.contains(u)) {
+                // A high surrogate counts at 12 back only if an escape follows it.
+                if !high(&u) || at + 12 != position || unit(at + 6).is_some() {
+                    return (at, u);
                 }
-                self.pos += 1;
-            }
-            out.push_str(self.text.get(start..self.pos).unwrap_or_default());
-            match self.peek() {
-                None => return Err(self.syntax("'\"' to close the string")),
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    let escape_at = self.pos;
-                    self.pos += 1;
-                    let c = match self.peek() {
-                        Some(b'"') => '"',
-                        Some(b'\\') => '\\',
-                        Some(b'/') => '/',
-                        Some(b'b') => '\u{8}',
-                        Some(b'f') => '\u{c}',
-                        Some(b'n') => '\n',
-                        Some(b'r') => '\r',
-                        Some(b't') => '\t',
-                        Some(b'u') => {
-                            self.pos += 1;
-                            let unit = self.hex4()?;
-                            self.pos -= 1; // compensate the common advance below
-                            self.unicode_escape(unit, escape_at)?
-                        }
-                        _ => return Err(self.syntax("a valid escape")),
-                    };
-                    self.pos += 1;
-                    out.push(c);
-                }
-                Some(_) => return Err(self.syntax("no raw control characters in a string")),
             }
         }
     }
+    (position.saturating_sub(6), 0)
+}
 
-    /// Completes a `\uXXXX` escape whose code unit is `unit`; `self.pos` is on its last digit.
-    fn unicode_escape(&mut self, unit: u32, escape_at: usize) -> Result<char, JsonError> {
-        let lone = |r: &Self| {
-            let mut e = r.error(
-                JsonErrorKind::LoneSurrogate,
-                format!("lone surrogate \\u{unit:04X}"),
-            );
-            e.offset = escape_at;
-            e
+impl Reading {
+    /// The [`JsonError`] for serde_json's error `e` on `bytes`.
+    fn error(&mut self, e: &serde_json::Error, bytes: &[u8]) -> JsonError {
+        let position = byte_offset(bytes, e.line(), e.column());
+        let (kind, offset, message) = match self.refusal.take() {
+            Some(Refusal::Duplicate(name)) => {
+                // serde_json stands after the name (and after whitespace and maybe a `}`).
+                let close = token_before(bytes, position);
+                (
+                    JsonErrorKind::DuplicateMember,
+                    string_start(bytes, close),
+                    format!("duplicate member name {name:?}"),
+                )
+            }
+            Some(Refusal::TooDeep) => (
+                JsonErrorKind::TooDeep,
+                token_before(bytes, position),
+                format!("nesting deeper than {} levels", self.max_depth),
+            ),
+            None => self.serde_error(e, bytes, position),
         };
-        match unit {
-            0xD800..=0xDBFF => {
-                let after = self.pos + 1;
-                if self.bytes.get(after..after + 2) != Some(b"\\u".as_slice()) {
-                    return Err(lone(self));
-                }
-                self.pos = after + 2;
-                let low = self.hex4()?;
-                self.pos -= 1;
-                if !(0xDC00..=0xDFFF).contains(&low) {
-                    return Err(lone(self));
-                }
-                let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                char::from_u32(code).ok_or_else(|| lone(self))
-            }
-            0xDC00..=0xDFFF => Err(lone(self)),
-            _ => char::from_u32(unit).ok_or_else(|| lone(self)),
+        let mut path = String::new();
+        for segment in self.path.iter().rev() {
+            path.push('/');
+            path.push_str(&pointer_token(segment));
+        }
+        JsonError {
+            kind,
+            offset,
+            path,
+            message,
         }
     }
 
-    fn number(&mut self) -> Result<Value, JsonError> {
-        let start = self.pos;
-        if self.peek() == Some(b'-') {
-            self.pos += 1;
+    /// Kind, offset and message of an error serde_json raised itself.
+    fn serde_error(
+        &mut self,
+        e: &serde_json::Error,
+        bytes: &[u8],
+        position: usize,
+    ) -> (JsonErrorKind, usize, String) {
+        let (wording, code) = code(e);
+        let path_is_root = self.path.is_empty();
+        let leading_zero = code == Code::InvalidNumber
+            && byte_at(bytes, position.saturating_sub(1)).is_ascii_digit();
+        if leading_zero && !self.path.is_empty() {
+            // Reported at the enclosing container, as the character after a complete value.
+            self.path.remove(0);
         }
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => self.digits(),
-            _ => return Err(self.syntax("a digit")),
-        }
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.syntax("a digit after '.'"));
-            }
-            self.digits();
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.pos += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.pos += 1;
-            }
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.syntax("a digit in the exponent"));
-            }
-            self.digits();
-        }
-        let literal = self.text.get(start..self.pos).unwrap_or_default();
-        match literal.parse::<f64>() {
-            Ok(n) if n.is_finite() => Ok(Value::Number(n)),
-            _ => {
-                let mut e = self.error(
+        let peeked = position.saturating_sub(1);
+        let text = std::str::from_utf8(bytes).unwrap_or_default();
+        let found = |at: usize| match text.get(at..).and_then(|s| s.chars().next()) {
+            Some(c) => format!("{wording}, found {c:?}"),
+            None => format!("{wording}, found end of input"),
+        };
+        match code {
+            Code::TrailingCharacters => (
+                JsonErrorKind::TrailingData,
+                peeked,
+                "unexpected data after the JSON document".to_string(),
+            ),
+            Code::NumberOutOfRange => {
+                let start = number_start(bytes, position);
+                let end = start
+                    + bytes
+                        .get(start..)
+                        .unwrap_or_default()
+                        .iter()
+                        .take_while(|&&b| is_number_byte(b))
+                        .count();
+                let literal = text.get(start..end).unwrap_or_default();
+                (
                     JsonErrorKind::NumberOutOfRange,
+                    start,
                     format!("number {literal} is not a finite double"),
-                );
-                e.offset = start;
-                Err(e)
+                )
             }
-        }
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.pos += 1;
+            Code::LoneLeadingSurrogateInHexEscape | Code::UnexpectedEndOfHexEscape => {
+                let (at, unit) = lone_surrogate_at(bytes, position);
+                (
+                    JsonErrorKind::LoneSurrogate,
+                    at,
+                    format!("lone surrogate \\u{unit:04X}"),
+                )
+            }
+            Code::RecursionLimitExceeded => (
+                JsonErrorKind::TooDeep,
+                peeked,
+                format!("nesting deeper than {} levels", self.max_depth.min(127)),
+            ),
+            Code::EofWhileParsingValue => {
+                // A truncated `null`, `true` or `false` is refused at its first letter.
+                let letters = bytes
+                    .iter()
+                    .rev()
+                    .take_while(|b| b.is_ascii_alphabetic())
+                    .count();
+                let start = bytes.len() - letters;
+                let word = bytes.get(start..).unwrap_or_default();
+                let truncated = letters > 0
+                    && [&b"null"[..], b"true", b"false"]
+                        .iter()
+                        .any(|w| w.starts_with(word));
+                let at = if truncated { start } else { bytes.len() };
+                (JsonErrorKind::Syntax, at, found(at))
+            }
+            Code::EofWhileParsingString => {
+                // The text ends inside a `\u` escape or right after a high surrogate's: refused
+                // at the escape's first digit, or as the lone surrogate it is.
+                let tail = bytes.len().saturating_sub(11);
+                let escape = (tail..bytes.len())
+                    .filter(|&i| escape_starts_at(bytes, i) && byte_at(bytes, i + 1) == b'u')
+                    .find(|&i| bytes.len() - i < 8);
+                let unit = escape.and_then(|i| hex4(bytes, i + 2));
+                match (escape, unit) {
+                    (Some(i), Some(u)) if (0xD800..=0xDBFF).contains(&u) => (
+                        JsonErrorKind::LoneSurrogate,
+                        i,
+                        format!("lone surrogate \\u{u:04X}"),
+                    ),
+                    (Some(i), None) => (JsonErrorKind::Syntax, i + 2, found(i + 2)),
+                    _ => (JsonErrorKind::Syntax, bytes.len(), found(bytes.len())),
+                }
+            }
+            Code::EofWhileParsingList | Code::EofWhileParsingObject => {
+                (JsonErrorKind::Syntax, bytes.len(), found(bytes.len()))
+            }
+            Code::InvalidNumber if byte_at(bytes, peeked).is_ascii_digit() => {
+                // A digit after a leading `0`: the number `0` is complete and the digit is
+                // what follows it, after the document (trailing data) or in its container.
+                if path_is_root {
+                    (
+                        JsonErrorKind::TrailingData,
+                        peeked,
+                        "unexpected data after the JSON document".to_string(),
+                    )
+                } else {
+                    (JsonErrorKind::Syntax, peeked, found(peeked))
+                }
+            }
+            Code::InvalidEscape | Code::ControlCharacterWhileParsingString => {
+                // Raised after the offending character, or after a `\u` escape's four digits
+                // (then at the first digit).
+                let hex = position >= 6
+                    && escape_starts_at(bytes, position - 6)
+                    && byte_at(bytes, position - 5) == b'u';
+                let at = if code == Code::InvalidEscape && hex {
+                    position - 4
+                } else {
+                    peeked
+                };
+                (JsonErrorKind::Syntax, at, found(at))
+            }
+            Code::ExpectedSomeIdent => {
+                // A misspelt `null`, `true` or `false`: at its first letter.
+                let mut start = peeked;
+                while start > 0 && byte_at(bytes, start - 1).is_ascii_alphabetic() {
+                    start -= 1;
+                }
+                (JsonErrorKind::Syntax, start, found(start))
+            }
+            Code::ExpectedColon
+            | Code::ExpectedListCommaOrEnd
+            | Code::ExpectedObjectCommaOrEnd
+            | Code::ExpectedSomeValue
+            | Code::InvalidNumber
+            | Code::KeyMustBeAString
+            | Code::TrailingComma
+            | Code::Other => (JsonErrorKind::Syntax, peeked, found(peeked)),
         }
     }
 }
@@ -540,35 +840,130 @@ mod tests {
     }
 
     #[test]
+    fn numbers_are_the_double_the_text_denotes() {
+        let v = parse(
+            b"[-0, 0, 9007199254740993, 18446744073709551615, 18446744073709551616, \
+              -9223372036854775808, -9223372036854775809, 1e-400, 2.2250738585072011e-308]",
+            64,
+        )
+        .unwrap();
+        let got: Vec<u64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_f64().unwrap().to_bits())
+            .collect();
+        let want: Vec<u64> = [
+            -0.0,
+            0.0,
+            9007199254740992.0,
+            18446744073709551616.0,
+            18446744073709551616.0,
+            -9223372036854775808.0,
+            -9223372036854775808.0,
+            0.0,
+            2.225073858507201e-308,
+        ]
+        .iter()
+        .map(|n: &f64| n.to_bits())
+        .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn refuses_what_i_json_refuses() {
-        assert_eq!(kind(""), JsonErrorKind::Empty);
-        assert_eq!(kind("  \n"), JsonErrorKind::Empty);
-        assert_eq!(kind("{} x"), JsonErrorKind::TrailingData);
-        assert_eq!(kind(r#"{"a":1,"a":2}"#), JsonErrorKind::DuplicateMember);
-        assert_eq!(
-            kind(r#"{"a":1,"\u0061":2}"#),
-            JsonErrorKind::DuplicateMember
-        );
-        assert_eq!(
-            kind(r#"{"x":{"b":1,"b":1}}"#),
-            JsonErrorKind::DuplicateMember
-        );
-        assert_eq!(kind(r#""\ud800""#), JsonErrorKind::LoneSurrogate);
-        assert_eq!(kind(r#""\udc00\ud800""#), JsonErrorKind::LoneSurrogate);
-        assert_eq!(kind(r#""\ud800\ud800""#), JsonErrorKind::LoneSurrogate);
-        assert_eq!(kind("1e400"), JsonErrorKind::NumberOutOfRange);
-        assert_eq!(kind("-1e400"), JsonErrorKind::NumberOutOfRange);
-        assert_eq!(kind("01"), JsonErrorKind::TrailingData);
-        assert_eq!(kind("1."), JsonErrorKind::Syntax);
-        assert_eq!(kind("NaN"), JsonErrorKind::Syntax);
-        assert_eq!(kind("[1,]"), JsonErrorKind::Syntax);
-        assert_eq!(kind("{\"a\":\"\n\"}"), JsonErrorKind::Syntax);
-        assert_eq!(kind("\u{feff}{}"), JsonErrorKind::Syntax);
-        assert_eq!(kind("/* c */ {}"), JsonErrorKind::Syntax);
         assert_eq!(
             parse(b"\"\xff\"", 64).unwrap_err().kind(),
             JsonErrorKind::InvalidUtf8
         );
+        assert_eq!(parse(b"\"\xff\"", 64).unwrap_err().offset(), 1);
+        // UTF-8 is checked first: an invalid byte after the document is not trailing data.
+        assert_eq!(
+            parse(b"{} \xff", 64).unwrap_err().kind(),
+            JsonErrorKind::InvalidUtf8
+        );
+        assert_eq!(kind("[1e309, 1]"), JsonErrorKind::NumberOutOfRange);
+    }
+
+    /// Kind, path and offset of each kind of refusal, pinned; the hand-written reader this
+    /// module replaced gave the same for every one.
+    #[test]
+    fn errors_keep_kind_path_and_offset() {
+        use JsonErrorKind::*;
+        let cases: &[(&str, usize, JsonErrorKind, &str, usize)] = &[
+            ("", 64, Empty, "", 0),
+            (" \n", 64, Empty, "", 2),
+            ("\"\\xff\"", 64, Syntax, "", 2),
+            ("\u{feff}{}", 64, Syntax, "", 0),
+            ("{} x", 64, TrailingData, "", 3),
+            ("01", 64, TrailingData, "", 1),
+            ("[01]", 64, Syntax, "", 2),
+            ("{\"a\":01}", 64, Syntax, "", 6),
+            ("-01", 64, TrailingData, "", 2),
+            ("{\"a\":1,\"a\":2}", 64, DuplicateMember, "/a", 7),
+            ("{\"a\":1, \"\\u0061\" :2}", 64, DuplicateMember, "/a", 8),
+            ("{\"x\":{\"b\":1,\"b\"}}", 64, DuplicateMember, "/x/b", 12),
+            (
+                "{\"s\":[{\"id\":\"a\",\"id\":\"b\"}]}",
+                64,
+                DuplicateMember,
+                "/s/0/id",
+                16,
+            ),
+            ("\"\\ud800\"", 64, LoneSurrogate, "", 1),
+            ("[\"\\udc00\\ud800\"]", 64, LoneSurrogate, "/0", 2),
+            ("{\"k\":\"\\ud800\\ud800\"}", 64, LoneSurrogate, "/k", 6),
+            ("\"\\ud800\\n\"", 64, LoneSurrogate, "", 1),
+            ("\"\\ud800x\"", 64, LoneSurrogate, "", 1),
+            ("\"\\ud800", 64, LoneSurrogate, "", 1),
+            ("\"\\ud800\\", 64, LoneSurrogate, "", 1),
+            ("1e400", 64, NumberOutOfRange, "", 0),
+            ("[-1e400]", 64, NumberOutOfRange, "/0", 1),
+            ("{\"v\": 123456789e999}", 64, NumberOutOfRange, "/v", 6),
+            ("1.", 64, Syntax, "", 2),
+            ("[1.]", 64, Syntax, "/0", 3),
+            ("NaN", 64, Syntax, "", 0),
+            ("[1,]", 64, Syntax, "/1", 3),
+            ("[1,", 64, Syntax, "/1", 3),
+            ("[", 64, Syntax, "/0", 1),
+            ("[1", 64, Syntax, "", 2),
+            ("[1 2]", 64, Syntax, "", 3),
+            ("{", 64, Syntax, "", 1),
+            ("{\"a\"", 64, Syntax, "", 4),
+            ("{\"a\" 1}", 64, Syntax, "", 5),
+            ("{\"a\":", 64, Syntax, "/a", 5),
+            ("{\"a\":1 \"b\":2}", 64, Syntax, "", 7),
+            ("{1:2}", 64, Syntax, "", 1),
+            ("{\"a\":1,}", 64, Syntax, "", 7),
+            ("nul", 64, Syntax, "", 0),
+            ("[tru]", 64, Syntax, "/0", 1),
+            ("[fals", 64, Syntax, "/0", 1),
+            ("{\"a\":\"\n\"}", 64, Syntax, "/a", 6),
+            ("\"\\x\"", 64, Syntax, "", 2),
+            ("\"\\u12\"", 64, Syntax, "", 3),
+            ("\"\\u12", 64, Syntax, "", 3),
+            ("\"a\\uZZZZ\"", 64, Syntax, "", 4),
+            ("/* c */ {}", 64, Syntax, "", 0),
+            (
+                "{\"s\":[{\"id\":\"a\",\"id\":\"b\"}]}",
+                2,
+                TooDeep,
+                "/s/0",
+                6,
+            ),
+            ("[[[]]]", 2, TooDeep, "/0/0", 2),
+            ("[[[1]]]", 2, TooDeep, "/0/0", 2),
+            ("[[[ ]]]", 2, TooDeep, "/0/0", 2),
+            ("[[{}]]", 2, TooDeep, "/0/0", 2),
+        ];
+        for &(text, depth, kind, path, offset) in cases {
+            let e = parse(text.as_bytes(), depth).unwrap_err();
+            assert_eq!(
+                (e.kind(), e.path(), e.offset()),
+                (kind, path, offset),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
@@ -579,12 +974,79 @@ mod tests {
         assert!(parse(ok.as_bytes(), 64).is_ok());
         let over = format!("{}{}", "[".repeat(65), "]".repeat(65));
         assert_eq!(kind(&over), JsonErrorKind::TooDeep);
+        // serde_json's own limit (127 levels) applies above a larger `max_depth`.
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse(nested(127).as_bytes(), 256).is_ok());
+        let e = parse(nested(128).as_bytes(), 256).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (JsonErrorKind::TooDeep, 127));
+        assert_eq!(e.path(), "/0".repeat(127));
+    }
+
+    /// The wording serde_json gives each error it raises, which is all `code` can tell them
+    /// apart by: this fails if a serde_json release rewords one.
+    #[test]
+    fn serde_json_wording_is_pinned() {
+        let deep = "[".repeat(200);
+        let cases: &[(&str, Code)] = &[
+            ("[", Code::EofWhileParsingList),
+            ("{", Code::EofWhileParsingObject),
+            ("\"abc", Code::EofWhileParsingString),
+            ("[1,", Code::EofWhileParsingValue),
+            ("{\"a\" 1}", Code::ExpectedColon),
+            ("[1 2]", Code::ExpectedListCommaOrEnd),
+            ("{\"a\":1 \"b\":2}", Code::ExpectedObjectCommaOrEnd),
+            ("nulx", Code::ExpectedSomeIdent),
+            ("x", Code::ExpectedSomeValue),
+            ("\"\\x\"", Code::InvalidEscape),
+            ("[1.]", Code::InvalidNumber),
+            ("1e400", Code::NumberOutOfRange),
+            ("\"\u{1}\"", Code::ControlCharacterWhileParsingString),
+            ("{1:2}", Code::KeyMustBeAString),
+            ("\"\\udc00\"", Code::LoneLeadingSurrogateInHexEscape),
+            ("\"\\ud800\"", Code::UnexpectedEndOfHexEscape),
+            ("[1,]", Code::TrailingComma),
+            ("1 2", Code::TrailingCharacters),
+            (&deep, Code::RecursionLimitExceeded),
+        ];
+        assert_eq!(cases.len(), WORDING.len());
+        for &(text, want) in cases {
+            let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+            assert_eq!(code(&e).1, want, "{text:?}: {e}");
+        }
     }
 
     #[test]
     fn errors_name_the_path() {
         let e = parse(br#"{"skills":[{"id":"a","id":"b"}]}"#, 64).unwrap_err();
         assert_eq!(e.path(), "/skills/0/id");
+        let e = parse(br#"{"a/b":{"~":[1,{"x":1e999}]}}"#, 64).unwrap_err();
+        assert_eq!(e.path(), "/a~1b/~0/1/x");
+    }
+
+    #[test]
+    fn duplicates_past_the_linear_scan_use_a_set() {
+        let members: Vec<String> = (0..40).map(|i| format!("\"m{i}\":{i}")).collect();
+        let ok = format!("{{{}}}", members.join(","));
+        assert_eq!(
+            parse(ok.as_bytes(), 64).unwrap().as_object().unwrap().len(),
+            40
+        );
+        let dup = format!("{{{},\"m\\u0033\":0}}", members.join(","));
+        let e = parse(dup.as_bytes(), 64).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path()),
+            (JsonErrorKind::DuplicateMember, "/m3")
+        );
+        assert_eq!(e.offset(), dup.rfind(",\"m").unwrap() + 1);
+    }
+
+    #[test]
+    fn serializes_members_in_document_order() {
+        let v = parse(br#"{"b":1.5,"a":[true,null,"\u00e9"],"c":{}}"#, 64).unwrap();
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"b":1.5,"a":[true,null,"é"],"c":{}}"#
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! RFC 8785 canonical form: for any document the strict reader accepts, the canonical text
-//! reads back as the same tree, and canonicalising it again changes nothing. Differential: an
-//! independent reader (serde_json) accepts every document the strict reader accepts, with the
-//! same values; what serde_json accepts and the strict reader refuses is a duplicate member or
-//! nesting past the limit (I-JSON's additions), nothing else.
+//! reads back as the same tree, and canonicalising it again changes nothing. Differential:
+//! serde_json's own `Value` (the same lexer as the strict reader, its own tree building) accepts
+//! every document the strict reader accepts, with the same values; what serde_json accepts and
+//! the strict reader refuses is a duplicate member or nesting past the limit (I-JSON's
+//! additions), nothing else.
 #![no_main]
 
 use cardgate::json::{self, JsonErrorKind, Value};

@@ -6,10 +6,10 @@
 //! lag plus the time the answer then spent in caches. Anything missing, malformed, negative,
 //! non-finite or contradictory is unverifiable, and unverifiable fails.
 
+use crate::input_error::{present, range, read_typed};
 use crate::json::{self, Value};
 use crate::reason::ReasonCode;
 use crate::time::Timestamp;
-use crate::input_error::{present, range, read_typed};
 use crate::InputError;
 
 /// How far two lag sources may disagree before the observation is contradictory, and how far in

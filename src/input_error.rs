@@ -95,25 +95,27 @@ where
     T: serde::Deserialize<'de>,
     D: serde::Deserializer<'de>,
 {
-    serde_path_to_error::deserialize(d).map(|o: Object<T>| o.0).map_err(|e| {
-        let path = pointer(e.path());
-        let text = e.into_inner().to_string();
-        // serde_json appends the position; the JSON Pointer says where instead.
-        let text = match text.rsplit_once(" at line ") {
-            Some((head, tail))
-                if tail
-                    .split_once(" column ")
-                    .is_some_and(|(l, c)| is_number(l) && is_number(c)) =>
-            {
-                head.to_owned()
+    serde_path_to_error::deserialize(d)
+        .map(|o: Object<T>| o.0)
+        .map_err(|e| {
+            let path = pointer(e.path());
+            let text = e.into_inner().to_string();
+            // serde_json appends the position; the JSON Pointer says where instead.
+            let text = match text.rsplit_once(" at line ") {
+                Some((head, tail))
+                    if tail
+                        .split_once(" column ")
+                        .is_some_and(|(l, c)| is_number(l) && is_number(c)) =>
+                {
+                    head.to_owned()
+                }
+                _ => text,
+            };
+            match text.split_once(RANGE_MARK) {
+                Some((head, rest)) => InputError::range_error(path, format!("{head}{rest}")),
+                None => InputError::type_error(path, text),
             }
-            _ => text,
-        };
-        match text.split_once(RANGE_MARK) {
-            Some((head, rest)) => InputError::range_error(path, format!("{head}{rest}")),
-            None => InputError::type_error(path, text),
-        }
-    })
+        })
 }
 
 fn is_number(s: &str) -> bool {
@@ -149,7 +151,17 @@ where
 
 /// A `T` read from an object only: serde's derived structs also take an array of the members
 /// in order, which no input of ours means.
-pub(crate) struct Object<T>(pub(crate) T);
+#[derive(Debug, Clone)]
+pub struct Object<T>(pub T);
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Object<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
 
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Object<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -159,7 +171,10 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Object<T> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Object<T>, A::Error> {
                 T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Object)
             }
         }

@@ -207,14 +207,50 @@ pub fn json_schema() -> String {
         .into_generator()
         .into_root_schema_for::<PolicyInput>();
     schema.insert("$id".into(), "urn:cardgate:policy:v1".into());
-    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    let mut value = schema.to_value();
+    tidy(&mut value);
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// Doc comments as one-line descriptions, and no `"default": null` (an absent member is not
+/// `null`, which the readers refuse).
+fn tidy(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(members) => {
+            if members.get("default").is_some_and(serde_json::Value::is_null) {
+                members.remove("default");
+            }
+            if let Some(serde_json::Value::String(text)) = members.get_mut("description") {
+                *text = text.replace('\n', " ");
+            }
+            members.values_mut().for_each(tidy);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(tidy),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_checked_in_schema_is_generated_from_the_types() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/schema.json");
+        let generated = json_schema();
+        if std::env::var_os("CARDGATE_BLESS").is_some() {
+            std::fs::write(path, &generated).unwrap();
+        }
+        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            checked_in == generated,
+            "policies/schema.json is not what the Rust types generate; update it with \
+             `CARDGATE_BLESS=1 cargo test --lib the_checked_in_schema_is_generated_from_the_types` \
+             and review the diff"
+        );
+    }
 
     #[test]
     fn agent_rules_replace_defaults_member_by_member() {

@@ -190,7 +190,7 @@ pub struct Observation {
 /// the gate reports as a decision), and `now` is an RFC 3339 timestamp.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(from_wasm_abi))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 pub struct ObservationInput {
     /// Replica lag in milliseconds.
     #[serde(default, deserialize_with = "present")]

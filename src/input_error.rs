@@ -190,3 +190,11 @@ where
 {
     <Object<T> as serde::Deserialize>::deserialize(d).map(|o| Some(o.0))
 }
+
+// The typed readers take serde_wasm_bindgen's Deserializer (the npm package's objects, read
+// without JSON text): checked when the `js` feature builds.
+#[cfg(feature = "js")]
+const _: [fn(wasm_bindgen::JsValue) -> Result<(), InputError>; 2] = [
+    |v| crate::Requirement::deserialize_input(serde_wasm_bindgen::Deserializer::from(v)).map(drop),
+    |v| crate::Observation::deserialize_input(serde_wasm_bindgen::Deserializer::from(v)).map(drop),
+];

@@ -162,6 +162,7 @@ macro_rules! policy_members {
         }
     };
 }
+#[cfg_attr(not(feature = "envoy"), allow(unused_imports))]
 pub(crate) use policy_members;
 
 policy_members! {
@@ -219,7 +220,10 @@ pub fn json_schema() -> String {
 fn tidy(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(members) => {
-            if members.get("default").is_some_and(serde_json::Value::is_null) {
+            if members
+                .get("default")
+                .is_some_and(serde_json::Value::is_null)
+            {
                 members.remove("default");
             }
             if let Some(serde_json::Value::String(text)) = members.get_mut("description") {
@@ -269,6 +273,20 @@ mod tests {
             Policy::from_json(br#"{"defaults":{"require":["a"]},"agents":{"w":{"require":[]}}}"#)
                 .unwrap();
         assert!(cleared.requirement_for(Some("w")).require.is_empty());
+    }
+
+    #[test]
+    fn agent_ids_are_refused_at_the_id() {
+        // Straight from serde_json, without the strict reader in front: the map type itself
+        // refuses a repeated id (compared decoded) and an empty one.
+        for (text, path) in [
+            (r#"{"agents":{"w":{},"\u0077":{}}}"#, "/agents/w"),
+            (r#"{"agents":{"":{}}}"#, "/agents/"),
+        ] {
+            let e = read_typed::<PolicyInput, _>(&mut serde_json::Deserializer::from_str(text))
+                .unwrap_err();
+            assert_eq!(e.path, path, "{text}: {e}");
+        }
     }
 
     #[test]

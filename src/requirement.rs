@@ -138,7 +138,7 @@ requirement_members! {
     /// The JSON form of a [`Requirement`] (every member optional, unknown members refused):
     /// `{"require": ["task.execute.v3"], "min_version": "3.0.0", "max_stale": "10s",
     /// "pin": "sha256:...", "pin_mode": "replace"}`.
-    #[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(from_wasm_abi))]
+    #[cfg_attr(feature = "js", derive(tsify::Tsify))]
     pub struct RequirementInput {}
 }
 
@@ -329,6 +329,94 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn strictness_stays() {
+        use crate::{InputErrorKind, Observation, Policy};
+        // Each is refused before any member is read (a Type error for the whole input).
+        for text in [
+            r#"{"max_stale":"1s","max_stale":"2s"}"#,
+            r#"{"max_stale":"1s","max\u005fstale":"2s"}"#,
+            r#"{"require":["a"]} x"#,
+            r#"{}{}"#,
+            "\u{feff}{}",
+            r#"{"require":["\ud800"]}"#,
+            r#"{"require":[NaN]}"#,
+        ] {
+            let e = Requirement::from_json(text).unwrap_err();
+            assert_eq!(
+                (e.kind, e.path.as_str()),
+                (InputErrorKind::Type, ""),
+                "{text}"
+            );
+        }
+        for text in [
+            r#"{"lag_ms":{"a":1,"a":2}}"#,
+            r#"{"lag_ms":1e400}"#,
+            r#"{"lag_ms":Infinity}"#,
+            r#"{"lag_ms":"\udc00"}"#,
+            r#"{"lag_ms":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+        ] {
+            let e = Observation::from_json(text).unwrap_err();
+            assert_eq!(
+                (e.kind, e.path.as_str()),
+                (InputErrorKind::Type, ""),
+                "{text}"
+            );
+        }
+        let e = Policy::from_json(b"{\"$comment\":\"\xff\"}").unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::Type);
+        // null is not "absent".
+        let e = Requirement::from_json(r#"{"pin":null}"#).unwrap_err();
+        assert_eq!((e.kind, e.path.as_str()), (InputErrorKind::Type, "/pin"));
+        // Kinds: a wrong type is Type, an unacceptable value Range.
+        let e = Requirement::from_json(r#"{"max_stale":"10"}"#).unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::Range);
+        assert!(e.message.contains("missing unit"), "{e}");
+        let e = Requirement::from_json(r#"{"max_stale":10}"#).unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::Type);
+        assert_eq!(
+            Requirement::from_json(r#"{"pin_mode":"both"}"#)
+                .unwrap_err()
+                .kind,
+            InputErrorKind::Range
+        );
+    }
+
+    #[test]
+    fn any_serde_deserializer_reads_the_same_requirement() {
+        let value = serde_json::json!({"require": ["a", "b", "a"], "max_stale": "2m", "min_version": "1.2"});
+        let r = Requirement::deserialize_input(value).unwrap();
+        assert_eq!(
+            r,
+            req(r#"{"require":["a","b"],"max_stale":"2m","min_version":"1.2"}"#)
+        );
+        let e =
+            Requirement::deserialize_input(serde_json::json!({"require": ["a", 3]})).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (crate::InputErrorKind::Type, "/require/1")
+        );
+        let e = Requirement::deserialize_input(serde_json::json!(["10s"])).unwrap_err();
+        assert_eq!(e.path, "");
+        // Without the strict reader in front, serde's own duplicate check still refuses.
+        let mut de =
+            serde_json::Deserializer::from_str(r#"{"pin_mode":"replace","pin_mode":"replace"}"#);
+        let e = Requirement::deserialize_input(&mut de).unwrap_err();
+        assert!(e.message.contains("duplicate"), "{e}");
+        let o = crate::Observation::deserialize_input(
+            serde_json::json!({"lag_ms": 40000, "lag_s": [1], "now": "2026-01-01T00:00:00Z"}),
+        )
+        .unwrap();
+        assert_eq!(o.lag_ms, Some(crate::WatermarkValue::Number(40000.0)));
+        assert!(matches!(o.lag_s, Some(crate::WatermarkValue::Invalid(_))));
+        let e = crate::Observation::deserialize_input(serde_json::json!({"now": "yesterday"}))
+            .unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (crate::InputErrorKind::Range, "/now")
+        );
     }
 
     #[test]

@@ -208,9 +208,11 @@ pub fn json_schema() -> String {
         .into_generator()
         .into_root_schema_for::<PolicyInput>();
     schema.insert("$id".into(), "urn:cardgate:policy:v1".into());
-    let mut value = schema.to_value();
-    tidy(&mut value);
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    if let Some(members) = schema.as_object_mut() {
+        members.values_mut().for_each(tidy);
+    }
+    // The Schema's own serialization puts the keywords in the order people read them.
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
 }

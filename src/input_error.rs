@@ -150,7 +150,7 @@ where
 }
 
 /// A `T` read from an object only: serde's derived structs also take an array of the members
-/// in order, which no input of ours means.
+/// in order, which no input of ours means. Every typed input is read through it.
 #[derive(Debug, Clone)]
 pub struct Object<T>(pub T);
 
@@ -178,7 +178,11 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Object<T> {
                 T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Object)
             }
         }
-        d.deserialize_map(Members(std::marker::PhantomData))
+        // `deserialize_any`, not `deserialize_map` nor `deserialize_struct`: serde_wasm_bindgen
+        // reads any iterable (an Array too) as a map, and a struct by its known fields only
+        // (so unknown members would go unseen); this way an object's every member is read and
+        // an array is refused, from JSON text and from JavaScript alike.
+        d.deserialize_any(Members(std::marker::PhantomData))
     }
 }
 

@@ -1,5 +1,10 @@
 """policies/schema.json (checked with PyPI jsonschema) and `cardgate policy check` must agree.
 
+The schema is generated from the Rust types that read policies (``src/policy.rs``, schemars); a
+cargo test fails when the checked-in copy differs (``CARDGATE_BLESS=1 cargo test --lib
+the_checked_in_schema_is_generated_from_the_types`` rewrites it). This test checks that what the
+types generate still judges policies as the Rust reader does.
+
 Run from the repository root: ``.tools/py/bin/python -m pytest -q tests/policy_schema_test.py``.
 The cardgate binary comes from ``CARDGATE_BIN`` (default ``target/release/cardgate``).
 

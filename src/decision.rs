@@ -318,7 +318,7 @@ pub enum DecisionJson<'a> {
 
 /// A valid decision's members.
 #[derive(Debug, serde::Serialize)]
-#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct ValidJson<'a> {
     /// 200.
     pub status: u16,
@@ -348,7 +348,7 @@ pub struct ValidJson<'a> {
 
 /// A rejection's members.
 #[derive(Debug, serde::Serialize)]
-#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct RejectedJson<'a> {
     /// `urn:cardgate:problem:<error_class>`.
     #[serde(rename = "type")]
@@ -398,11 +398,12 @@ pub struct RejectedJson<'a> {
 
 /// One failed check on the wire.
 #[derive(Debug, serde::Serialize)]
-#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct ReasonJson<'a> {
     /// The stable code.
     pub code: ReasonCode,
     /// The condition it fails.
+    #[cfg_attr(feature = "js", tsify(type = "ConditionName"))]
     pub condition: Condition,
     /// A sentence with the figures.
     pub message: &'a str,

@@ -2,7 +2,8 @@
 
 /// Which part of the invariant a reason belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+// TypeScript `ConditionName` (the package's `Condition` is a condition's outcome).
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(type_suffix = "Name"))]
 pub enum Condition {
     /// (b) freshness: watermark within tolerance, or the pinned hash. Checked first.
     #[serde(rename = "b")]

@@ -17,7 +17,8 @@ pub enum Flag {
 }
 
 /// One thing the caller will invoke.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub enum Capability {
     /// A bare name: a skill `id`.
     Skill(String),
@@ -108,6 +109,34 @@ impl Capability {
             Capability::Binding(b) => card.bindings.contains(b),
             Capability::Protocol(v) => card.protocols.contains(v),
         }
+    }
+}
+
+impl TryFrom<String> for Capability {
+    type Error = crate::input_error::RangeMessage;
+    fn try_from(name: String) -> Result<Self, Self::Error> {
+        Ok(Capability::parse(&name)?)
+    }
+}
+
+impl schemars::JsonSchema for Capability {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "capability".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A capability the caller will invoke. A bare name is a skill id; extension:<uri>, capability:streaming|pushNotifications|extendedAgentCard, binding:<protocolBinding>, protocol:<Major.Minor>.",
+            "minLength": 1,
+            "not": {
+                "anyOf": [
+                    { "pattern": "^capability:(?!(?:streaming|pushNotifications|extendedAgentCard)(?![\\s\\S]))" },
+                    { "pattern": "^extension:(?![\\s\\S])" },
+                    { "pattern": "^binding:(?![\\s\\S])" },
+                    { "pattern": "^protocol:(?![0-9]+\\.[0-9]+(?![\\s\\S]))" }
+                ]
+            }
+        })
     }
 }
 

@@ -10,8 +10,29 @@ use sha2::{Digest, Sha256};
 use std::fmt;
 
 /// A card hash, always `sha256:` followed by 64 lowercase hex digits.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub struct CardHash(String);
+
+impl TryFrom<String> for CardHash {
+    type Error = crate::input_error::RangeMessage;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        Ok(CardHash::parse(&text)?)
+    }
+}
+
+impl schemars::JsonSchema for CardHash {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "card_hash".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A card hash (`cardgate hash CARD.json`): sha256: and 64 lowercase hex digits.",
+            "pattern": "^sha256:[0-9a-f]{64}(?![\\s\\S])"
+        })
+    }
+}
 
 impl CardHash {
     /// Hashes a parsed card document.

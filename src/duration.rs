@@ -1,5 +1,6 @@
 //! Staleness tolerances as operators write them: `250ms`, `10s`, `2m`, `1h`.
 
+use crate::input_error::RangeMessage;
 use crate::InputError;
 
 /// The largest tolerance accepted: 10 years, in milliseconds (Consul's "any staleness").
@@ -41,6 +42,31 @@ pub fn parse_duration(text: &str) -> Result<u64, InputError> {
     match value.checked_mul(scale) {
         Some(ms) if ms <= MAX_DURATION_MS => Ok(ms),
         _ => Err(bad("longer than 10 years")),
+    }
+}
+
+/// A duration as read from a JSON string such as `"10s"`, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub struct Millis(pub u64);
+
+impl TryFrom<String> for Millis {
+    type Error = RangeMessage;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        Ok(Millis(parse_duration(&text)?))
+    }
+}
+
+impl schemars::JsonSchema for Millis {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "duration".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A whole number and a unit: 250ms, 10s, 2m, 1h (at most 10 years).",
+            "pattern": "^[0-9]+(?:ms|s|m|h)(?![\\s\\S])"
+        })
     }
 }
 

@@ -6,6 +6,7 @@
 //! lag plus the time the answer then spent in caches. Anything missing, malformed, negative,
 //! non-finite or contradictory is unverifiable, and unverifiable fails.
 
+use crate::input_error::{present, range, read_typed};
 use crate::json::{self, Value};
 use crate::reason::ReasonCode;
 use crate::time::Timestamp;
@@ -28,14 +29,6 @@ pub enum WatermarkValue {
 }
 
 impl WatermarkValue {
-    fn from_json(v: &Value) -> WatermarkValue {
-        match v {
-            Value::String(s) => WatermarkValue::Text(s.clone()),
-            Value::Number(n) => WatermarkValue::Number(*n),
-            other => WatermarkValue::Invalid(format!("a JSON {}", other.type_name())),
-        }
-    }
-
     fn describe(&self) -> String {
         match self {
             WatermarkValue::Text(s) => format!("{s:?}"),
@@ -65,6 +58,64 @@ impl WatermarkValue {
             }
             WatermarkValue::Invalid(_) => None,
         }
+    }
+}
+
+/// Any JSON value: a string or number is a figure to check, anything else an invalid one.
+impl<'de> serde::Deserialize<'de> for WatermarkValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Any;
+        impl<'de> serde::de::Visitor<'de> for Any {
+            type Value = WatermarkValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a watermark (a string or a number)")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Text(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Text(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Number(v))
+            }
+            // Correctly rounded, as a JSON number's text would be.
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_u64<E>(self, v: u64) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Number(v as f64))
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_i64<E>(self, v: i64) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Number(v as f64))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Invalid("a JSON boolean".into()))
+            }
+            fn visit_unit<E>(self) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Invalid("a JSON null".into()))
+            }
+            fn visit_none<E>(self) -> Result<WatermarkValue, E> {
+                Ok(WatermarkValue::Invalid("a JSON null".into()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<WatermarkValue, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(WatermarkValue::Invalid("a JSON array".into()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WatermarkValue, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(WatermarkValue::Invalid("a JSON object".into()))
+            }
+        }
+        d.deserialize_any(Any)
     }
 }
 
@@ -134,15 +185,70 @@ pub struct Observation {
     pub now: Option<Timestamp>,
 }
 
-const OBSERVATION_MEMBERS: &[&str] = &[
-    "lag_ms",
-    "lag_s",
-    "synced_at",
-    "consul_last_contact_ms",
-    "consul_known_leader",
-    "age_s",
-    "now",
-];
+/// The JSON form of an [`Observation`] (every member optional, unknown members refused): each
+/// watermark is header text or a JSON number (any other JSON value is an invalid watermark, which
+/// the gate reports as a decision), and `now` is an RFC 3339 timestamp.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct ObservationInput {
+    /// Replica lag in milliseconds.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "js", tsify(optional, type = "string | number"))]
+    pub lag_ms: Option<WatermarkValue>,
+    /// Replica lag in seconds.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "js", tsify(optional, type = "string | number"))]
+    pub lag_s: Option<WatermarkValue>,
+    /// Last successful sync, RFC 3339.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "js", tsify(optional, type = "string"))]
+    pub synced_at: Option<WatermarkValue>,
+    /// `X-Consul-LastContact`: ms since the answering server heard from the leader.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "js", tsify(optional, type = "string | number"))]
+    pub consul_last_contact_ms: Option<WatermarkValue>,
+    /// `X-Consul-KnownLeader`: `"true"` or `"false"`.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "js", tsify(optional, type = "string"))]
+    pub consul_known_leader: Option<WatermarkValue>,
+    /// HTTP `Age`: whole seconds spent in caches.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "js", tsify(optional, type = "string | number"))]
+    pub age_s: Option<WatermarkValue>,
+    /// The host's clock, RFC 3339 (the host's own clock when absent).
+    #[serde(default, deserialize_with = "rfc3339")]
+    #[cfg_attr(feature = "js", tsify(optional, type = "string"))]
+    pub now: Option<Timestamp>,
+}
+
+fn rfc3339<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+    struct Text;
+    impl serde::de::Visitor<'_> for Text {
+        type Value = Timestamp;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an RFC 3339 string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Timestamp, E> {
+            Timestamp::parse_rfc3339(v).map_err(|e| range(e.message))
+        }
+    }
+    d.deserialize_str(Text).map(Some)
+}
+
+impl From<ObservationInput> for Observation {
+    fn from(o: ObservationInput) -> Observation {
+        Observation {
+            lag_ms: o.lag_ms,
+            lag_s: o.lag_s,
+            synced_at: o.synced_at,
+            consul_last_contact_ms: o.consul_last_contact_ms,
+            consul_known_leader: o.consul_known_leader,
+            age_s: o.age_s,
+            now: o.now,
+        }
+    }
+}
 
 /// A staleness figure the gate could establish.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,54 +269,26 @@ pub struct Unverifiable {
 }
 
 impl Observation {
-    /// Parses the JSON form (see `DESIGN.md`).
+    /// Parses the JSON form ([`ObservationInput`], see `DESIGN.md`).
     pub fn from_json(text: &str) -> Result<Observation, InputError> {
-        let value = json::parse(text.as_bytes(), 32).map_err(|e| {
+        // The strict reader first (duplicate names, lone surrogates, depth...), then the typed one.
+        json::parse(text.as_bytes(), 32).map_err(|e| {
             InputError::type_error("", format!("observation is not valid JSON: {e}"))
         })?;
-        Observation::from_value(&value, "")
+        Observation::deserialize_input(&mut serde_json::Deserializer::from_str(text))
+    }
+
+    /// Reads the JSON form from any serde Deserializer (for example serde_wasm_bindgen's, for a
+    /// JavaScript object); errors name the JSON Pointer of the offending member.
+    pub fn deserialize_input<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Observation, InputError> {
+        read_typed::<ObservationInput, D>(d).map(Observation::from)
     }
 
     /// Reads the JSON form from a parsed value; errors are reported under `prefix`.
     pub fn from_value(value: &Value, prefix: &str) -> Result<Observation, InputError> {
-        let members = value.as_object().ok_or_else(|| {
-            InputError::type_error(
-                prefix,
-                format!("must be an object, found {}", value.type_name()),
-            )
-        })?;
-        let mut obs = Observation::default();
-        for (key, v) in members {
-            let at = format!("{prefix}/{}", json::pointer_token(key));
-            let w = Some(WatermarkValue::from_json(v));
-            match key.as_str() {
-                "lag_ms" => obs.lag_ms = w,
-                "lag_s" => obs.lag_s = w,
-                "synced_at" => obs.synced_at = w,
-                "consul_last_contact_ms" => obs.consul_last_contact_ms = w,
-                "consul_known_leader" => obs.consul_known_leader = w,
-                "age_s" => obs.age_s = w,
-                "now" => {
-                    let text = v.as_str().ok_or_else(|| {
-                        InputError::type_error(
-                            at.clone(),
-                            format!("must be an RFC 3339 string, found {}", v.type_name()),
-                        )
-                    })?;
-                    obs.now = Some(Timestamp::parse_rfc3339(text).map_err(|e| e.within(&at))?);
-                }
-                other => {
-                    return Err(InputError::type_error(
-                        at,
-                        format!(
-                            "unknown member {other:?} (known: {})",
-                            OBSERVATION_MEMBERS.join(", ")
-                        ),
-                    ))
-                }
-            }
-        }
-        Ok(obs)
+        Observation::from_json(&crate::jcs::canonicalize(value)).map_err(|e| e.within(prefix))
     }
 
     /// Composes the staleness figure, or says why it cannot be established. Every figure is

@@ -9,9 +9,12 @@
 //! An agent's rule replaces the defaults member by member: a member the rule sets wins, a member
 //! it leaves out comes from `defaults`. `$comment` members are allowed wherever a rule is.
 
-use crate::json::{self, pointer_token, Value};
-use crate::requirement::Requirement;
+use crate::input_error::{range, read_typed, Object};
+use crate::json;
+use crate::requirement::{requirement_members, Requirement};
 use crate::InputError;
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use std::fmt;
 
 /// A validated policy.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,6 +25,155 @@ pub struct Policy {
     pub agents: Vec<(String, Requirement)>,
 }
 
+requirement_members! {
+    /// A rule of a policy: a requirement's members, and `$comment`.
+    #[cfg_attr(feature = "js", derive(tsify::Tsify))]
+    pub struct Rule {
+        /// Free text for people.
+        #[serde(rename = "$comment", default, deserialize_with = "crate::input_error::present")]
+        #[schemars(with = "String")]
+        #[cfg_attr(feature = "js", tsify(optional))]
+        pub comment: Option<String>,
+    }
+}
+
+/// The `agents` member: rules by agent id, in document order. An empty id or an id given twice
+/// is an error at that id.
+#[derive(Debug, Clone, Default)]
+pub struct AgentRules(pub Vec<(String, Rule)>);
+
+impl<'de> serde::Deserialize<'de> for AgentRules {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Rules;
+        impl<'de> Visitor<'de> for Rules {
+            type Value = AgentRules;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object mapping agent ids to rules")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AgentRules, A::Error> {
+                let mut rules: Vec<(String, Rule)> = Vec::new();
+                while let Some(id) = map.next_key_seed(NewId(&rules))? {
+                    let rule: Object<Rule> = map.next_value()?;
+                    rules.push((id, rule.0));
+                }
+                Ok(AgentRules(rules))
+            }
+        }
+        d.deserialize_map(Rules)
+    }
+}
+
+/// Reads an agent id, refusing an empty one and one already given (compared decoded, so two
+/// spellings that differ only by escapes are the same id).
+struct NewId<'a>(&'a [(String, Rule)]);
+
+impl<'de> DeserializeSeed<'de> for NewId<'_> {
+    type Value = String;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for NewId<'_> {
+    type Value = String;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an agent id")
+    }
+    fn visit_str<E: serde::de::Error>(self, id: &str) -> Result<String, E> {
+        if id.is_empty() {
+            return Err(range("agent id is empty"));
+        }
+        if self.0.iter().any(|(k, _)| k == id) {
+            return Err(E::custom(format_args!("duplicate agent id {id:?}")));
+        }
+        Ok(id.to_owned())
+    }
+}
+
+impl schemars::JsonSchema for AgentRules {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "agents".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "propertyNames": { "minLength": 1 },
+            "additionalProperties": generator.subschema_for::<Rule>()
+        })
+    }
+}
+
+/// Declares a struct with a policy's JSON members (`$schema`, `$comment`, `defaults`, `agents`)
+/// and the members given after them: the policy itself, and a configuration that embeds one.
+macro_rules! policy_members {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($extra:tt)* }) => {
+        #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        $(#[$meta])*
+        $vis struct $name {
+            /// The schema this document follows (for editors).
+            #[serde(rename = "$schema", default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "String")]
+            pub schema: Option<String>,
+            /// Free text for people.
+            #[serde(rename = "$comment", default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "String")]
+            pub comment: Option<String>,
+            /// Applies to every agent without its own rule, and fills the members an agent
+            /// rule leaves out.
+            #[serde(default, deserialize_with = "crate::input_error::present_object")]
+            #[schemars(with = "crate::policy::Rule")]
+            pub defaults: Option<crate::policy::Rule>,
+            /// Rules by agent id (the {id} of a registry route, or --agent on the CLI).
+            #[serde(default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "crate::policy::AgentRules")]
+            pub agents: Option<crate::policy::AgentRules>,
+            $($extra)*
+        }
+
+        impl $name {
+            /// The policy these members state: each agent's rule merged over the defaults.
+            pub fn policy(&self) -> crate::policy::Policy {
+                let defaults = self
+                    .defaults
+                    .as_ref()
+                    .map(|r| r.requirement())
+                    .unwrap_or_default();
+                let agents = self
+                    .agents
+                    .iter()
+                    .flat_map(|a| a.0.iter())
+                    .map(|(id, rule)| {
+                        let own = rule.requirement();
+                        let mut merged = defaults.overlay(&own);
+                        if rule.require.is_some() {
+                            // A rule that lists its capabilities replaces the defaults' list,
+                            // even with [].
+                            merged.require = own.require;
+                        }
+                        (id.clone(), merged)
+                    })
+                    .collect();
+                crate::policy::Policy { defaults, agents }
+            }
+        }
+    };
+}
+#[cfg_attr(not(feature = "envoy"), allow(unused_imports))]
+pub(crate) use policy_members;
+
+policy_members! {
+    /// The JSON form of a [`Policy`] (`policies/schema.json` is generated from it).
+    #[schemars(
+        title = "cardgate policy",
+        description = "What callers require of the A2A Agent Cards they delegate to: defaults plus per-agent rules. An agent's rule replaces the defaults member by member. Validate with `cardgate policy check FILE`, which also refuses duplicate member names (a JSON Schema cannot see those)."
+    )]
+    pub struct PolicyInput {}
+}
+
 impl Policy {
     /// Parses and validates a policy document; errors name the exact field path.
     ///
@@ -30,87 +182,11 @@ impl Policy {
     /// assert_eq!(e.path, "/agents/w7/max_stale");
     /// ```
     pub fn from_json(bytes: &[u8]) -> Result<Policy, InputError> {
-        let value = json::parse(bytes, 32).map_err(|e| {
+        json::parse(bytes, 32).map_err(|e| {
             InputError::type_error(e.path(), format!("policy is not valid I-JSON: {e}"))
         })?;
-        Policy::from_value(&value, "")
-    }
-
-    /// Validates a parsed policy; errors are reported under `base_path`.
-    pub fn from_value(value: &Value, base_path: &str) -> Result<Policy, InputError> {
-        Policy::from_members(value, base_path, &[])
-    }
-
-    /// Like [`Policy::from_value`], also accepting the `extra` top-level members (an embedding
-    /// configuration's own settings, read by its caller).
-    pub fn from_members(
-        value: &Value,
-        base_path: &str,
-        extra: &[&str],
-    ) -> Result<Policy, InputError> {
-        let members = value.as_object().ok_or_else(|| {
-            InputError::type_error(
-                base_path,
-                format!("policy must be an object, found {}", value.type_name()),
-            )
-        })?;
-        let mut defaults = Requirement::default();
-        let mut rules: Vec<(String, Value)> = Vec::new();
-        for (key, v) in members {
-            let at = format!("{base_path}/{}", pointer_token(key));
-            match key.as_str() {
-                "$schema" | "$comment" => {
-                    if v.as_str().is_none() {
-                        return Err(InputError::type_error(
-                            at,
-                            format!("must be a string, found {}", v.type_name()),
-                        ));
-                    }
-                }
-                "defaults" => defaults = rule(v, &at)?,
-                "agents" => {
-                    let agents = v.as_object().ok_or_else(|| {
-                        InputError::type_error(
-                            at.clone(),
-                            format!(
-                                "must be an object mapping agent ids to rules, found {}",
-                                v.type_name()
-                            ),
-                        )
-                    })?;
-                    for (id, r) in agents {
-                        if id.is_empty() {
-                            return Err(InputError::range_error(
-                                format!("{at}/"),
-                                "agent id is empty",
-                            ));
-                        }
-                        rules.push((id.clone(), r.clone()));
-                    }
-                }
-                other if extra.contains(&other) => {}
-                other => {
-                    return Err(InputError::type_error(
-                        at,
-                        format!(
-                            "unknown member {other:?} (known: defaults, agents, $schema, $comment)"
-                        ),
-                    ))
-                }
-            }
-        }
-        let mut agents = Vec::with_capacity(rules.len());
-        for (id, r) in rules {
-            let at = format!("{base_path}/agents/{}", pointer_token(&id));
-            let own = rule(&r, &at)?;
-            let mut merged = defaults.overlay(&own);
-            if r.get("require").is_some() {
-                // A rule that lists its capabilities replaces the defaults' list, even with [].
-                merged.require = own.require;
-            }
-            agents.push((id, merged));
-        }
-        Ok(Policy { defaults, agents })
+        let input: PolicyInput = read_typed(&mut serde_json::Deserializer::from_slice(bytes))?;
+        Ok(input.policy())
     }
 
     /// The requirement for `agent` (its rule merged over the defaults), or the defaults.
@@ -126,20 +202,61 @@ impl Policy {
     }
 }
 
-fn rule(v: &Value, at: &str) -> Result<Requirement, InputError> {
-    if let Some(Value::String(_)) | None = v.get("$comment") {
-        Requirement::from_members(v, at, &["$comment"])
-    } else {
-        Err(InputError::type_error(
-            format!("{at}/$comment"),
-            "must be a string",
-        ))
+/// The policy JSON Schema (`policies/schema.json`), generated from [`PolicyInput`].
+pub fn json_schema() -> String {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<PolicyInput>();
+    schema.insert("$id".into(), "urn:cardgate:policy:v1".into());
+    if let Some(members) = schema.as_object_mut() {
+        members.values_mut().for_each(tidy);
+    }
+    // The Schema's own serialization puts the keywords in the order people read them.
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Doc comments as one-line descriptions, and no `"default": null` (an absent member is not
+/// `null`, which the readers refuse).
+fn tidy(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(members) => {
+            if members
+                .get("default")
+                .is_some_and(serde_json::Value::is_null)
+            {
+                members.remove("default");
+            }
+            if let Some(serde_json::Value::String(text)) = members.get_mut("description") {
+                *text = text.replace('\n', " ");
+            }
+            members.values_mut().for_each(tidy);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(tidy),
+        _ => {}
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_checked_in_schema_is_generated_from_the_types() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/schema.json");
+        let generated = json_schema();
+        if std::env::var_os("CARDGATE_BLESS").is_some() {
+            std::fs::write(path, &generated).unwrap();
+        }
+        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            checked_in == generated,
+            "policies/schema.json is not what the Rust types generate; update it with \
+             `CARDGATE_BLESS=1 cargo test --lib the_checked_in_schema_is_generated_from_the_types` \
+             and review the diff"
+        );
+    }
 
     #[test]
     fn agent_rules_replace_defaults_member_by_member() {
@@ -158,6 +275,20 @@ mod tests {
             Policy::from_json(br#"{"defaults":{"require":["a"]},"agents":{"w":{"require":[]}}}"#)
                 .unwrap();
         assert!(cleared.requirement_for(Some("w")).require.is_empty());
+    }
+
+    #[test]
+    fn agent_ids_are_refused_at_the_id() {
+        // Straight from serde_json, without the strict reader in front: the map type itself
+        // refuses a repeated id (compared decoded) and an empty one.
+        for (text, path) in [
+            (r#"{"agents":{"w":{},"\u0077":{}}}"#, "/agents/w"),
+            (r#"{"agents":{"":{}}}"#, "/agents/"),
+        ] {
+            let e = read_typed::<PolicyInput, _>(&mut serde_json::Deserializer::from_str(text))
+                .unwrap_err();
+            assert_eq!(e.path, path, "{text}: {e}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use crate::capability::Capability;
 use crate::card_hash::CardHash;
-use crate::duration::parse_duration;
+use crate::input_error::{read_typed, RangeMessage};
 use crate::json::{self, Value};
 use crate::version::Version;
 use crate::InputError;
@@ -29,7 +29,8 @@ pub struct Requirement {
 }
 
 /// How a pinned hash combines with the watermark check (condition (b)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub enum PinMode {
     /// A matching hash passes (b) whatever the watermark says (the default).
     Replace,
@@ -45,25 +46,104 @@ impl PinMode {
             PinMode::WithWatermark => "with_watermark",
         }
     }
+}
 
-    fn parse(text: &str) -> Result<PinMode, InputError> {
-        match text {
+impl TryFrom<String> for PinMode {
+    type Error = RangeMessage;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        match text.as_str() {
             "replace" => Ok(PinMode::Replace),
             "with_watermark" => Ok(PinMode::WithWatermark),
-            other => Err(InputError::range_error(
-                "",
-                format!("must be \"replace\" or \"with_watermark\", found {other:?}"),
-            )),
+            other => Err(RangeMessage(format!(
+                "must be \"replace\" or \"with_watermark\", found {other:?}"
+            ))),
         }
     }
 }
 
-/// Members a requirement (or a policy rule) may have.
-pub(crate) const REQUIREMENT_MEMBERS: &[&str] =
-    &["require", "min_version", "max_stale", "pin", "pin_mode"];
+impl schemars::JsonSchema for PinMode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "pin_mode".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "enum": ["replace", "with_watermark"] })
+    }
+}
+
+/// Declares a struct with the requirement's JSON members (and any members given before them),
+/// so that the caller's requirement and a policy rule share one definition of those members.
+macro_rules! requirement_members {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($extra:tt)* }) => {
+        #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        $(#[$meta])*
+        $vis struct $name {
+            $($extra)*
+            /// Capabilities the caller will invoke. A bare name is a skill id;
+            /// `extension:<uri>`, `capability:streaming|pushNotifications|extendedAgentCard`,
+            /// `binding:<protocolBinding>`, `protocol:<Major.Minor>`.
+            #[serde(default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "Vec<crate::capability::Capability>")]
+            #[cfg_attr(feature = "js", tsify(optional, type = "string[]"))]
+            pub require: Option<Vec<crate::capability::Capability>>,
+            /// Lowest acceptable card version: dot-separated whole numbers (7, 1.2, 2.0.0.1)
+            /// or SemVer 2.0.0.
+            #[serde(default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "crate::version::Version")]
+            #[cfg_attr(feature = "js", tsify(optional, type = "string"))]
+            pub min_version: Option<crate::version::Version>,
+            /// Staleness tolerance: a whole number and a unit, e.g. 250ms, 10s, 2m, 1h (at
+            /// most 10 years). Without it only a pinned card passes.
+            #[serde(default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "crate::duration::Millis")]
+            #[cfg_attr(feature = "js", tsify(optional, type = "string"))]
+            pub max_stale: Option<crate::duration::Millis>,
+            /// Card hash pinned out of band (`cardgate hash CARD.json`); replaces the
+            /// watermark check unless `pin_mode` is `with_watermark`.
+            #[serde(default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "crate::card_hash::CardHash")]
+            #[cfg_attr(feature = "js", tsify(optional, type = "string"))]
+            pub pin: Option<crate::card_hash::CardHash>,
+            /// How a pin combines with the watermark check: "replace" (default) a matching
+            /// pin passes whatever the watermark says; "with_watermark" both are required.
+            #[serde(default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "crate::requirement::PinMode")]
+            #[cfg_attr(feature = "js", tsify(optional, type = "\"replace\" | \"with_watermark\""))]
+            pub pin_mode: Option<crate::requirement::PinMode>,
+        }
+
+        impl $name {
+            /// The requirement these members state (capabilities kept once, in order).
+            pub fn requirement(&self) -> crate::requirement::Requirement {
+                let mut require: Vec<crate::capability::Capability> = Vec::new();
+                for cap in self.require.iter().flatten() {
+                    if !require.contains(cap) {
+                        require.push(cap.clone());
+                    }
+                }
+                crate::requirement::Requirement {
+                    require,
+                    min_version: self.min_version.clone(),
+                    max_stale_ms: self.max_stale.map(|m| m.0),
+                    pin: self.pin.clone(),
+                    pin_mode: self.pin_mode,
+                }
+            }
+        }
+    };
+}
+pub(crate) use requirement_members;
+
+requirement_members! {
+    /// The JSON form of a [`Requirement`] (every member optional, unknown members refused):
+    /// `{"require": ["task.execute.v3"], "min_version": "3.0.0", "max_stale": "10s",
+    /// "pin": "sha256:...", "pin_mode": "replace"}`.
+    #[cfg_attr(feature = "js", derive(tsify::Tsify))]
+    pub struct RequirementInput {}
+}
 
 impl Requirement {
-    /// Parses the JSON form.
+    /// Parses the JSON form ([`RequirementInput`]).
     ///
     /// ```
     /// let r = cardgate::Requirement::from_json(r#"{"require":["task.execute.v3"],"max_stale":"10s"}"#).unwrap();
@@ -72,80 +152,24 @@ impl Requirement {
     /// assert_eq!(e.path, "/max_stale");
     /// ```
     pub fn from_json(text: &str) -> Result<Requirement, InputError> {
-        let value = json::parse(text.as_bytes(), 32).map_err(|e| {
+        // The strict reader first (duplicate names, lone surrogates, depth...), then the typed one.
+        json::parse(text.as_bytes(), 32).map_err(|e| {
             InputError::type_error("", format!("requirement is not valid JSON: {e}"))
         })?;
-        Requirement::from_value(&value, "")
+        Requirement::deserialize_input(&mut serde_json::Deserializer::from_str(text))
+    }
+
+    /// Reads the JSON form from any serde Deserializer (for example serde_wasm_bindgen's, for a
+    /// JavaScript object); errors name the JSON Pointer of the offending member.
+    pub fn deserialize_input<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Requirement, InputError> {
+        read_typed::<RequirementInput, D>(d).map(|r| r.requirement())
     }
 
     /// Reads the JSON form from a parsed value; errors are reported under `prefix`.
     pub fn from_value(value: &Value, prefix: &str) -> Result<Requirement, InputError> {
-        Requirement::from_members(value, prefix, &[])
-    }
-
-    /// Like [`Requirement::from_value`], also accepting the `extra` member names (ignored here).
-    pub(crate) fn from_members(
-        value: &Value,
-        prefix: &str,
-        extra: &[&str],
-    ) -> Result<Requirement, InputError> {
-        let members = value.as_object().ok_or_else(|| {
-            InputError::type_error(
-                prefix,
-                format!("must be an object, found {}", value.type_name()),
-            )
-        })?;
-        let mut req = Requirement::default();
-        for (key, v) in members {
-            let at = format!("{prefix}/{}", json::pointer_token(key));
-            let string = || {
-                v.as_str().ok_or_else(|| {
-                    InputError::type_error(
-                        at.clone(),
-                        format!("must be a string, found {}", v.type_name()),
-                    )
-                })
-            };
-            match key.as_str() {
-                "require" => {
-                    let items = v.as_array().ok_or_else(|| {
-                        InputError::type_error(
-                            at.clone(),
-                            format!("must be an array of strings, found {}", v.type_name()),
-                        )
-                    })?;
-                    for (i, item) in items.iter().enumerate() {
-                        let name = item.as_str().ok_or_else(|| {
-                            InputError::type_error(
-                                format!("{at}/{i}"),
-                                format!("must be a string, found {}", item.type_name()),
-                            )
-                        })?;
-                        req.add_capability(name)
-                            .map_err(|e| e.within(&format!("{at}/{i}")))?;
-                    }
-                }
-                "min_version" => req.set_min_version(string()?).map_err(|e| e.within(&at))?,
-                "max_stale" => {
-                    let ms = parse_duration(string()?).map_err(|e| e.within(&at))?;
-                    req.set_max_stale_ms(ms);
-                }
-                "pin" => req.set_pin(string()?).map_err(|e| e.within(&at))?,
-                "pin_mode" => {
-                    req.pin_mode = Some(PinMode::parse(string()?).map_err(|e| e.within(&at))?);
-                }
-                other if extra.contains(&other) => {}
-                other => {
-                    let mut known: Vec<&str> = REQUIREMENT_MEMBERS.to_vec();
-                    known.extend(extra.iter().filter(|k| !k.starts_with('$')));
-                    return Err(InputError::type_error(
-                        at,
-                        format!("unknown member {other:?} (known: {})", known.join(", ")),
-                    ));
-                }
-            }
-        }
-        Ok(req)
+        Requirement::from_json(&crate::jcs::canonicalize(value)).map_err(|e| e.within(prefix))
     }
 
     /// Adds a required capability (repeats are kept once).
@@ -305,6 +329,94 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn strictness_stays() {
+        use crate::{InputErrorKind, Observation, Policy};
+        // Each is refused before any member is read (a Type error for the whole input).
+        for text in [
+            r#"{"max_stale":"1s","max_stale":"2s"}"#,
+            r#"{"max_stale":"1s","max\u005fstale":"2s"}"#,
+            r#"{"require":["a"]} x"#,
+            r#"{}{}"#,
+            "\u{feff}{}",
+            r#"{"require":["\ud800"]}"#,
+            r#"{"require":[NaN]}"#,
+        ] {
+            let e = Requirement::from_json(text).unwrap_err();
+            assert_eq!(
+                (e.kind, e.path.as_str()),
+                (InputErrorKind::Type, ""),
+                "{text}"
+            );
+        }
+        for text in [
+            r#"{"lag_ms":{"a":1,"a":2}}"#,
+            r#"{"lag_ms":1e400}"#,
+            r#"{"lag_ms":Infinity}"#,
+            r#"{"lag_ms":"\udc00"}"#,
+            r#"{"lag_ms":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+        ] {
+            let e = Observation::from_json(text).unwrap_err();
+            assert_eq!(
+                (e.kind, e.path.as_str()),
+                (InputErrorKind::Type, ""),
+                "{text}"
+            );
+        }
+        let e = Policy::from_json(b"{\"$comment\":\"\xff\"}").unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::Type);
+        // null is not "absent".
+        let e = Requirement::from_json(r#"{"pin":null}"#).unwrap_err();
+        assert_eq!((e.kind, e.path.as_str()), (InputErrorKind::Type, "/pin"));
+        // Kinds: a wrong type is Type, an unacceptable value Range.
+        let e = Requirement::from_json(r#"{"max_stale":"10"}"#).unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::Range);
+        assert!(e.message.contains("missing unit"), "{e}");
+        let e = Requirement::from_json(r#"{"max_stale":10}"#).unwrap_err();
+        assert_eq!(e.kind, InputErrorKind::Type);
+        assert_eq!(
+            Requirement::from_json(r#"{"pin_mode":"both"}"#)
+                .unwrap_err()
+                .kind,
+            InputErrorKind::Range
+        );
+    }
+
+    #[test]
+    fn any_serde_deserializer_reads_the_same_requirement() {
+        let value = serde_json::json!({"require": ["a", "b", "a"], "max_stale": "2m", "min_version": "1.2"});
+        let r = Requirement::deserialize_input(value).unwrap();
+        assert_eq!(
+            r,
+            req(r#"{"require":["a","b"],"max_stale":"2m","min_version":"1.2"}"#)
+        );
+        let e =
+            Requirement::deserialize_input(serde_json::json!({"require": ["a", 3]})).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (crate::InputErrorKind::Type, "/require/1")
+        );
+        let e = Requirement::deserialize_input(serde_json::json!(["10s"])).unwrap_err();
+        assert_eq!(e.path, "");
+        // Without the strict reader in front, serde's own duplicate check still refuses.
+        let mut de =
+            serde_json::Deserializer::from_str(r#"{"pin_mode":"replace","pin_mode":"replace"}"#);
+        let e = Requirement::deserialize_input(&mut de).unwrap_err();
+        assert!(e.message.contains("duplicate"), "{e}");
+        let o = crate::Observation::deserialize_input(
+            serde_json::json!({"lag_ms": 40000, "lag_s": [1], "now": "2026-01-01T00:00:00Z"}),
+        )
+        .unwrap();
+        assert_eq!(o.lag_ms, Some(crate::WatermarkValue::Number(40000.0)));
+        assert!(matches!(o.lag_s, Some(crate::WatermarkValue::Invalid(_))));
+        let e = crate::Observation::deserialize_input(serde_json::json!({"now": "yesterday"}))
+            .unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (crate::InputErrorKind::Range, "/now")
+        );
     }
 
     #[test]

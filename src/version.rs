@@ -10,7 +10,8 @@ use std::cmp::Ordering;
 use std::fmt;
 
 /// A version the gate can order.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub struct Version {
     text: String,
     /// Numeric components with leading zeros removed (so "007" is "7").
@@ -126,6 +127,26 @@ impl Version {
     /// The text as given.
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+}
+
+impl TryFrom<String> for Version {
+    type Error = crate::input_error::RangeMessage;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        Version::parse(&text).map_err(|e| crate::input_error::RangeMessage(e.to_string()))
+    }
+}
+
+impl schemars::JsonSchema for Version {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "version".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A card version the gate can order: dot-separated whole numbers (7, 1.2, 2.0.0.1) or SemVer 2.0.0.",
+            "pattern": "^(?:[0-9]+(?:\\.[0-9]+)*|[0-9]+\\.[0-9]+\\.[0-9]+(?:-(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?)(?![\\s\\S])"
+        })
     }
 }
 

@@ -65,8 +65,11 @@ impl WatermarkSources {
     }
 }
 
-/// The unit of a watermark taken from a JSON envelope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The unit of a watermark taken from a JSON envelope: `"ms"`, `"s"` or `"rfc3339"` in a
+/// configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(try_from = "String")]
+#[schemars(with = "String")]
 pub enum PointerUnit {
     /// Replica lag in milliseconds.
     Milliseconds,
@@ -74,6 +77,20 @@ pub enum PointerUnit {
     Seconds,
     /// Last sync time, RFC 3339.
     SyncedAt,
+}
+
+impl TryFrom<String> for PointerUnit {
+    type Error = crate::input_error::RangeMessage;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        match text.as_str() {
+            "ms" => Ok(PointerUnit::Milliseconds),
+            "s" => Ok(PointerUnit::Seconds),
+            "rfc3339" => Ok(PointerUnit::SyncedAt),
+            other => Err(crate::input_error::RangeMessage(format!(
+                "must be \"ms\", \"s\" or \"rfc3339\", found {other:?}"
+            ))),
+        }
+    }
 }
 
 /// Builds the observation for one response.

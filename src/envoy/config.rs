@@ -21,21 +21,28 @@
 //! unknown members are errors (`$comment` is allowed in every object).
 //! Errors carry the JSON Pointer of the offending member, which `on_configure` logs.
 
-use crate::json::{self, pointer_token, Value};
+use crate::json::{self, pointer_token};
 use crate::{InputError, Limits, Policy, Requirement};
 
 use super::reresolve::ReResolve;
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
-use crate::duration::parse_duration;
+use crate::duration::Millis;
+use crate::input_error::{present, present_object, range, read_typed, Object, RangeMessage};
+use crate::policy::policy_members;
 use crate::resolution::ResolutionLimits;
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
 
 /// Envoy buffers at most 1 MiB per connection by default; our own limit must stay below it so
 /// the filter, not Envoy, answers an oversized card (with a reason).
 pub const MAX_CARD_BYTES_CEILING: usize = 1_048_576;
 
 /// Whether a rejection blocks the response or is only reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(try_from = "String")]
+#[schemars(with = "String")]
 pub enum Mode {
     /// Rejected cards are replaced by the problem document.
     Enforce,
@@ -49,6 +56,19 @@ impl Mode {
         match self {
             Mode::Enforce => "enforce",
             Mode::Observe => "observe",
+        }
+    }
+}
+
+impl TryFrom<String> for Mode {
+    type Error = RangeMessage;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        match text.as_str() {
+            "enforce" => Ok(Mode::Enforce),
+            "observe" => Ok(Mode::Observe),
+            other => Err(RangeMessage(format!(
+                "must be \"enforce\" or \"observe\", found {other:?}"
+            ))),
         }
     }
 }
@@ -76,64 +96,300 @@ pub struct FilterConfig {
     pub route_re_resolve: Vec<Option<Option<ReResolve>>>,
 }
 
-/// The filter's members beside the policy's own.
-const TOP_MEMBERS: &[&str] = &[
-    "routes",
-    "well_known",
-    "watermark",
-    "max_card_bytes",
-    "mode",
-    "allow_caller_relax",
-    "retry_after_s",
-    "re_resolve",
-];
-const ROUTE_MEMBERS: &[&str] = &[
-    "path",
-    "agent",
-    "card_pointer",
-    "watermark",
-    "watermark_pointer",
-    "watermark_pointer_unit",
-    "re_resolve",
-];
-const RE_RESOLVE_MEMBERS: &[&str] = &[
-    "cluster",
-    "path",
-    "authority",
-    "timeout",
-    "max_attempts",
-    "deadline",
-    "budget",
-];
-const BUDGET_MEMBERS: &[&str] = &["per_second", "burst"];
-const WATERMARK_MEMBERS: &[&str] = &[
-    "lag_ms_header",
-    "lag_s_header",
-    "synced_at_header",
-    "consul",
-    "age",
-];
+policy_members! {
+    /// The JSON form of the plugin configuration: a policy's members and the filter's own.
+    pub struct ConfigInput {
+        /// Explicit card routes, first match wins.
+        #[serde(default, deserialize_with = "present")]
+        pub routes: Option<Vec<Object<RouteInput>>>,
+        /// Also treat any path ending in `/.well-known/agent-card.json` as a card route.
+        #[serde(default, deserialize_with = "present")]
+        pub well_known: Option<bool>,
+        /// Response headers that carry the watermark (every route without its own).
+        #[serde(default, deserialize_with = "present_object")]
+        pub watermark: Option<WatermarkInput>,
+        /// The largest card body the filter reads.
+        #[serde(default, deserialize_with = "present")]
+        pub max_card_bytes: Option<Number>,
+        /// `"enforce"` or `"observe"`.
+        #[serde(default, deserialize_with = "present")]
+        pub mode: Option<Mode>,
+        /// Whether callers may relax the policy.
+        #[serde(default, deserialize_with = "present")]
+        pub allow_caller_relax: Option<bool>,
+        /// `Retry-After` seconds on a `503 stale_agent_card`.
+        #[serde(default, deserialize_with = "present")]
+        pub retry_after_s: Option<Number>,
+        /// Re-resolution for every route without its own setting.
+        #[serde(default, deserialize_with = "present")]
+        pub re_resolve: Option<ReResolveSetting>,
+    }
+}
+
+/// One card route of the configuration.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RouteInput {
+    /// Free text for people.
+    #[serde(rename = "$comment", default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub comment: Option<String>,
+    /// The path template, e.g. `/agents/{id}/card`.
+    pub path: String,
+    /// A fixed agent id (when the path has no `{id}`).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+    /// JSON Pointer of the card inside a JSON envelope.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub card_pointer: Option<String>,
+    /// This route's watermark headers.
+    #[serde(default, deserialize_with = "present_object")]
+    #[schemars(with = "WatermarkInput")]
+    pub watermark: Option<WatermarkInput>,
+    /// JSON Pointer of a watermark value in the body.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub watermark_pointer: Option<String>,
+    /// `"ms"`, `"s"` or `"rfc3339"`.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "PointerUnit")]
+    pub watermark_pointer_unit: Option<PointerUnit>,
+    /// This route's re-resolution, or `false`.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "ReResolveSetting")]
+    pub re_resolve: Option<ReResolveSetting>,
+}
+
+/// Response headers that carry the watermark.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatermarkInput {
+    /// Free text for people.
+    #[serde(rename = "$comment", default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub comment: Option<String>,
+    /// Replica lag in milliseconds.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub lag_ms_header: Option<String>,
+    /// Replica lag in seconds.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub lag_s_header: Option<String>,
+    /// Last successful sync, RFC 3339.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub synced_at_header: Option<String>,
+    /// Read the Consul pair.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "bool")]
+    pub consul: Option<bool>,
+    /// Read HTTP `Age`.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "bool")]
+    pub age: Option<bool>,
+}
+
+/// A `re_resolve` member: an object, or `false` (on a route: off).
+#[derive(Debug, Clone, schemars::JsonSchema)]
+pub enum ReResolveSetting {
+    /// `false`.
+    Off,
+    /// The setting.
+    On(ReResolveInput),
+}
+
+impl<'de> Deserialize<'de> for ReResolveSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Setting;
+        impl<'de> Visitor<'de> for Setting {
+            type Value = ReResolveSetting;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object (or false on a route)")
+            }
+            fn visit_bool<E: serde::de::Error>(self, on: bool) -> Result<ReResolveSetting, E> {
+                if on {
+                    Err(E::custom(
+                        "must be an object naming a \"cluster\" (true is not a setting)",
+                    ))
+                } else {
+                    Ok(ReResolveSetting::Off)
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<ReResolveSetting, A::Error> {
+                ReResolveInput::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(ReResolveSetting::On)
+            }
+        }
+        d.deserialize_any(Setting)
+    }
+}
+
+/// A `re_resolve` object.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReResolveInput {
+    /// Free text for people.
+    #[serde(rename = "$comment", default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub comment: Option<String>,
+    /// The Envoy cluster of the primary, or an ordered list of clusters.
+    pub cluster: Clusters,
+    /// The path to ask for (`{id}`: the matched agent id).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub path: Option<String>,
+    /// `:authority` of the calls.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub authority: Option<String>,
+    /// Per-call timeout (default 2s).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Millis")]
+    pub timeout: Option<Millis>,
+    /// Calls at most, the route's own answer included.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Number")]
+    pub max_attempts: Option<Number>,
+    /// Deadline for all calls (default 5s).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Millis")]
+    pub deadline: Option<Millis>,
+    /// Token bucket.
+    #[serde(default, deserialize_with = "present_object")]
+    #[schemars(with = "BudgetInput")]
+    pub budget: Option<BudgetInput>,
+}
+
+/// A `budget` object.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetInput {
+    /// Free text for people.
+    #[serde(rename = "$comment", default, deserialize_with = "present")]
+    #[schemars(with = "String")]
+    pub comment: Option<String>,
+    /// Calls per second (default 10).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Number")]
+    pub per_second: Option<Number>,
+    /// The bucket's size (default 20).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Number")]
+    pub burst: Option<Number>,
+}
+
+/// Cluster names, each valid and listed once: `"primary"` or `["r2", "primary"]`.
+#[derive(Debug, Clone, schemars::JsonSchema)]
+pub struct Clusters(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for Clusters {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct List;
+        impl<'de> Visitor<'de> for List {
+            type Value = Clusters;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a cluster name or an array of cluster names")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Clusters, E> {
+                Ok(Clusters(vec![NewCluster(&[]).visit_str(name)?]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Clusters, A::Error> {
+                let mut out: Vec<String> = Vec::new();
+                while let Some(name) = seq.next_element_seed(NewCluster(&out))? {
+                    out.push(name);
+                }
+                if out.is_empty() {
+                    return Err(range("must name at least one cluster"));
+                }
+                Ok(Clusters(out))
+            }
+        }
+        d.deserialize_any(List)
+    }
+}
+
+/// An Envoy cluster name not among those already listed: printable ASCII without spaces, at
+/// most 255 bytes.
+struct NewCluster<'a>(&'a [String]);
+
+impl<'de> DeserializeSeed<'de> for NewCluster<'_> {
+    type Value = String;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for NewCluster<'_> {
+    type Value = String;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an Envoy cluster name")
+    }
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<String, E> {
+        if text.is_empty() || text.len() > 255 || !text.chars().all(|c| c.is_ascii_graphic()) {
+            return Err(range(format_args!("must be an Envoy cluster name (1 to 255 printable ASCII characters, no spaces), found {text:?}")));
+        }
+        if self.0.iter().any(|c| c == text) {
+            return Err(range(format_args!("cluster {text:?} is listed twice")));
+        }
+        Ok(text.to_owned())
+    }
+}
+
+/// A JSON number (integers are checked against their range after reading).
+#[derive(Debug, Clone, Copy, schemars::JsonSchema)]
+#[schemars(with = "f64")]
+pub struct Number(pub f64);
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Num;
+        impl Visitor<'_> for Num {
+            type Value = Number;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Number, E> {
+                Ok(Number(v))
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_u64<E>(self, v: u64) -> Result<Number, E> {
+                Ok(Number(v as f64))
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_i64<E>(self, v: i64) -> Result<Number, E> {
+                Ok(Number(v as f64))
+            }
+        }
+        d.deserialize_any(Num)
+    }
+}
 
 impl FilterConfig {
     /// Parses and validates the plugin configuration. Empty bytes mean "all defaults".
     pub fn from_json(bytes: &[u8]) -> Result<FilterConfig, InputError> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return FilterConfig::from_value(&Value::Object(Vec::new()));
+            return FilterConfig::from_input(&ConfigInput::default());
         }
-        let value = json::parse(bytes, 64).map_err(|e| {
+        json::parse(bytes, 64).map_err(|e| {
             InputError::type_error(
                 e.path(),
                 format!("plugin configuration is not valid I-JSON: {e}"),
             )
         })?;
-        FilterConfig::from_value(&value)
+        let input: ConfigInput = read_typed(&mut serde_json::Deserializer::from_slice(bytes))?;
+        FilterConfig::from_input(&input)
     }
 
-    /// Validates an already parsed configuration.
-    pub fn from_value(value: &Value) -> Result<FilterConfig, InputError> {
-        // The policy reader validates the whole top level, refusing members that are neither
-        // its own nor ours.
-        let policy = Policy::from_members(value, "", TOP_MEMBERS)?;
+    /// Validates a read configuration: the rules that span members, and the values whose
+    /// errors need the route's context.
+    pub fn from_input(input: &ConfigInput) -> Result<FilterConfig, InputError> {
+        let policy = input.policy();
         // Card routes find an agent's rule regardless of letter case (an upstream may serve
         // /agents/Worker-7 and /agents/worker-7 alike), so two ids may not differ only by case.
         for (i, (id, _)) in policy.agents.iter().enumerate() {
@@ -149,89 +405,58 @@ impl FilterConfig {
                 ));
             }
         }
-        let members = value
-            .as_object()
-            .ok_or_else(|| InputError::type_error("", "must be an object"))?;
-        let default_watermark = match member(members, "watermark") {
+        let default_watermark = match &input.watermark {
             Some(w) => watermark_sources(w, "/watermark")?,
             None => WatermarkSources::conventional(),
         };
-        let re_resolve = member(members, "re_resolve")
-            .map(|v| re_resolve_setting(v, "/re_resolve", 0))
-            .transpose()?;
+        let re_resolve = match &input.re_resolve {
+            None => None,
+            Some(ReResolveSetting::Off) => {
+                return Err(InputError::type_error(
+                    "/re_resolve",
+                    "must be an object (false turns re-resolution off on a route only)",
+                ))
+            }
+            Some(ReResolveSetting::On(r)) => Some(re_resolve_setting(r, "/re_resolve", 0)?),
+        };
         let mut routes = Vec::new();
         let mut route_re_resolve = Vec::new();
-        if let Some(list) = member(members, "routes") {
-            let items = list.as_array().ok_or_else(|| {
-                InputError::type_error(
-                    "/routes",
-                    format!("must be an array, found {}", list.type_name()),
-                )
-            })?;
-            for (i, item) in items.iter().enumerate() {
-                let at = format!("/routes/{i}");
-                let parsed = route(item, &at, &default_watermark)?;
-                let own = match item.as_object().and_then(|m| member(m, "re_resolve")) {
-                    None => None,
-                    Some(Value::Bool(false)) => Some(None),
-                    Some(v) => {
-                        let setting = re_resolve_setting(v, &format!("{at}/re_resolve"), i + 1)?;
-                        if setting.path.as_deref().is_some_and(|p| p.contains("{id}"))
-                            && !parsed.pattern.has_agent_placeholder()
-                            && parsed.agent.is_none()
-                        {
-                            return Err(InputError::range_error(
-                                format!("{at}/re_resolve/path"),
-                                "has {id} but the route names no agent (no {id} segment, no \"agent\")",
-                            ));
-                        }
-                        Some(Some(setting))
+        for (i, Object(item)) in input.routes.iter().flatten().enumerate() {
+            let at = format!("/routes/{i}");
+            let parsed = route(item, &at, &default_watermark)?;
+            let own = match &item.re_resolve {
+                None => None,
+                Some(ReResolveSetting::Off) => Some(None),
+                Some(ReResolveSetting::On(r)) => {
+                    let setting = re_resolve_setting(r, &format!("{at}/re_resolve"), i + 1)?;
+                    if setting.path.as_deref().is_some_and(|p| p.contains("{id}"))
+                        && !parsed.pattern.has_agent_placeholder()
+                        && parsed.agent.is_none()
+                    {
+                        return Err(InputError::range_error(
+                            format!("{at}/re_resolve/path"),
+                            "has {id} but the route names no agent (no {id} segment, no \"agent\")",
+                        ));
                     }
-                };
-                routes.push(parsed);
-                route_re_resolve.push(own);
-            }
+                    Some(Some(setting))
+                }
+            };
+            routes.push(parsed);
+            route_re_resolve.push(own);
         }
-        let well_known = match member(members, "well_known") {
-            None => true,
-            Some(v) => boolean(v, "/well_known")?,
-        };
-        let max_card_bytes = match member(members, "max_card_bytes") {
+        let max_card_bytes = match input.max_card_bytes {
             None => Limits::default().max_card_bytes,
-            Some(v) => {
-                let n = integer(v, "/max_card_bytes", 1, MAX_CARD_BYTES_CEILING as u64)?;
+            Some(n) => {
+                let n = integer(n, "/max_card_bytes", 1, MAX_CARD_BYTES_CEILING as u64)?;
                 usize::try_from(n).map_err(|_| {
                     InputError::range_error("/max_card_bytes", "does not fit this platform")
                 })?
             }
         };
-        let mode = match member(members, "mode") {
-            None => Mode::Enforce,
-            Some(v) => match v.as_str() {
-                Some("enforce") => Mode::Enforce,
-                Some("observe") => Mode::Observe,
-                Some(other) => {
-                    return Err(InputError::range_error(
-                        "/mode",
-                        format!("must be \"enforce\" or \"observe\", found {other:?}"),
-                    ))
-                }
-                None => {
-                    return Err(InputError::type_error(
-                        "/mode",
-                        format!("must be a string, found {}", v.type_name()),
-                    ))
-                }
-            },
-        };
-        let allow_caller_relax = match member(members, "allow_caller_relax") {
-            None => false,
-            Some(v) => boolean(v, "/allow_caller_relax")?,
-        };
-        let retry_after_s = match member(members, "retry_after_s") {
+        let retry_after_s = match input.retry_after_s {
             None => 5,
-            Some(v) => {
-                let n = integer(v, "/retry_after_s", 0, 86_400)?;
+            Some(n) => {
+                let n = integer(n, "/retry_after_s", 0, 86_400)?;
                 u32::try_from(n)
                     .map_err(|_| InputError::range_error("/retry_after_s", "too large"))?
             }
@@ -239,7 +464,7 @@ impl FilterConfig {
         Ok(FilterConfig {
             policy,
             routes,
-            well_known: well_known.then(|| CardRoute {
+            well_known: input.well_known.unwrap_or(true).then(|| CardRoute {
                 pattern: PathPattern::WellKnown,
                 agent: None,
                 card_pointer: None,
@@ -250,8 +475,8 @@ impl FilterConfig {
                 max_card_bytes,
                 ..Limits::default()
             },
-            mode,
-            allow_caller_relax,
+            mode: input.mode.unwrap_or(Mode::Enforce),
+            allow_caller_relax: input.allow_caller_relax.unwrap_or(false),
             retry_after_s,
             re_resolve,
             route_re_resolve,
@@ -344,51 +569,34 @@ impl FilterConfig {
 }
 
 fn route(
-    value: &Value,
+    input: &RouteInput,
     path: &str,
     default_watermark: &WatermarkSources,
 ) -> Result<CardRoute, InputError> {
-    let members = object(value, path, ROUTE_MEMBERS)?;
-    let template = member(members, "path")
-        .ok_or_else(|| InputError::type_error(path, "a route needs a \"path\""))
-        .and_then(|v| string(v, &format!("{path}/path")))?;
-    let pattern = PathPattern::parse(template).map_err(|e| e.within(&format!("{path}/path")))?;
-    let agent = member(members, "agent")
-        .map(|v| string(v, &format!("{path}/agent")).map(str::to_owned))
-        .transpose()?;
-    if agent.is_some() && pattern.has_agent_placeholder() {
+    let pattern = PathPattern::parse(&input.path).map_err(|e| e.within(&format!("{path}/path")))?;
+    if input.agent.is_some() && pattern.has_agent_placeholder() {
         return Err(InputError::range_error(
             format!("{path}/agent"),
             "a route takes its agent from either \"agent\" or a {id} segment, not both",
         ));
     }
-    let card_pointer = member(members, "card_pointer")
-        .map(|v| json_pointer(v, &format!("{path}/card_pointer")))
+    let card_pointer = input
+        .card_pointer
+        .as_deref()
+        .map(|p| json_pointer(p, &format!("{path}/card_pointer")))
         .transpose()?;
-    let watermark = match member(members, "watermark") {
+    let watermark = match &input.watermark {
         Some(w) => watermark_sources(w, &format!("{path}/watermark"))?,
         None => default_watermark.clone(),
     };
-    let unit = member(members, "watermark_pointer_unit")
-        .map(|v| {
-            let at = format!("{path}/watermark_pointer_unit");
-            match string(v, &at)? {
-                "ms" => Ok(PointerUnit::Milliseconds),
-                "s" => Ok(PointerUnit::Seconds),
-                "rfc3339" => Ok(PointerUnit::SyncedAt),
-                other => Err(InputError::range_error(
-                    at,
-                    format!("must be \"ms\", \"s\" or \"rfc3339\", found {other:?}"),
-                )),
-            }
-        })
-        .transpose()?;
-    let watermark_pointer = match member(members, "watermark_pointer") {
-        Some(v) => Some((
-            json_pointer(v, &format!("{path}/watermark_pointer"))?,
-            unit.unwrap_or(PointerUnit::Milliseconds),
+    let watermark_pointer = match &input.watermark_pointer {
+        Some(p) => Some((
+            json_pointer(p, &format!("{path}/watermark_pointer"))?,
+            input
+                .watermark_pointer_unit
+                .unwrap_or(PointerUnit::Milliseconds),
         )),
-        None if unit.is_some() => {
+        None if input.watermark_pointer_unit.is_some() => {
             return Err(InputError::type_error(
                 format!("{path}/watermark_pointer_unit"),
                 "only meaningful with \"watermark_pointer\"",
@@ -398,7 +606,7 @@ fn route(
     };
     Ok(CardRoute {
         pattern,
-        agent,
+        agent: input.agent.clone(),
         card_pointer,
         watermark,
         watermark_pointer,
@@ -409,103 +617,59 @@ fn route(
 const RE_RESOLVE_MAX_MS: u64 = 60_000;
 
 /// A `re_resolve` object. `slot` names its token bucket.
-fn re_resolve_setting(value: &Value, path: &str, slot: usize) -> Result<ReResolve, InputError> {
-    let members = object(value, path, RE_RESOLVE_MEMBERS)?;
+fn re_resolve_setting(
+    input: &ReResolveInput,
+    path: &str,
+    slot: usize,
+) -> Result<ReResolve, InputError> {
     let at = |key: &str| format!("{path}/{key}");
-    let clusters: Vec<String> = match member(members, "cluster") {
-        None => return Err(InputError::type_error(
-            path,
-            "needs \"cluster\": the Envoy cluster of the primary, or an ordered list of clusters",
-        )),
-        Some(Value::Array(items)) => {
-            if items.is_empty() {
-                return Err(InputError::range_error(
-                    at("cluster"),
-                    "must name at least one cluster",
-                ));
-            }
-            let mut out: Vec<String> = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                let here = format!("{path}/cluster/{i}");
-                let name = cluster_name(string(item, &here)?, &here)?;
-                if out.contains(&name) {
-                    return Err(InputError::range_error(
-                        here,
-                        format!("cluster {name:?} is listed twice"),
-                    ));
-                }
-                out.push(name);
-            }
-            out
+    let clusters = input.cluster.0.clone();
+    if let Some(text) = &input.path {
+        let bad = text.chars().any(|c| c.is_control() || c == ' ' || c == '#')
+            || text.replace("{id}", "").contains(['{', '}']);
+        if !text.starts_with('/') || bad {
+            return Err(InputError::range_error(
+                at("path"),
+                format!("must be a path starting with '/' (no spaces, control characters or '#'; {{id}} is the only placeholder), found {text:?}"),
+            ));
         }
-        Some(v) => vec![cluster_name(string(v, &at("cluster"))?, &at("cluster"))?],
-    };
-    let ask = member(members, "path")
-        .map(|v| {
-            let text = string(v, &at("path"))?;
-            let bad = text.chars().any(|c| c.is_control() || c == ' ' || c == '#')
-                || text.replace("{id}", "").contains(['{', '}']);
-            if !text.starts_with('/') || bad {
-                return Err(InputError::range_error(
-                    at("path"),
-                    format!("must be a path starting with '/' (no spaces, control characters or '#'; {{id}} is the only placeholder), found {text:?}"),
-                ));
-            }
-            Ok(text.to_owned())
-        })
-        .transpose()?;
-    let authority = member(members, "authority")
-        .map(|v| {
-            let text = string(v, &at("authority"))?;
-            let ok = !text.is_empty()
-                && text
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-._~:[]".contains(c));
-            if !ok {
-                return Err(InputError::range_error(
-                    at("authority"),
-                    format!("must be a host or host:port, found {text:?}"),
-                ));
-            }
-            Ok(text.to_owned())
-        })
-        .transpose()?;
-    let millis = |key: &str, default: u64| -> Result<u64, InputError> {
-        match member(members, key) {
+    }
+    if let Some(text) = &input.authority {
+        let ok = !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._~:[]".contains(c));
+        if !ok {
+            return Err(InputError::range_error(
+                at("authority"),
+                format!("must be a host or host:port, found {text:?}"),
+            ));
+        }
+    }
+    let millis = |key: &str, given: Option<Millis>, default: u64| -> Result<u64, InputError> {
+        match given {
             None => Ok(default),
-            Some(v) => {
-                let ms = parse_duration(string(v, &at(key))?).map_err(|e| e.within(&at(key)))?;
-                if ms == 0 || ms > RE_RESOLVE_MAX_MS {
-                    return Err(InputError::range_error(
-                        at(key),
-                        format!("must be from 1ms to 60s, found {ms} ms"),
-                    ));
-                }
-                Ok(ms)
-            }
+            Some(Millis(ms)) if ms == 0 || ms > RE_RESOLVE_MAX_MS => Err(InputError::range_error(
+                at(key),
+                format!("must be from 1ms to 60s, found {ms} ms"),
+            )),
+            Some(Millis(ms)) => Ok(ms),
         }
     };
-    let timeout_ms = millis("timeout", 2_000)?;
-    let deadline_ms = millis("deadline", 5_000)?;
+    let timeout_ms = millis("timeout", input.timeout, 2_000)?;
+    let deadline_ms = millis("deadline", input.deadline, 5_000)?;
     let most = clusters.len() as u64 + 1;
-    let max_attempts = match member(members, "max_attempts") {
+    let max_attempts = match input.max_attempts {
         None => most,
-        Some(v) => integer(v, &at("max_attempts"), 2, most.max(2))?,
+        Some(n) => integer(n, &at("max_attempts"), 2, most.max(2))?,
     };
-    let (per_second, burst) = match member(members, "budget") {
+    let (per_second, burst) = match &input.budget {
         None => (10.0, 20),
         Some(b) => {
             let here = at("budget");
-            let m = object(b, &here, BUDGET_MEMBERS)?;
-            let per_second = match member(m, "per_second") {
+            let per_second = match b.per_second {
                 None => 10.0,
-                Some(v) => {
-                    let n = v.as_f64().ok_or_else(|| {
-                        InputError::type_error(
-                            format!("{here}/per_second"),
-                            format!("must be a number, found {}", v.type_name()),
-                        )
-                    })?;
+                Some(Number(n)) => {
                     if !(n > 0.0 && n <= 100_000.0) {
                         return Err(InputError::range_error(
                             format!("{here}/per_second"),
@@ -515,17 +679,17 @@ fn re_resolve_setting(value: &Value, path: &str, slot: usize) -> Result<ReResolv
                     n
                 }
             };
-            let burst = match member(m, "burst") {
+            let burst = match b.burst {
                 None => 20,
-                Some(v) => integer(v, &format!("{here}/burst"), 1, 100_000)?,
+                Some(n) => integer(n, &format!("{here}/burst"), 1, 100_000)?,
             };
             (per_second, u32::try_from(burst).unwrap_or(u32::MAX))
         }
     };
     Ok(ReResolve {
         clusters,
-        path: ask,
-        authority,
+        path: input.path.clone(),
+        authority: input.authority.clone(),
         timeout_ms,
         limits: ResolutionLimits {
             max_attempts: usize::try_from(max_attempts).unwrap_or(usize::MAX),
@@ -537,99 +701,22 @@ fn re_resolve_setting(value: &Value, path: &str, slot: usize) -> Result<ReResolv
     })
 }
 
-/// An Envoy cluster name: printable ASCII without spaces, at most 255 bytes.
-fn cluster_name(text: &str, path: &str) -> Result<String, InputError> {
-    if text.is_empty() || text.len() > 255 || !text.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(InputError::range_error(
-            path,
-            format!("must be an Envoy cluster name (1 to 255 printable ASCII characters, no spaces), found {text:?}"),
-        ));
-    }
-    Ok(text.to_owned())
-}
-
-fn watermark_sources(value: &Value, path: &str) -> Result<WatermarkSources, InputError> {
-    let members = object(value, path, WATERMARK_MEMBERS)?;
-    let header = |key: &str| -> Result<Option<String>, InputError> {
-        member(members, key)
-            .map(|v| {
-                let at = format!("{path}/{key}");
-                header_name(string(v, &at)?, &at)
-            })
+fn watermark_sources(input: &WatermarkInput, path: &str) -> Result<WatermarkSources, InputError> {
+    let header = |key: &str, name: &Option<String>| {
+        name.as_deref()
+            .map(|n| header_name(n, &format!("{path}/{key}")))
             .transpose()
     };
     Ok(WatermarkSources {
-        lag_ms_header: header("lag_ms_header")?,
-        lag_s_header: header("lag_s_header")?,
-        synced_at_header: header("synced_at_header")?,
-        consul: member(members, "consul")
-            .map(|v| boolean(v, &format!("{path}/consul")))
-            .transpose()?
-            .unwrap_or(false),
-        age: member(members, "age")
-            .map(|v| boolean(v, &format!("{path}/age")))
-            .transpose()?
-            .unwrap_or(false),
+        lag_ms_header: header("lag_ms_header", &input.lag_ms_header)?,
+        lag_s_header: header("lag_s_header", &input.lag_s_header)?,
+        synced_at_header: header("synced_at_header", &input.synced_at_header)?,
+        consul: input.consul.unwrap_or(false),
+        age: input.age.unwrap_or(false),
     })
 }
 
-/// The members of an object, refusing any name outside `allowed` (and `$comment`).
-fn object<'a>(
-    value: &'a Value,
-    path: &str,
-    allowed: &[&str],
-) -> Result<&'a [(String, Value)], InputError> {
-    let members = value.as_object().ok_or_else(|| {
-        InputError::type_error(
-            path,
-            format!("must be an object, found {}", value.type_name()),
-        )
-    })?;
-    for (key, v) in members {
-        let at = format!("{path}/{}", pointer_token(key));
-        if key == "$comment" {
-            if v.as_str().is_none() {
-                return Err(InputError::type_error(at, "must be a string"));
-            }
-        } else if !allowed.contains(&key.as_str()) {
-            return Err(InputError::type_error(
-                at,
-                format!("unknown member (expected one of: {})", allowed.join(", ")),
-            ));
-        }
-    }
-    Ok(members)
-}
-
-fn member<'a>(members: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
-    members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-}
-
-fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, InputError> {
-    value.as_str().ok_or_else(|| {
-        InputError::type_error(
-            path,
-            format!("must be a string, found {}", value.type_name()),
-        )
-    })
-}
-
-fn boolean(value: &Value, path: &str) -> Result<bool, InputError> {
-    value.as_bool().ok_or_else(|| {
-        InputError::type_error(
-            path,
-            format!("must be true or false, found {}", value.type_name()),
-        )
-    })
-}
-
-fn integer(value: &Value, path: &str, min: u64, max: u64) -> Result<u64, InputError> {
-    let n = value.as_f64().ok_or_else(|| {
-        InputError::type_error(
-            path,
-            format!("must be an integer, found {}", value.type_name()),
-        )
-    })?;
+fn integer(Number(n): Number, path: &str, min: u64, max: u64) -> Result<u64, InputError> {
     if n.fract() != 0.0 || n < min as f64 || n > max as f64 {
         return Err(InputError::range_error(
             path,
@@ -640,8 +727,7 @@ fn integer(value: &Value, path: &str, min: u64, max: u64) -> Result<u64, InputEr
     Ok(n as u64)
 }
 
-fn json_pointer(value: &Value, path: &str) -> Result<String, InputError> {
-    let text = string(value, path)?;
+fn json_pointer(text: &str, path: &str) -> Result<String, InputError> {
     if !text.is_empty() && !text.starts_with('/') {
         return Err(InputError::range_error(
             path,
@@ -675,6 +761,7 @@ fn header_name(text: &str, path: &str) -> Result<String, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Value;
 
     fn err(text: &str) -> InputError {
         FilterConfig::from_json(text.as_bytes()).unwrap_err()

@@ -43,52 +43,66 @@ fn js_error(err: &InputError) -> JsValue {
     serde_wasm_bindgen::to_value(&value).unwrap_or_else(JsValue::from)
 }
 
-/// A requirement or observation as JavaScript gives it: JSON text (read verbatim), nothing
-/// (`{}`), or an object. `name` is the input's name, `pointer` where its errors point.
+/// A requirement or observation as JavaScript gives it: JSON text (read verbatim, strictly),
+/// nothing (`{}`), or an object, read by the typed reader straight from the JavaScript value
+/// (serde-wasm-bindgen's Deserializer). `name` is the input's name, `pointer` where its errors
+/// point.
 fn input<T>(
     value: JsValue,
     name: &str,
     pointer: &str,
     from_json: fn(&str) -> Result<T, InputError>,
+    from_js: fn(serde_wasm_bindgen::Deserializer) -> Result<T, InputError>,
 ) -> Result<T, JsValue> {
-    let text = if let Some(text) = value.as_string() {
-        text
-    } else if value.is_null() || value.is_undefined() {
-        "{}".to_owned()
-    } else {
-        object_text(value, name).map_err(|e| js_error(&e))?
-    };
-    from_json(&text).map_err(|e| js_error(&e.within(pointer)))
-}
-
-/// TEMPORARY shim until the typed inputs take serde's Deserializer (issue 8, helper T): the
-/// object through serde-wasm-bindgen into serde_json's tree, written as JSON text for
-/// `from_json`. Only plain objects are inputs.
-fn object_text(value: JsValue, name: &str) -> Result<String, InputError> {
     let not_object = |what: &str| {
-        InputError::type_error(
-            "",
-            format!("{name} must be an object or JSON text, not {what}"),
-        )
+        let message = format!("{name} must be an object or JSON text, not {what}");
+        js_error(&InputError::type_error("", message).within(pointer))
     };
-    let tree: serde_json::Value = serde_wasm_bindgen::from_value(value)
-        .map_err(|e| not_object(&format!("a value serde cannot read ({e})")))?;
-    match tree {
-        serde_json::Value::Object(_) => serde_json::to_string(&tree)
-            .map_err(|e| not_object(&format!("a value serde cannot write ({e})"))),
-        serde_json::Value::Array(_) => Err(not_object("an array")),
-        serde_json::Value::Number(_) => Err(not_object("a number")),
-        serde_json::Value::Bool(_) => Err(not_object("a boolean")),
-        serde_json::Value::String(_) | serde_json::Value::Null => Err(not_object("a scalar")),
+    if let Some(text) = value.as_string() {
+        return from_json(&text).map_err(|e| js_error(&e.within(pointer)));
     }
+    if value.is_null() || value.is_undefined() {
+        return from_json("{}").map_err(|e| js_error(&e.within(pointer)));
+    }
+    if value.as_f64().is_some() || value.is_bigint() {
+        return Err(not_object("a number"));
+    }
+    if value.as_bool().is_some() {
+        return Err(not_object("a boolean"));
+    }
+    if !value.is_object() {
+        return Err(not_object("a symbol or a function"));
+    }
+    from_js(serde_wasm_bindgen::Deserializer::from(value)).map_err(|e| {
+        // An array (or other non-plain object) fails as a whole: say what was expected.
+        let e = if e.path.is_empty() && e.message.starts_with("invalid type") {
+            let message = format!("{name} must be an object or JSON text ({})", e.message);
+            InputError::type_error("", message)
+        } else {
+            e
+        };
+        js_error(&e.within(pointer))
+    })
 }
 
 fn requirement(value: JsValue) -> Result<Requirement, JsValue> {
-    input(value, "requirement", "/requirement", Requirement::from_json)
+    input(
+        value,
+        "requirement",
+        "/requirement",
+        Requirement::from_json,
+        Requirement::deserialize_input,
+    )
 }
 
 fn observation(value: JsValue, name: &str) -> Result<Observation, JsValue> {
-    input(value, name, &format!("/{name}"), Observation::from_json)
+    input(
+        value,
+        name,
+        &format!("/{name}"),
+        Observation::from_json,
+        Observation::deserialize_input,
+    )
 }
 
 /// Evaluates `card` (the exact bytes served) against a requirement and an observation and

@@ -56,7 +56,7 @@ fn input<T>(
     } else if value.is_null() || value.is_undefined() {
         "{}".to_owned()
     } else {
-        object_text(value, name).map_err(|e| js_error(&e))?
+        object_text(value, name).map_err(|e| js_error(&e.within(pointer)))?
     };
     from_json(&text).map_err(|e| js_error(&e.within(pointer)))
 }

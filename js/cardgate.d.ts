@@ -6,45 +6,18 @@
  * core rejects (duplicate members, lone surrogates, ...) can only be checked as text or bytes. */
 export type CardInput = string | Uint8Array | ArrayBuffer | ArrayBufferView | object;
 
-/** Capability names, see `RequirementJson.require`. */
-export type CapabilityName = string;
+/** The requirement JSON form (DESIGN.md "Requirement"), generated as `RequirementInput`.
+ * Unknown members throw a TypeError. */
+export type RequirementJson = RequirementInput;
 
-/** The requirement JSON form (DESIGN.md). Unknown members throw a TypeError. */
-export interface RequirementJson {
-  /** Capabilities the caller will invoke: a skill id, `extension:<uri>`,
-   * `capability:streaming|pushNotifications|extendedAgentCard`, `binding:<name>`,
-   * `protocol:<Major.Minor>`. */
-  require?: CapabilityName[];
-  /** Minimum card `version` (numeric dot-separated, or semver). */
-  min_version?: string;
-  /** Staleness tolerance: an integer followed by `ms`, `s`, `m` or `h`. */
-  max_stale?: string;
-  /** `sha256:` + 64 lowercase hex digits: replaces the watermark check (see `pin_mode`). */
-  pin?: string;
-  /** `replace` (default): a matching pin passes without the watermark; `with_watermark`: both. */
-  pin_mode?: 'replace' | 'with_watermark';
-}
+/** The observation JSON form (DESIGN.md "Observation"), generated as `ObservationInput`, with
+ * the package's conveniences for `now`: RFC 3339 text, a Date, or ms since the epoch. Omitted:
+ * the current time (`new Date()`). `null`: send no clock at all. */
+export type ObservationJson = Omit<ObservationInput, 'now'> & { now?: string | Date | number | null };
 
-/** A watermark value: header text, or a number. */
-export type WatermarkValue = string | number;
-
-/** The observation JSON form (DESIGN.md), plus `now` conveniences. */
-export interface ObservationJson {
-  lag_ms?: WatermarkValue;
-  lag_s?: WatermarkValue;
-  /** RFC 3339 time of the last successful sync. */
-  synced_at?: WatermarkValue;
-  consul_last_contact_ms?: WatermarkValue;
-  consul_known_leader?: WatermarkValue;
-  /** HTTP `Age`: seconds spent in caches. */
-  age_s?: WatermarkValue;
-  /** The host clock: RFC 3339 text, a Date, or ms since the epoch. Omitted: the current time
-   * (`new Date()`). `null`: send no clock at all. */
-  now?: string | Date | number | null;
-}
-
-// The wire types (DecisionJson, ValidJson, RejectedJson, ReasonJson, ReasonCode, ErrorClass,
-// ConditionName, Conditions, ConditionOutcome, FreshnessBasis) are generated from the Rust types
+// The wire types (RequirementInput, ObservationInput, DecisionJson, ValidJson, RejectedJson,
+// ReasonJson, ReasonCode, ErrorClass, ConditionName, Conditions, ConditionOutcome, FreshnessBasis)
+// are generated from the Rust types
 // (tsify) and prepended to this file by js/build.mjs. What follows cannot be generated: the
 // names this package has always exported for them, the re-resolution record (built as a JSON
 // tree in Rust), and the JavaScript functions, classes and options.

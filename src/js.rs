@@ -73,6 +73,9 @@ fn input<T>(
     if !value.is_object() {
         return Err(not_object("a symbol or a function"));
     }
+    if is_array(&value) {
+        return Err(not_object("an array"));
+    }
     from_js(serde_wasm_bindgen::Deserializer::from(value)).map_err(|e| {
         // An array (or other non-plain object) fails as a whole: say what was expected.
         let e = if e.path.is_empty() && e.message.starts_with("invalid type") {
@@ -83,6 +86,13 @@ fn input<T>(
         };
         js_error(&e.within(pointer))
     })
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Array.isArray`.
+    #[wasm_bindgen(js_namespace = Array, js_name = isArray)]
+    fn is_array(value: &JsValue) -> bool;
 }
 
 fn requirement(value: JsValue) -> Result<Requirement, JsValue> {

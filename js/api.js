@@ -156,12 +156,24 @@ function createApi(raw, env) {
     return date.toISOString();
   }
 
+  /** JSON.stringify's rule, kept now that objects go to the core as they are: a member set to
+   * `undefined` is absent (serde-wasm-bindgen would read it as null, which the core refuses or
+   * reads as an invalid watermark). */
+  function defined(value) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const keys = Object.keys(value);
+    if (!keys.some((k) => value[k] === undefined)) return value;
+    const copy = {};
+    for (const k of keys) if (value[k] !== undefined) copy[k] = value[k];
+    return copy;
+  }
+
   /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out); JSON
    * text is verbatim; anything else goes to the core as is, which says what is wrong with it. */
   function withClock(observation) {
     if (observation === undefined || observation === null) return { now: toRfc3339(new Date(), 'observation.now') };
     if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) return observation;
-    const copy = Object.assign({}, observation);
+    const copy = Object.assign({}, defined(observation));
     if (!Object.prototype.hasOwnProperty.call(copy, 'now') || copy.now === undefined) {
       copy.now = toRfc3339(new Date(), 'observation.now');
     } else if (copy.now === null) {
@@ -202,7 +214,7 @@ function createApi(raw, env) {
   function evaluateRaw(card, requirement, observation) {
     const bytes = toBytes(card, 'card');
     const obs = withClock(observation);
-    return callCore('input', () => raw.evaluateRaw(bytes, requirement, obs));
+    return callCore('input', () => raw.evaluateRaw(bytes, defined(requirement), obs));
   }
 
   /** The decision object (what JSON.parse of evaluateRaw gives). Never throws for a bad card: a
@@ -234,7 +246,7 @@ function createApi(raw, env) {
     const p = toBytes(primary, 'primary');
     const ro = withClock(replicaObservation);
     const po = withClock(primaryObservation);
-    return JSON.parse(callCore('input', () => raw.compareCards(r, p, requirement, ro, po)));
+    return JSON.parse(callCore('input', () => raw.compareCards(r, p, defined(requirement), ro, po)));
   }
 
   /** RFC 8785 canonical JSON of a JSON text, bytes or a JavaScript value. */
@@ -465,7 +477,7 @@ function createApi(raw, env) {
     const opts = options || {};
     const fetchImpl = fetchOf(opts);
     // Check the requirement before touching the network.
-    callCore('input', () => raw.checkRequirement(requirement));
+    callCore('input', () => raw.checkRequirement(defined(requirement)));
     const timeoutMs = timeoutOf(opts);
     const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
     const observation = body.observation;
@@ -531,7 +543,7 @@ function createApi(raw, env) {
     const fetchTimeout = opts.timeoutMs === undefined ? Infinity : timeoutOf(opts);
     const deadlineMs = deadlineOf(opts);
     const clock = () => monotonicMs();
-    const resolution = callCore('input', () => new raw.ResolutionRaw(requirement, maxAttempts, deadlineMs, clock()));
+    const resolution = callCore('input', () => new raw.ResolutionRaw(defined(requirement), maxAttempts, deadlineMs, clock()));
     try {
       let step = 'try_next';
       let accepted = null;

@@ -2,11 +2,12 @@
 //
 // This file is not a module on its own: js/build.mjs wraps it for CommonJS (node/index.cjs) and
 // for the browser ES module (web/index.js). It defines `createApi(raw, env)`, where `raw` is the
-// wasm-bindgen glue (evaluateRaw, cardHash, canonicalize, checkPolicy, version) and `env.ready()`
-// throws if the wasm module is not instantiated yet.
+// wasm-bindgen glue (src/js.rs) and `env.ready()` throws if the wasm module is not instantiated
+// yet.
 //
-// Every decision comes from the Rust core; this file only converts JavaScript values to the
-// bytes and JSON text the core reads, supplies the clock, and maps results to errors.
+// Every decision comes from the Rust core, which reads requirement and observation objects
+// itself (serde-wasm-bindgen) and returns canonical decision JSON; this file turns cards into bytes,
+// supplies the clock, fetches, and maps the core's error objects to TypeError/RangeError.
 
 /* eslint-disable no-unused-vars */
 function createApi(raw, env) {
@@ -145,16 +146,6 @@ function createApi(raw, env) {
     );
   }
 
-  /** string -> verbatim, undefined/null -> "{}", plain object -> JSON.stringify. */
-  function toJsonText(value, what) {
-    if (value === undefined || value === null) return '{}';
-    if (typeof value === 'string') return value;
-    if (typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value)) {
-      return stringify(value, what);
-    }
-    throw new TypeError(`${what} must be an object or JSON text, not ${describe(value)}`);
-  }
-
   function toRfc3339(now, what) {
     if (typeof now === 'string') return now;
     let date;
@@ -165,16 +156,24 @@ function createApi(raw, env) {
     return date.toISOString();
   }
 
-  /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out). */
-  function observationText(observation) {
-    if (typeof observation === 'string') return observation;
-    if (observation === undefined || observation === null) {
-      return stringify({ now: toRfc3339(new Date(), 'observation.now') }, 'observation');
-    }
-    if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) {
-      throw new TypeError(`observation must be an object or JSON text, not ${describe(observation)}`);
-    }
-    const copy = Object.assign({}, observation);
+  /** JSON.stringify's rule, kept now that objects go to the core as they are: a member set to
+   * `undefined` is absent (serde-wasm-bindgen would read it as null, which the core refuses or
+   * reads as an invalid watermark). */
+  function defined(value) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const keys = Object.keys(value);
+    if (!keys.some((k) => value[k] === undefined)) return value;
+    const copy = {};
+    for (const k of keys) if (value[k] !== undefined) copy[k] = value[k];
+    return copy;
+  }
+
+  /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out); JSON
+   * text is verbatim; anything else goes to the core as is, which says what is wrong with it. */
+  function withClock(observation) {
+    if (observation === undefined || observation === null) return { now: toRfc3339(new Date(), 'observation.now') };
+    if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) return observation;
+    const copy = Object.assign({}, defined(observation));
     if (!Object.prototype.hasOwnProperty.call(copy, 'now') || copy.now === undefined) {
       copy.now = toRfc3339(new Date(), 'observation.now');
     } else if (copy.now === null) {
@@ -182,25 +181,19 @@ function createApi(raw, env) {
     } else {
       copy.now = toRfc3339(copy.now, 'observation.now');
     }
-    return stringify(copy, 'observation');
+    return copy;
   }
 
-  /** The core throws canonical JSON {kind, message, path}; make it a TypeError/RangeError. */
+  /** The core throws {kind, message, path}; make it a TypeError/RangeError. */
   function callCore(what, fn) {
     env.ready();
     try {
       return fn();
-    } catch (e) {
-      if (typeof e !== 'string') throw e;
-      let info;
-      try {
-        info = JSON.parse(e);
-      } catch (_) {
-        throw new Error(`${what}: ${e}`);
-      }
+    } catch (info) {
+      if (info === null || typeof info !== 'object' || typeof info.kind !== 'string') throw info;
       // evaluate reports paths under /requirement or /observation: name that input.
       let input = what;
-      let path = typeof info.path === 'string' ? info.path : '';
+      let path = info.path;
       const m = /^\/(requirement|observation)(\/.*)?$/.exec(path);
       if (what === 'input' && m) {
         input = m[1];
@@ -215,19 +208,18 @@ function createApi(raw, env) {
     }
   }
 
-  // ---------------------------------------------------------------- the core, JSON in / JSON out
+  // ---------------------------------------------------------------- the core
 
   /** The canonical decision JSON text, byte for byte what the CLI and Envoy produce. */
   function evaluateRaw(card, requirement, observation) {
     const bytes = toBytes(card, 'card');
-    const req = toJsonText(requirement, 'requirement');
-    const obs = observationText(observation);
-    return callCore('input', () => raw.evaluateRaw(bytes, req, obs));
+    const obs = withClock(observation);
+    return callCore('input', () => raw.evaluateRaw(bytes, defined(requirement), obs));
   }
 
-  /** The decision object (JSON.parse of evaluateRaw). Never throws for a bad card: a bad card
-   * is a `malformed_card` decision. Throws TypeError/RangeError for a bad requirement or
-   * observation. */
+  /** The decision object (what JSON.parse of evaluateRaw gives). Never throws for a bad card: a
+   * bad card is a `malformed_card` decision. Throws TypeError/RangeError for a bad requirement
+   * or observation. */
   function evaluate(card, requirement, observation) {
     return JSON.parse(evaluateRaw(card, requirement, observation));
   }
@@ -252,10 +244,9 @@ function createApi(raw, env) {
   function compareCards(replica, primary, requirement, replicaObservation, primaryObservation) {
     const r = toBytes(replica, 'replica');
     const p = toBytes(primary, 'primary');
-    const req = toJsonText(requirement, 'requirement');
-    const ro = observationText(replicaObservation);
-    const po = observationText(primaryObservation);
-    return JSON.parse(callCore('input', () => raw.compareCards(r, p, req, ro, po)));
+    const ro = withClock(replicaObservation);
+    const po = withClock(primaryObservation);
+    return JSON.parse(callCore('input', () => raw.compareCards(r, p, defined(requirement), ro, po)));
   }
 
   /** RFC 8785 canonical JSON of a JSON text, bytes or a JavaScript value. */
@@ -485,18 +476,16 @@ function createApi(raw, env) {
   async function fetchDecision(url, requirement, options) {
     const opts = options || {};
     const fetchImpl = fetchOf(opts);
-    const req = toJsonText(requirement, 'requirement');
-    // Check the requirement before touching the network: the core reads it while judging an
-    // empty body (a malformed_card decision), and throws for a bad one.
-    callCore('input', () => raw.evaluateRaw(new Uint8Array(0), req, '{}'));
+    // Check the requirement before touching the network.
+    callCore('input', () => raw.checkRequirement(defined(requirement)));
     const timeoutMs = timeoutOf(opts);
     const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
     const observation = body.observation;
     const decision = body.over
-      ? JSON.parse(callCore('card', () => raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete)))
-      : evaluate(body.bytes, req, observation);
+      ? JSON.parse(raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete))
+      : evaluate(body.bytes, requirement, observation);
     if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });
-    return { decision, body: body.bytes, requirement: req };
+    return { decision, body: body.bytes, requirement };
   }
 
   // ---------------------------------------------------------------- re-resolution over sources
@@ -550,12 +539,11 @@ function createApi(raw, env) {
   async function resolveSources(urls, requirement, options) {
     const opts = options || {};
     const fetchImpl = fetchOf(opts);
-    const req = toJsonText(requirement, 'requirement');
     const maxAttempts = maxAttemptsOf(opts);
     const fetchTimeout = opts.timeoutMs === undefined ? Infinity : timeoutOf(opts);
     const deadlineMs = deadlineOf(opts);
     const clock = () => monotonicMs();
-    const resolution = callCore('input', () => new raw.ResolutionRaw(req, maxAttempts, deadlineMs, clock()));
+    const resolution = callCore('input', () => new raw.ResolutionRaw(defined(requirement), maxAttempts, deadlineMs, clock()));
     try {
       let step = 'try_next';
       let accepted = null;
@@ -581,7 +569,7 @@ function createApi(raw, env) {
         const observation = body.observation;
         step = body.over
           ? resolution.recordTooLarge(url, body.bytes, body.seen, body.complete, clock())
-          : callCore('input', () => resolution.recordCard(url, body.bytes, observationText(observation), clock()));
+          : callCore('input', () => resolution.recordCard(url, body.bytes, withClock(observation), clock()));
         const decision = JSON.parse(resolution.lastDecision());
         if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url, observation });
         if (step === 'accept') accepted = { url, body: body.bytes };
@@ -597,7 +585,7 @@ function createApi(raw, env) {
         error.attempts = attempts;
         throw error;
       }
-      return Object.assign(outcome, { body: accepted.body, requirement: req });
+      return Object.assign(outcome, { body: accepted.body, requirement });
     } finally {
       resolution.free();
     }

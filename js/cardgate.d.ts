@@ -6,100 +6,26 @@
  * core rejects (duplicate members, lone surrogates, ...) can only be checked as text or bytes. */
 export type CardInput = string | Uint8Array | ArrayBuffer | ArrayBufferView | object;
 
-/** Capability names, see `RequirementJson.require`. */
-export type CapabilityName = string;
+/** The requirement JSON form (DESIGN.md "Requirement"), generated as `RequirementInput`.
+ * Unknown members throw a TypeError. */
+export type RequirementJson = RequirementInput;
 
-/** The requirement JSON form (DESIGN.md). Unknown members throw a TypeError. */
-export interface RequirementJson {
-  /** Capabilities the caller will invoke: a skill id, `extension:<uri>`,
-   * `capability:streaming|pushNotifications|extendedAgentCard`, `binding:<name>`,
-   * `protocol:<Major.Minor>`. */
-  require?: CapabilityName[];
-  /** Minimum card `version` (numeric dot-separated, or semver). */
-  min_version?: string;
-  /** Staleness tolerance: an integer followed by `ms`, `s`, `m` or `h`. */
-  max_stale?: string;
-  /** `sha256:` + 64 lowercase hex digits: replaces the watermark check (see `pin_mode`). */
-  pin?: string;
-  /** `replace` (default): a matching pin passes without the watermark; `with_watermark`: both. */
-  pin_mode?: 'replace' | 'with_watermark';
-}
+/** The observation JSON form (DESIGN.md "Observation"), generated as `ObservationInput`, with
+ * the package's conveniences for `now`: RFC 3339 text, a Date, or ms since the epoch. Omitted:
+ * the current time (`new Date()`). `null`: send no clock at all. */
+export type ObservationJson = Omit<ObservationInput, 'now'> & { now?: string | Date | number | null };
 
-/** A watermark value: header text, or a number. */
-export type WatermarkValue = string | number;
+// The wire types (RequirementInput, ObservationInput, DecisionJson, ValidJson, RejectedJson,
+// ReasonJson, ReasonCode, ErrorClass, ConditionName, Conditions, ConditionOutcome, FreshnessBasis)
+// are generated from the Rust types
+// (tsify) and prepended to this file by js/build.mjs. What follows cannot be generated: the
+// names this package has always exported for them, the re-resolution record (built as a JSON
+// tree in Rust), and the JavaScript functions, classes and options.
 
-/** The observation JSON form (DESIGN.md), plus `now` conveniences. */
-export interface ObservationJson {
-  lag_ms?: WatermarkValue;
-  lag_s?: WatermarkValue;
-  /** RFC 3339 time of the last successful sync. */
-  synced_at?: WatermarkValue;
-  consul_last_contact_ms?: WatermarkValue;
-  consul_known_leader?: WatermarkValue;
-  /** HTTP `Age`: seconds spent in caches. */
-  age_s?: WatermarkValue;
-  /** The host clock: RFC 3339 text, a Date, or ms since the epoch. Omitted: the current time
-   * (`new Date()`). `null`: send no clock at all. */
-  now?: string | Date | number | null;
-}
-
-/** Condition names: (a) version, (b) freshness or pin, (c) capabilities; `card` when unreadable. */
-export type ConditionName = 'a' | 'b' | 'c' | 'card';
-
-export type ReasonCode =
-  | 'body_encoded'
-  | 'version_below_minimum'
-  | 'version_incomparable'
-  | 'freshness_unverifiable'
-  | 'tolerance_missing'
-  | 'watermark_invalid'
-  | 'watermark_contradictory'
-  | 'leader_unknown'
-  | 'clock_missing'
-  | 'watermark_in_future'
-  | 'watermark_exceeded'
-  | 'pinned_hash_mismatch'
-  | 'capabilities_missing'
-  | 'body_empty'
-  | 'body_too_large'
-  | 'invalid_utf8'
-  | 'json_syntax'
-  | 'trailing_data'
-  | 'duplicate_member'
-  | 'lone_surrogate'
-  | 'number_out_of_range'
-  | 'too_deep'
-  | 'not_an_object'
-  | 'missing_field'
-  | 'wrong_type'
-  | 'ambiguous_member'
-  | 'source_unavailable'
-  | 'sdk_refuses_card';
-
-export interface Reason {
-  code: ReasonCode;
-  condition: ConditionName;
-  message: string;
-  figures?: Record<string, number | string | boolean | null>;
-  /** JSON Pointer of the offending member (malformed cards). */
-  path?: string;
-  /** Byte offset of a syntax error. */
-  offset?: number;
-}
-
-export interface Condition {
-  passed: boolean;
-  message: string;
-  [extra: string]: unknown;
-}
-
-export interface Conditions {
-  a: Condition;
-  b: Condition;
-  c: Condition;
-}
-
-export type ErrorClass = 'stale_agent_card' | 'capability_mismatch' | 'malformed_card';
+/** One failed check. */
+export type Reason = ReasonJson;
+/** One condition's outcome. */
+export type Condition = ConditionOutcome;
 
 /** One attempt of a re-resolution (DESIGN.md "Re-resolution"): a source that served a card the
  * gate judged, or a source that served none (timeout, refused connection, HTTP error). */
@@ -137,41 +63,14 @@ export interface ResolutionSummary {
   source: string | null;
 }
 
-export interface ValidDecision {
-  verdict: 'valid';
-  status: 200;
-  agent: string;
-  card_version: string;
-  card_hash: string;
-  freshness: 'watermark' | 'pinned';
-  staleness_ms: number | null;
-  conditions: Conditions;
-  resolution?: ResolutionSummary;
-  [extra: string]: unknown;
-}
+/** A valid decision as this package returns it: the package always judges a card, so the
+ * members read from it are present (the wire type also covers the Envoy filter's
+ * freshness-only decision on a 304, which has no card). */
+export type ValidDecision = Extract<DecisionJson, { verdict: 'valid' }> &
+  Required<Pick<ValidJson, 'card_hash' | 'conditions'>> & { freshness: FreshnessBasis };
 
 /** An RFC 9457 problem object with cardgate's extensions. */
-export interface RejectedDecision {
-  type: string;
-  title: string;
-  status: 503 | 409 | 502;
-  detail: string;
-  verdict: 'rejected';
-  error_class: ErrorClass;
-  reasons: Reason[];
-  missing_capabilities?: string[];
-  agent?: string;
-  card_version?: string;
-  card_hash?: string;
-  staleness_ms?: number | null;
-  conditions?: Conditions;
-  /** The card as received, when it parsed. */
-  card?: unknown;
-  /** The first 4096 characters of the body, when it did not parse. */
-  card_text?: string;
-  resolution?: ResolutionSummary;
-  [extra: string]: unknown;
-}
+export type RejectedDecision = Extract<DecisionJson, { verdict: 'rejected' }>;
 
 export type Decision = ValidDecision | RejectedDecision;
 

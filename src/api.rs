@@ -77,66 +77,59 @@ pub fn check_policy(policy_json: &[u8]) -> Result<(), InputError> {
 /// ```
 pub fn declared_capabilities(card: &[u8]) -> Result<String, InputError> {
     use crate::card::AgentCard;
-    use crate::json::Value;
-    let strings = |v: Vec<String>| Value::Array(v.into_iter().map(Value::String).collect());
     let doc = AgentCard::parse_document(card, &Limits::default())
         .map_err(|d| InputError::type_error(d.path, d.message))?;
     let value = match AgentCard::from_value(&doc) {
-        Ok(view) => Value::Object(vec![
-            ("granted".into(), strings(view.granted_capabilities())),
-            (
-                "readings".into(),
-                Value::Array(
-                    view.readings
-                        .iter()
-                        .map(|(sdk, r)| {
-                            Value::Object(vec![
-                                ("sdk".into(), Value::String(sdk.label().into())),
-                                ("capabilities".into(), strings(view.reading_capabilities(r))),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ),
-        ]),
-        Err(defect) => Value::Object(vec![(
-            "defect".into(),
-            Value::Object(vec![
-                ("code".into(), Value::String(defect.code.as_str().into())),
-                ("path".into(), Value::String(defect.path)),
-                ("message".into(), Value::String(defect.message)),
-            ]),
-        )]),
+        Ok(view) => Declared::Readable {
+            granted: view.granted_capabilities(),
+            readings: view
+                .readings
+                .iter()
+                .map(|(sdk, r)| Reading {
+                    sdk: sdk.label().into(),
+                    capabilities: view.reading_capabilities(r),
+                })
+                .collect(),
+        },
+        Err(defect) => Declared::Unreadable {
+            defect: Defect {
+                code: defect.code,
+                path: defect.path,
+                message: defect.message,
+            },
+        },
     };
-    Ok(value_to_ordered_json(&value))
+    // Compact JSON in the members' declared order (the display order matters more than
+    // RFC 8785's); serializing strings and lists cannot fail.
+    Ok(serde_json::to_string(&value).unwrap_or_default())
 }
 
-/// Compact JSON in the given member order (the display order matters more than RFC 8785's).
-fn value_to_ordered_json(v: &crate::json::Value) -> String {
-    use crate::json::Value;
-    match v {
-        Value::Array(items) => format!(
-            "[{}]",
-            items
-                .iter()
-                .map(value_to_ordered_json)
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        Value::Object(members) => format!(
-            "{{{}}}",
-            members
-                .iter()
-                .map(|(k, v)| {
-                    let mut key = String::new();
-                    jcs::write_string(&mut key, k);
-                    format!("{key}:{}", value_to_ordered_json(v))
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        scalar => jcs::canonicalize(scalar),
-    }
+/// [`declared_capabilities`]' JSON form.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Declared {
+    Readable {
+        granted: Vec<String>,
+        readings: Vec<Reading>,
+    },
+    Unreadable {
+        defect: Defect,
+    },
+}
+
+/// What one SDK reading grants.
+#[derive(serde::Serialize)]
+struct Reading {
+    sdk: String,
+    capabilities: Vec<String>,
+}
+
+/// Why the gate cannot read a card.
+#[derive(serde::Serialize)]
+struct Defect {
+    code: crate::reason::ReasonCode,
+    path: String,
+    message: String,
 }
 
 /// Replica versus primary, for display (the inspector): each card's decision under the same

@@ -4,6 +4,7 @@ use crate::card_hash::CardHash;
 use crate::jcs;
 use crate::json::Value;
 use crate::reason::{Condition, ErrorClass, ReasonCode};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// One failed check, with the figures that explain it.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,7 +25,9 @@ impl Reason {
 }
 
 /// How condition (b) was satisfied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
 pub enum FreshnessBasis {
     /// A watermark within tolerance.
     Watermark,
@@ -43,7 +46,8 @@ impl FreshnessBasis {
 }
 
 /// The outcome of one condition, for display.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 pub struct ConditionOutcome {
     /// Whether it held.
     pub passed: bool,
@@ -51,14 +55,18 @@ pub struct ConditionOutcome {
     pub message: String,
 }
 
-/// The three conditions' outcomes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The three conditions' outcomes (`a`, `b`, `c` on the wire).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 pub struct Conditions {
     /// (a) version.
+    #[serde(rename = "a")]
     pub version: ConditionOutcome,
     /// (b) freshness or pin.
+    #[serde(rename = "b")]
     pub freshness: ConditionOutcome,
     /// (c) capabilities.
+    #[serde(rename = "c")]
     pub capabilities: ConditionOutcome,
 }
 
@@ -191,7 +199,7 @@ impl Decision {
             ("body_bytes".into(), Value::Number(seen_bytes as f64)),
             ("max_card_bytes".into(), Value::Number(limit as f64)),
         ]);
-        d.card_text = Some(crate::gate::card_excerpt(start));
+        d.card_text = Some(card_excerpt(start));
         d
     }
 
@@ -213,98 +221,252 @@ impl Decision {
         }
     }
 
-    /// The decision as a JSON value (see `DESIGN.md`).
+    /// The decision's wire form ([`DecisionJson`]): what every runtime serializes.
+    pub fn wire(&self) -> DecisionJson<'_> {
+        let parsed = self.card_hash.as_ref().map(CardHash::as_str);
+        // Read from the card exactly when the conditions were checked (nullable then).
+        let read = self.conditions.is_some();
+        let agent = read.then_some(self.agent.as_deref());
+        let card_version = read.then_some(self.card_version.as_deref());
+        let staleness_ms = read.then_some(self.staleness_ms);
+        let freshness = read.then_some(self.freshness);
+        let resolution = self.resolution.as_ref().map(JsonRef);
+        let Some(class) = self.error_class else {
+            return DecisionJson::Valid(ValidJson {
+                status: self.status(),
+                card_hash: parsed,
+                agent,
+                card_version,
+                staleness_ms,
+                freshness,
+                conditions: self.conditions.as_ref(),
+                resolution,
+            });
+        };
+        let reasons = self
+            .reasons
+            .iter()
+            .map(|r| {
+                let card = r.condition() == Condition::Card;
+                ReasonJson {
+                    code: r.code,
+                    condition: r.condition(),
+                    message: &r.message,
+                    figures: Members(&r.figures),
+                    path: card.then_some(self.defect_path.as_deref()),
+                    offset: self.defect_offset.filter(|_| card),
+                }
+            })
+            .collect();
+        DecisionJson::Rejected(RejectedJson {
+            problem_type: format!("urn:cardgate:problem:{}", class.as_str()),
+            title: class.title(),
+            detail: self.detail(),
+            error_class: class,
+            reasons,
+            missing_capabilities: &self.missing,
+            status: self.status(),
+            card_hash: parsed,
+            agent,
+            card_version,
+            staleness_ms,
+            freshness,
+            conditions: self.conditions.as_ref(),
+            resolution,
+            card: self.card.as_ref().map(JsonRef),
+            card_text: self
+                .card
+                .is_none()
+                .then_some(())
+                .and(self.card_text.as_deref()),
+        })
+    }
+
+    /// The decision as a JSON value (see `DESIGN.md`): [`Decision::wire`] through serde.
     pub fn to_value(&self) -> Value {
-        let mut m: Vec<(String, Value)> = Vec::new();
-        let s = |v: &str| Value::String(v.to_string());
-        let opt_str = |v: Option<&str>| v.map_or(Value::Null, s);
-        let opt_num = |v: Option<u64>| v.map_or(Value::Null, |n| Value::Number(n as f64));
-        match self.error_class {
-            None => m.push(("verdict".into(), s("valid"))),
-            Some(class) => {
-                m.push(("verdict".into(), s("rejected")));
-                m.push((
-                    "type".into(),
-                    s(&format!("urn:cardgate:problem:{}", class.as_str())),
-                ));
-                m.push(("title".into(), s(class.title())));
-                m.push(("detail".into(), Value::String(self.detail())));
-                m.push(("error_class".into(), s(class.as_str())));
-                let reasons = self
-                    .reasons
-                    .iter()
-                    .map(|r| {
-                        let mut rm = vec![
-                            ("code".to_string(), s(r.code.as_str())),
-                            ("condition".to_string(), s(r.condition().as_str())),
-                            ("message".to_string(), s(&r.message)),
-                            ("figures".to_string(), Value::Object(r.figures.clone())),
-                        ];
-                        if r.condition() == Condition::Card {
-                            rm.push(("path".into(), opt_str(self.defect_path.as_deref())));
-                            if let Some(offset) = self.defect_offset {
-                                rm.push(("offset".into(), Value::Number(offset as f64)));
-                            }
-                        }
-                        Value::Object(rm)
-                    })
-                    .collect();
-                m.push(("reasons".into(), Value::Array(reasons)));
-                m.push((
-                    "missing_capabilities".into(),
-                    Value::Array(self.missing.iter().map(|c| s(c)).collect()),
-                ));
-            }
-        }
-        m.push(("status".into(), Value::Number(f64::from(self.status()))));
-        // The body parsed as JSON exactly when there is a hash (a valid decision keeps no card).
-        let parsed = self.card_hash.is_some();
-        if parsed {
-            m.push((
-                "card_hash".into(),
-                opt_str(self.card_hash.as_ref().map(CardHash::as_str)),
-            ));
-        }
-        if self.conditions.is_some() {
-            m.push(("agent".into(), opt_str(self.agent.as_deref())));
-            m.push(("card_version".into(), opt_str(self.card_version.as_deref())));
-            m.push(("staleness_ms".into(), opt_num(self.staleness_ms)));
-            m.push((
-                "freshness".into(),
-                opt_str(self.freshness.map(FreshnessBasis::as_str)),
-            ));
-        }
-        if let Some(c) = &self.conditions {
-            let outcome = |o: &ConditionOutcome| {
-                Value::Object(vec![
-                    ("passed".into(), Value::Bool(o.passed)),
-                    ("message".into(), s(&o.message)),
-                ])
-            };
-            m.push((
-                "conditions".into(),
-                Value::Object(vec![
-                    ("a".into(), outcome(&c.version)),
-                    ("b".into(), outcome(&c.freshness)),
-                    ("c".into(), outcome(&c.capabilities)),
-                ]),
-            ));
-        }
-        if let Some(resolution) = &self.resolution {
-            m.push(("resolution".into(), resolution.clone()));
-        }
-        if !self.is_valid() {
-            if let Some(card) = &self.card {
-                m.push(("card".into(), card.clone()));
-            } else if let Some(text) = &self.card_text {
-                m.push(("card_text".into(), s(text)));
-            }
-        }
-        Value::Object(m)
+        // Serializing these types cannot fail: every map key is a string.
+        serde_json::to_value(self.wire()).map_or(Value::Null, from_serde)
     }
 
     /// The decision's RFC 8785 canonical JSON: identical bytes in every runtime.
     pub fn to_json(&self) -> String {
         jcs::canonicalize(&self.to_value())
+    }
+}
+
+/// The start of an unreadable body, for the decision's `card_text`.
+pub(crate) fn card_excerpt(body: &[u8]) -> String {
+    String::from_utf8_lossy(body)
+        .chars()
+        .take(CARD_TEXT_LIMIT)
+        .collect()
+}
+
+/// The decision's JSON form (DESIGN.md "Decision"), borrowed from a [`Decision`]: the one
+/// definition the canonical text ([`Decision::to_json`]), the JS objects and the generated
+/// TypeScript declarations all come from. Members that do not apply are absent; members read
+/// from the card are `null` when the card lacks them.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum DecisionJson<'a> {
+    /// The card may be used.
+    Valid(ValidJson<'a>),
+    /// An RFC 9457 problem with cardgate's members.
+    Rejected(RejectedJson<'a>),
+}
+
+/// A valid decision's members.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct ValidJson<'a> {
+    /// 200.
+    pub status: u16,
+    /// `sha256:<hex>`, absent when there was no card (a freshness-only decision).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_hash: Option<&'a str>,
+    /// The card's `name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Option<&'a str>>,
+    /// The card's `version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_version: Option<Option<&'a str>>,
+    /// The staleness figure established, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staleness_ms: Option<Option<u64>>,
+    /// How (b) was satisfied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Option<FreshnessBasis>>,
+    /// The three conditions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<&'a Conditions>,
+    /// The re-resolution record, when more than one source was asked or a bound ended it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
+    pub resolution: Option<JsonRef<'a>>,
+}
+
+/// A rejection's members.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct RejectedJson<'a> {
+    /// `urn:cardgate:problem:<error_class>`.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    /// The error class's title.
+    pub title: &'static str,
+    /// Every reason's message, joined with `; `.
+    pub detail: String,
+    /// The primary error class.
+    pub error_class: ErrorClass,
+    /// Every failed check, in the order b, a, c.
+    pub reasons: Vec<ReasonJson<'a>>,
+    /// Required capabilities the card does not declare.
+    pub missing_capabilities: &'a [String],
+    /// 503, 409 or 502.
+    pub status: u16,
+    /// `sha256:<hex>`, when the body parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_hash: Option<&'a str>,
+    /// The card's `name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Option<&'a str>>,
+    /// The card's `version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_version: Option<Option<&'a str>>,
+    /// The staleness figure established, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staleness_ms: Option<Option<u64>>,
+    /// Always `null` on a rejection that read the card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Option<FreshnessBasis>>,
+    /// The three conditions, when the card could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<&'a Conditions>,
+    /// The re-resolution record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
+    pub resolution: Option<JsonRef<'a>>,
+    /// The card as received, when it parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "js", tsify(type = "unknown"))]
+    pub card: Option<JsonRef<'a>>,
+    /// The first 4096 characters of a body that did not parse.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_text: Option<&'a str>,
+}
+
+/// One failed check on the wire.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct ReasonJson<'a> {
+    /// The stable code.
+    pub code: ReasonCode,
+    /// The condition it fails.
+    #[cfg_attr(feature = "js", tsify(type = "ConditionName"))]
+    pub condition: Condition,
+    /// A sentence with the figures.
+    pub message: &'a str,
+    /// The figures, by name.
+    #[cfg_attr(
+        feature = "js",
+        tsify(type = "Record<string, number | string | boolean | null>")
+    )]
+    pub figures: Members<'a>,
+    /// JSON Pointer of the offending member (card reasons only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<Option<&'a str>>,
+    /// Byte offset of a syntax error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+}
+
+/// A borrowed JSON value, serialized as itself (objects' members in document order).
+#[derive(Debug, Clone, Copy)]
+pub struct JsonRef<'a>(pub &'a Value);
+
+/// Borrowed object members, serialized as a JSON object.
+#[derive(Debug, Clone, Copy)]
+pub struct Members<'a>(pub &'a [(String, Value)]);
+
+impl Serialize for JsonRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) => s.serialize_f64(*n),
+            Value::String(t) => s.serialize_str(t),
+            Value::Array(items) => s.collect_seq(items.iter().map(JsonRef)),
+            Value::Object(members) => Members(members).serialize(s),
+        }
+    }
+}
+
+impl Serialize for Members<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k, &JsonRef(v))?;
+        }
+        map.end()
+    }
+}
+
+/// serde_json's tree as ours (for RFC 8785 via [`jcs`]); integers are exact below 2^53.
+fn from_serde(v: serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+        serde_json::Value::String(t) => Value::String(t),
+        serde_json::Value::Array(items) => {
+            Value::Array(items.into_iter().map(from_serde).collect())
+        }
+        serde_json::Value::Object(members) => Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k, from_serde(v)))
+                .collect(),
+        ),
     }
 }

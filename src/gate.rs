@@ -8,7 +8,7 @@
 use crate::card::{AgentCard, Limits};
 use crate::card_hash::CardHash;
 use crate::decision::{
-    ConditionOutcome, Conditions, Decision, FreshnessBasis, Reason, CARD_TEXT_LIMIT,
+    card_excerpt, ConditionOutcome, Conditions, Decision, FreshnessBasis, Reason,
 };
 use crate::duration::format_duration;
 use crate::freshness::Observation;
@@ -465,14 +465,6 @@ pub fn evaluate_freshness(requirement: &Requirement, observation: &Observation) 
         defect_offset: None,
         resolution: None,
     }
-}
-
-/// The start of an unreadable body, for the decision's `card_text`.
-pub(crate) fn card_excerpt(body: &[u8]) -> String {
-    String::from_utf8_lossy(body)
-        .chars()
-        .take(CARD_TEXT_LIMIT)
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,15 +1,21 @@
 //! Stable reason codes, the conditions they belong to, and the error classes they roll up into.
 
 /// Which part of the invariant a reason belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+// TypeScript `ConditionName` (the package's `Condition` is a condition's outcome).
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(type_suffix = "Name"))]
 pub enum Condition {
     /// (b) freshness: watermark within tolerance, or the pinned hash. Checked first.
+    #[serde(rename = "b")]
     Freshness,
     /// (a) version floor.
+    #[serde(rename = "a")]
     Version,
     /// (c) capability superset.
+    #[serde(rename = "c")]
     Capabilities,
     /// The card itself could not be read.
+    #[serde(rename = "card")]
     Card,
 }
 
@@ -26,7 +32,9 @@ impl Condition {
 }
 
 /// The class of a rejection: what the caller should do about it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorClass {
     /// The card may be out of date: re-resolve (from the primary) before delegating.
     StaleAgentCard,
@@ -66,9 +74,10 @@ impl ErrorClass {
 macro_rules! reason_codes {
     ($($variant:ident => $code:literal, $cond:ident, $doc:literal;)*) => {
         /// A stable, machine-readable reason a condition failed.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+        #[cfg_attr(feature = "js", derive(tsify::Tsify))]
         pub enum ReasonCode {
-            $(#[doc = $doc] $variant,)*
+            $(#[doc = $doc] #[serde(rename = $code)] $variant,)*
         }
         impl ReasonCode {
             /// Every code, in documentation order.
@@ -135,5 +144,25 @@ mod tests {
             .filter(|l| l.starts_with("| `") && l.contains("` | "))
             .count();
         assert!(rows >= ReasonCode::ALL.len());
+    }
+
+    #[test]
+    fn serde_names_are_the_stable_strings() {
+        let name = |v: serde_json::Value| v.as_str().map(str::to_owned);
+        for code in ReasonCode::ALL {
+            let got = name(serde_json::to_value(code).unwrap());
+            assert_eq!(got.as_deref(), Some(code.as_str()));
+            let cond = code.condition();
+            let got = name(serde_json::to_value(cond).unwrap());
+            assert_eq!(got.as_deref(), Some(cond.as_str()));
+        }
+        for class in [
+            ErrorClass::StaleAgentCard,
+            ErrorClass::CapabilityMismatch,
+            ErrorClass::MalformedCard,
+        ] {
+            let got = name(serde_json::to_value(class).unwrap());
+            assert_eq!(got.as_deref(), Some(class.as_str()));
+        }
     }
 }

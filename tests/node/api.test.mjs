@@ -95,6 +95,12 @@ test('exact bytes matter: a duplicate member is caught only from the text', () =
   assert.equal(d.card_text, text);
 });
 
+test('a member set to undefined is absent (objects go to the core without JSON text)', () => {
+  const d = cg.evaluate(FRESH_CARD, { ...REQ, pin: undefined }, { lag_ms: '1', age_s: undefined, now: NOW });
+  assert.equal(d.verdict, 'valid', JSON.stringify(d));
+  assert.equal(d.staleness_ms, 1);
+});
+
 test('the clock: the wrapper supplies now, and accepts text, Date or ms', () => {
   const synced = new Date(Date.now() - 3000).toISOString();
   const d = cg.evaluate(FRESH_CARD, REQ, { synced_at: synced });

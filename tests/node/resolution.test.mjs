@@ -94,17 +94,21 @@ for (const c of CASES) {
 }
 
 test('a bound resolution refuses further use and bad input, without trapping', () => {
-  assert.throws(() => new raw.ResolutionRaw('{"max_stale":"soon"}', 3, 5000, 0), (e) => typeof e === 'string' && /max_stale/.test(e));
+  // Errors cross as objects {kind, message, path}, not JSON text (issue 8).
+  const coreError = (kind, pattern) => (e) => e !== null && typeof e === 'object' && e.kind === kind && pattern.test(`${e.path} ${e.message}`);
+  assert.throws(() => new raw.ResolutionRaw('{"max_stale":"soon"}', 3, 5000, 0), coreError('range', /max_stale/));
+  assert.throws(() => new raw.ResolutionRaw({ max_stale: 'soon' }, 3, 5000, 0), coreError('range', /max_stale/));
   const r = new raw.ResolutionRaw('{}', 3, 5000, 0);
-  assert.throws(() => r.recordCard('a', new Uint8Array(0), '{"now":"yesterday"}', 1), (e) => typeof e === 'string' && /\/observation\/now/.test(e));
-  assert.throws(() => r.stop('bored'), (e) => typeof e === 'string' && /unknown outcome/.test(e));
+  assert.throws(() => r.recordCard('a', new Uint8Array(0), '{"now":"yesterday"}', 1), coreError('range', /\/observation\/now/));
+  assert.throws(() => r.recordCard('a', new Uint8Array(0), { now: 'yesterday' }, 1), coreError('range', /\/observation\/now/));
+  assert.throws(() => r.stop('bored'), coreError('range', /unknown outcome/));
   assert.equal(r.remainingMs(1000), 4000);
   assert.equal(r.recordFailed('a', 'HTTP 500', 2), 'try_next');
   assert.equal(r.lastDecision(), undefined);
   assert.equal(JSON.parse(r.attempts()).length, 1);
   JSON.parse(r.finish());
-  assert.throws(() => r.finish(), (e) => /already finished/.test(e));
-  assert.throws(() => r.recordFailed('b', 'x', 3), (e) => /already finished/.test(e));
+  assert.throws(() => r.finish(), coreError('type', /already finished/));
+  assert.throws(() => r.recordFailed('b', 'x', 3), coreError('type', /already finished/));
   r.free();
 });
 

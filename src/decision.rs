@@ -230,7 +230,7 @@ impl Decision {
         let card_version = read.then_some(self.card_version.as_deref());
         let staleness_ms = read.then_some(self.staleness_ms);
         let freshness = read.then_some(self.freshness);
-        let resolution = self.resolution.as_ref().map(JsonRef);
+        let resolution = self.resolution.as_ref();
         let Some(class) = self.error_class else {
             return DecisionJson::Valid(ValidJson {
                 status: self.status(),
@@ -273,7 +273,7 @@ impl Decision {
             freshness,
             conditions: self.conditions.as_ref(),
             resolution,
-            card: self.card.as_ref().map(JsonRef),
+            card: self.card.as_ref(),
             card_text: self
                 .card
                 .is_none()
@@ -282,15 +282,16 @@ impl Decision {
         })
     }
 
-    /// The decision as a JSON value (see `DESIGN.md`): [`Decision::wire`] through serde.
+    /// The decision as a JSON value (see `DESIGN.md`): its canonical JSON read back.
     pub fn to_value(&self) -> Value {
-        // Serializing these types cannot fail: every map key is a string.
-        serde_json::to_value(self.wire()).map_or(Value::Null, from_serde)
+        crate::json::parse(self.to_json().as_bytes(), 128).unwrap_or(Value::Null)
     }
 
-    /// The decision's RFC 8785 canonical JSON: identical bytes in every runtime.
+    /// The decision's RFC 8785 canonical JSON, written straight from [`Decision::wire`]:
+    /// identical bytes in every runtime.
     pub fn to_json(&self) -> String {
-        jcs::canonicalize(&self.to_value())
+        // Cannot fail: every map key in the wire types is a string, and nothing is bytes.
+        jcs::to_string(&self.wire()).unwrap_or_default()
     }
 }
 
@@ -343,7 +344,7 @@ pub struct ValidJson<'a> {
     /// The re-resolution record, when more than one source was asked or a bound ended it.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
-    pub resolution: Option<JsonRef<'a>>,
+    pub resolution: Option<&'a Value>,
 }
 
 /// A rejection's members.
@@ -386,11 +387,11 @@ pub struct RejectedJson<'a> {
     /// The re-resolution record.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
-    pub resolution: Option<JsonRef<'a>>,
+    pub resolution: Option<&'a Value>,
     /// The card as received, when it parsed.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "js", tsify(type = "unknown"))]
-    pub card: Option<JsonRef<'a>>,
+    pub card: Option<&'a Value>,
     /// The first 4096 characters of a body that did not parse.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub card_text: Option<&'a str>,
@@ -421,52 +422,16 @@ pub struct ReasonJson<'a> {
     pub offset: Option<usize>,
 }
 
-/// A borrowed JSON value, serialized as itself (objects' members in document order).
-#[derive(Debug, Clone, Copy)]
-pub struct JsonRef<'a>(pub &'a Value);
-
 /// Borrowed object members, serialized as a JSON object.
 #[derive(Debug, Clone, Copy)]
 pub struct Members<'a>(pub &'a [(String, Value)]);
-
-impl Serialize for JsonRef<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::Null => s.serialize_unit(),
-            Value::Bool(b) => s.serialize_bool(*b),
-            Value::Number(n) => s.serialize_f64(*n),
-            Value::String(t) => s.serialize_str(t),
-            Value::Array(items) => s.collect_seq(items.iter().map(JsonRef)),
-            Value::Object(members) => Members(members).serialize(s),
-        }
-    }
-}
 
 impl Serialize for Members<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in self.0 {
-            map.serialize_entry(k, &JsonRef(v))?;
+            map.serialize_entry(k, v)?;
         }
         map.end()
-    }
-}
-
-/// serde_json's tree as ours (for RFC 8785 via [`jcs`]); integers are exact below 2^53.
-fn from_serde(v: serde_json::Value) -> Value {
-    match v {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
-        serde_json::Value::String(t) => Value::String(t),
-        serde_json::Value::Array(items) => {
-            Value::Array(items.into_iter().map(from_serde).collect())
-        }
-        serde_json::Value::Object(members) => Value::Object(
-            members
-                .into_iter()
-                .map(|(k, v)| (k, from_serde(v)))
-                .collect(),
-        ),
     }
 }

@@ -15,6 +15,9 @@
 
 use crate::json::Value;
 
+mod serializer;
+pub use serializer::{to_string, Error};
+
 /// The RFC 8785 canonical form of `value`.
 pub fn canonicalize(value: &Value) -> String {
     let mut out = String::new();

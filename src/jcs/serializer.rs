@@ -1,0 +1,561 @@
+//! RFC 8785 straight from any `serde::Serialize` type, without building a tree first.
+//!
+//! Hand-written because no maintained crate writes RFC 8785 from serde with UTF-16 member order
+//! and ECMAScript numbers; it reuses this module's string, number and ordering rules, so a type
+//! serialized here gives the same bytes as [`super::canonicalize`] of the same JSON tree.
+//! Objects (maps and structs) are written into a scratch buffer member by member, then emitted
+//! in canonical order; everything else is written in place. serde's data model maps as
+//! serde_json maps it: unit and `None` are `null`, a unit variant is its name, other variants are
+//! `{"name": ...}`, sequences and tuples are arrays. Bytes and non-string map keys are refused.
+
+use super::{utf16_cmp, write_number, write_string};
+use serde::ser::{self, Serialize};
+use std::fmt;
+use std::ops::Range;
+
+/// A value serde can describe but JSON (and so RFC 8785) cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error(String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl ser::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error(msg.to_string())
+    }
+}
+
+/// The RFC 8785 canonical JSON of `value`.
+///
+/// ```
+/// #[derive(serde::Serialize)]
+/// struct Figures { max_stale_ms: u64, staleness_ms: f64, agent: &'static str }
+/// let text = cardgate::jcs::to_string(&Figures { max_stale_ms: 10_000, staleness_ms: 1.5e21, agent: "w\u{7}" });
+/// assert_eq!(text.unwrap(), r#"{"agent":"w\u0007","max_stale_ms":10000,"staleness_ms":1.5e+21}"#);
+/// ```
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    let mut out = String::new();
+    value.serialize(Canonical { out: &mut out })?;
+    Ok(out)
+}
+
+/// Writes one value at the end of `out`.
+struct Canonical<'o> {
+    out: &'o mut String,
+}
+
+impl<'o> Canonical<'o> {
+    fn number(self, n: f64) -> Result<(), Error> {
+        write_number(self.out, n);
+        Ok(())
+    }
+
+    /// `{"variant":` before a variant's content; [`Wrapped`] closes it.
+    fn open_variant(self, variant: &str) -> &'o mut String {
+        self.out.push('{');
+        write_string(self.out, variant);
+        self.out.push(':');
+        self.out
+    }
+}
+
+impl<'o> ser::Serializer for Canonical<'o> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Array<'o>;
+    type SerializeTuple = Array<'o>;
+    type SerializeTupleStruct = Array<'o>;
+    type SerializeTupleVariant = Wrapped<Array<'o>>;
+    type SerializeMap = Object<'o>;
+    type SerializeStruct = Object<'o>;
+    type SerializeStructVariant = Wrapped<Object<'o>>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.out.push_str(if v { "true" } else { "false" });
+        Ok(())
+    }
+    // Integers are ECMAScript numbers: exact up to 2^53, the nearest double beyond (what a JSON
+    // reader in JavaScript sees).
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.number(f64::from(v))
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.number(f64::from(v))
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.number(f64::from(v))
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.number(v as f64)
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.number(f64::from(v))
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.number(f64::from(v))
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.number(f64::from(v))
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.number(v as f64)
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        self.number(f64::from(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        self.number(v)
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        write_string(self.out, v.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        write_string(self.out, v);
+        Ok(())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
+        Err(Error("bytes have no RFC 8785 form".into()))
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.out.push_str("null");
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &str) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let out = self.open_variant(variant);
+        value.serialize(Canonical { out: &mut *out })?;
+        out.push('}');
+        Ok(())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Array<'o>, Error> {
+        self.out.push('[');
+        Ok(Array {
+            out: self.out,
+            first: true,
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Array<'o>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Array<'o>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Wrapped<Array<'o>>, Error> {
+        let out = self.open_variant(variant);
+        Ok(Wrapped(Canonical { out }.serialize_seq(Some(len))?))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Object<'o>, Error> {
+        Ok(Object {
+            out: self.out,
+            scratch: String::new(),
+            members: Vec::new(),
+            key: None,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'o>, Error> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Wrapped<Object<'o>>, Error> {
+        let out = self.open_variant(variant);
+        Ok(Wrapped(Canonical { out }.serialize_map(Some(len))?))
+    }
+}
+
+/// An array being written in place.
+pub struct Array<'o> {
+    out: &'o mut String,
+    first: bool,
+}
+
+impl Array<'_> {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        value.serialize(Canonical { out: self.out })
+    }
+    fn close(self) {
+        self.out.push(']');
+    }
+}
+
+impl ser::SerializeSeq for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close();
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close();
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close();
+        Ok(())
+    }
+}
+
+/// An object: each member's name and canonical value go to `scratch` as they come, and the
+/// members are emitted sorted by name (UTF-16 order) when the object ends.
+pub struct Object<'o> {
+    out: &'o mut String,
+    scratch: String,
+    /// Name and value, as ranges of `scratch`.
+    members: Vec<(Range<usize>, Range<usize>)>,
+    /// The name of a map entry whose value has not come yet.
+    key: Option<Range<usize>>,
+}
+
+impl<'o> Object<'o> {
+    fn name(&mut self, name: &str) -> Range<usize> {
+        let start = self.scratch.len();
+        self.scratch.push_str(name);
+        start..self.scratch.len()
+    }
+
+    fn member<T: Serialize + ?Sized>(
+        &mut self,
+        name: Range<usize>,
+        value: &T,
+    ) -> Result<(), Error> {
+        let start = self.scratch.len();
+        value.serialize(Canonical {
+            out: &mut self.scratch,
+        })?;
+        self.members.push((name, start..self.scratch.len()));
+        Ok(())
+    }
+
+    fn close(mut self) -> &'o mut String {
+        let scratch = &self.scratch;
+        let text = |r: &Range<usize>| scratch.get(r.clone()).unwrap_or_default();
+        self.members
+            .sort_unstable_by(|(a, _), (b, _)| utf16_cmp(text(a), text(b)));
+        self.out.reserve(scratch.len() + 4 * self.members.len() + 2);
+        self.out.push('{');
+        for (i, (name, value)) in self.members.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            write_string(self.out, text(name));
+            self.out.push(':');
+            self.out.push_str(text(value));
+        }
+        self.out.push('}');
+        self.out
+    }
+}
+
+impl ser::SerializeMap for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        let start = self.scratch.len();
+        key.serialize(Key {
+            out: &mut self.scratch,
+        })?;
+        self.key = Some(start..self.scratch.len());
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let name = self
+            .key
+            .take()
+            .ok_or_else(|| Error("a map value without a key".into()))?;
+        self.member(name, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close();
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let name = self.name(name);
+        self.member(name, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.close();
+        Ok(())
+    }
+}
+
+/// Takes a map key: JSON has string names only.
+struct Key<'o> {
+    out: &'o mut String,
+}
+
+/// The methods of [`Key`] that refuse their kind of value.
+macro_rules! not_a_name {
+    ($($method:ident($($arg:ty),*)),* $(,)?) => {$(
+        fn $method(self, $(_: $arg),*) -> Result<(), Error> {
+            Err(Error(concat!("a map key must be a string (", stringify!($method), ")").into()))
+        }
+    )*};
+}
+
+impl ser::Serializer for Key<'_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.out.push_str(v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.out.push(v);
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &str) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    not_a_name!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+    );
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
+        self.serialize_none()
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Error> {
+        self.serialize_none()
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(Error("a map key must be a string (seq)".into()))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(Error("a map key must be a string (tuple)".into()))
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(Error("a map key must be a string (tuple struct)".into()))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(Error("a map key must be a string (tuple variant)".into()))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(Error("a map key must be a string (map)".into()))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(Error("a map key must be a string (struct)".into()))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(Error("a map key must be a string (struct variant)".into()))
+    }
+}
+
+/// A variant's content inside `{"variant": ...}`.
+pub struct Wrapped<C>(C);
+
+impl ser::SerializeTupleVariant for Wrapped<Array<'_>> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.0.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        let Wrapped(array) = self;
+        let out = array.out;
+        out.push_str("]}");
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Wrapped<Object<'_>> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let name = self.0.name(name);
+        self.0.member(name, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.0.close().push('}');
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    /// The same document through the tree and through serde gives the same bytes.
+    #[test]
+    fn agrees_with_the_tree_writer() {
+        let docs: [&[u8]; 6] = [
+            br#"{"b":1.50,"a":[1E2,"\u00e9",null,true,false],"":{}}"#,
+            br#"{"\ud83d\ude00":1,"\ue000":2,"a\u0000":"\u001f\"\\"}"#,
+            br#"[1e21,1e-7,-0,123456789012345680000,5e-324,[],[[]]]"#,
+            br#"{"z":{"y":{"x":[{"b":1,"a":2}]}}}"#,
+            br#""lone""#,
+            br#"{"a":{"c":3,"b":2},"A":0}"#,
+        ];
+        for doc in docs {
+            let value = parse(doc, 64).unwrap();
+            assert_eq!(
+                to_string(&value).unwrap(),
+                super::super::canonicalize(&value),
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
+    }
+
+    #[test]
+    fn maps_structs_and_variants() {
+        #[derive(serde::Serialize)]
+        enum E {
+            Unit,
+            New(u8),
+            Tuple(u8, &'static str),
+            Struct { b: bool, a: Option<u8> },
+        }
+        let mut map = std::collections::HashMap::new();
+        map.insert("\u{10000}", E::Unit);
+        map.insert("\u{e000}", E::New(1));
+        map.insert("m", E::Tuple(2, "x"));
+        map.insert("a", E::Struct { b: true, a: None });
+        assert_eq!(
+            to_string(&map).unwrap(),
+            "{\"a\":{\"Struct\":{\"a\":null,\"b\":true}},\"m\":{\"Tuple\":[2,\"x\"]},\"\u{10000}\":\"Unit\",\"\u{e000}\":{\"New\":1}}"
+        );
+        let mut bad = std::collections::BTreeMap::new();
+        bad.insert(1u8, 2u8);
+        assert!(to_string(&bad).is_err());
+        assert!(to_string(&serde_bytes_like()).is_err());
+        assert_eq!(to_string(&(1u64 << 60)).unwrap(), "1152921504606847000");
+        assert_eq!(to_string(&f64::NAN).unwrap(), "null");
+    }
+
+    struct Bytes;
+    impl Serialize for Bytes {
+        fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_bytes(b"x")
+        }
+    }
+    fn serde_bytes_like() -> Bytes {
+        Bytes
+    }
+}

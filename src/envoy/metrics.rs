@@ -69,7 +69,7 @@ pub const RERESOLVE_CALLS: &str = "cardgate.reresolve.calls";
 pub const RERESOLVE_MS: &str = "cardgate.reresolve_ms";
 
 #[cfg(target_arch = "wasm32")]
-pub use host::{increment, record};
+pub use host::{add, increment, record};
 
 #[cfg(target_arch = "wasm32")]
 mod host {
@@ -96,8 +96,13 @@ mod host {
 
     /// Adds one to a counter.
     pub fn increment(name: &str) {
+        add(name, 1);
+    }
+
+    /// Adds `n` to a counter (one host call for several events).
+    pub fn add(name: &str, n: u64) {
         if let Some(id) = id(MetricType::Counter, name) {
-            let _ = hostcalls::increment_metric(id, 1);
+            let _ = hostcalls::increment_metric(id, i64::try_from(n).unwrap_or(i64::MAX));
         }
     }
 

@@ -397,12 +397,12 @@ fn count(decision: &Decision, rule_agent: Option<&str>, path: &str, mode: Mode) 
         metrics::record(metrics::STALENESS_MS, ms);
     }
     match decision.error_class() {
-        None => metrics::increment(&metrics::verdict("valid")),
+        None => metrics::increment(metrics::VERDICT_VALID),
         Some(class) => {
-            metrics::increment(&metrics::verdict("rejected"));
-            metrics::increment(&metrics::error_class(class.as_str()));
+            metrics::increment_named(&metrics::verdict("rejected"));
+            metrics::increment_named(&metrics::error_class(class.as_str()));
             for r in decision.reasons() {
-                metrics::increment(&metrics::reason(r.code.as_str()));
+                metrics::increment_named(&metrics::reason(r.code.as_str()));
             }
             log::warn!(
                 "{}",
@@ -781,7 +781,7 @@ impl HttpContext for CardStream {
         let requirement = match requirement {
             Ok(r) => r,
             Err(e) => {
-                metrics::increment(&metrics::verdict("refused"));
+                metrics::increment_named(&metrics::verdict("refused"));
                 log::warn!(
                     "refused caller header on {path}: {}: {} (mode {})",
                     e.header,
@@ -842,7 +842,7 @@ impl HttpContext for CardStream {
             return self.decide(decision, &config);
         }
         if !(200..300).contains(&status) {
-            metrics::increment(&metrics::verdict("passthrough"));
+            metrics::increment_named(&metrics::verdict("passthrough"));
             // Not a card: the body must not be held or evaluated either.
             self.card = None;
             return Action::Continue;

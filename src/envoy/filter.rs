@@ -337,13 +337,6 @@ impl HeaderSnapshot {
     }
 }
 
-fn header_text(map: MapType, name: &str) -> Option<String> {
-    hostcalls::get_map_value_bytes(map, name)
-        .ok()
-        .flatten()
-        .map(|v| String::from_utf8_lossy(&v).into_owned())
-}
-
 /// Removes every response header (or trailer) named `a2a-card-*`: those names are the gate's.
 /// Returns what is left of the map.
 fn strip_verdict_headers(map: MapType) -> HeaderSnapshot {
@@ -738,13 +731,14 @@ impl HttpContext for CardStream {
         let Some(config) = self.config.clone() else {
             return Action::Continue;
         };
-        let raw_path = header_text(MapType::HttpRequestHeaders, ":path").unwrap_or_default();
+        // Every request header the filter reads comes from one copy of the map (one host call;
+        // the shipped configurations disable the filter on routes that serve no card).
+        let mut snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
+        let raw_path = snapshot.first_text(":path").unwrap_or_default();
         let path = strip_query(&raw_path);
         let Some((route_id, matched)) = config.match_path(path) else {
             return Action::Continue;
         };
-        // Every other request header comes from one copy of the map.
-        let mut snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
         // Only reads serve cards for delegation; writes to a registry (registrations) pass
         // (their answers still lose any a2a-card-* header).
         let method = snapshot.first_text(":method").unwrap_or_default();

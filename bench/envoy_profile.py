@@ -2,7 +2,7 @@
 """Profile the front Envoy of the bench (tests/envoy/bench.py) under one workload.
 
     .tools/py/bin/python bench/envoy_profile.py [--filter cardgate] [--workload typical-repeated]
-        [--seconds 5] [--perf perf.data]
+        [--seconds 5] [--perf perf.data] [--stats] [--dump-config FILE]
 
 Starts the bench's origin and front Envoys, warms up, then runs wrk against one contender while
 `perf record` samples the front Envoy (user space). Prints wrk's figures, CPU per request and, with
@@ -33,7 +33,15 @@ def main():
     p.add_argument("--stats", action="store_true")
     p.add_argument("--buffer-wasm", default="", help="another module in buffer-only's place")
     p.add_argument("--buffer-config", default="", help="its plugin configuration (a string)")
+    p.add_argument("--dump-config", default="", help="write the cardgate listener's plugin configuration here and exit")
     args = p.parse_args()
+    if args.dump_config:
+        found = []
+        bench._walk(bench.front_config(1), lambda n: found.append(n["configuration"]["value"])
+                    if isinstance(n, dict) and isinstance(n.get("configuration"), dict) else None)
+        with open(args.dump_config, "w") as f:
+            f.write(found[-1])
+        return
     loads = {w[0]: w for w in bench.workloads()}
     key, _, path, headers, script, _ = loads[args.workload]
     workdir = harness.temp_workdir("cardgate-prof-")

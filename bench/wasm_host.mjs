@@ -1,9 +1,9 @@
 // A minimal proxy-wasm host in Node (V8, the engine Envoy's default Wasm runtime embeds), to see
 // where the filter's per-request time goes without Envoy: it counts every host call per request
 // by name and times the filter's callbacks for the bench's card request (bench/README.md).
-// Informative only. Usage (bench/envoy_profile.md has the full recipe):
+// Informative only. Usage (bench/README.md has the recipe):
 //   node bench/wasm_host.mjs MODULE.wasm CONFIG.json CARD.json [--unique] [--requests N]
-// CONFIG.json: the plugin configuration (the shipped one: bench/envoy_profile.py --dump-config).
+// CONFIG.json: the plugin configuration (the bench's: bench/envoy_profile.py --dump-config FILE).
 // With `node --cpu-prof` and a module that keeps its name section (cargo's output before
 // wasm-opt), the profile names the Rust functions.
 import { readFileSync } from "node:fs";

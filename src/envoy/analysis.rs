@@ -3,11 +3,15 @@
 //! checks ([`crate::gate::decide`]: freshness against this answer's watermark, the caller's and
 //! the route's requirement) run again.
 //!
-//! The key is the exact body bytes themselves, not a digest: a lookup compares whole bodies, so
-//! a body that differs in one byte (or in length) is a different entry by construction, with no
-//! collision argument to make, and no SHA-256 pass over every body just to find its entry. The
-//! map is ordered (`BTreeMap`): no hasher seed to draw from the host, and bodies chosen by an
-//! upstream cannot flood a hash table.
+//! The key is the exact body bytes themselves, not a digest: a hit compares the whole body with
+//! the kept one, so a body that differs in one byte (or in length) is a different entry by
+//! construction, with no collision argument to make. To find the candidates cheaply the map is
+//! ordered by a fingerprint (the length and an unkeyed 64-bit checksum of the bytes, one pass of
+//! 8-byte words): entries whose fingerprints match are then compared in full, 8 bytes at a time
+//! (a byte-wise `memcmp`, what comparing `Vec<u8>` keys costs in Wasm, took several microseconds
+//! per 4 KB card). The map is ordered (`BTreeMap`): no hasher seed to draw from the host; bodies
+//! an upstream crafts to share a fingerprint only share a bucket, never an analysis, and a bucket
+//! holds at most [`MAX_ENTRIES`] entries.
 //!
 //! Bounded: at most [`MAX_ENTRIES`] entries and [`MAX_BYTES`] accounted bytes, least recently
 //! used evicted first. An entry is accounted as [`BODY_FACTOR`] times its body length (the key
@@ -35,6 +39,7 @@ pub const BODY_FACTOR: usize = 6;
 pub const ENTRY_OVERHEAD: usize = 1024;
 
 struct Entry {
+    body: Vec<u8>,
     analysis: Analysis,
     weight: usize,
     used: u64,
@@ -51,7 +56,8 @@ pub enum Lookup {
 
 /// Analyses by exact body bytes, bounded, least recently used evicted first.
 pub struct AnalysisCache {
-    entries: BTreeMap<Vec<u8>, Entry>,
+    entries: BTreeMap<Fingerprint, Vec<Entry>>,
+    len: usize,
     bytes: usize,
     clock: u64,
     max_entries: usize,
@@ -69,6 +75,7 @@ impl AnalysisCache {
     pub fn with_bounds(max_entries: usize, max_bytes: usize) -> AnalysisCache {
         AnalysisCache {
             entries: BTreeMap::new(),
+            len: 0,
             bytes: 0,
             clock: 0,
             max_entries,
@@ -91,7 +98,12 @@ impl AnalysisCache {
         f: impl FnOnce(&Analysis) -> R,
     ) -> (R, Lookup) {
         self.clock += 1;
-        if let Some(entry) = self.entries.get_mut(body) {
+        let key = fingerprint(body);
+        if let Some(entry) = self
+            .entries
+            .get_mut(&key)
+            .and_then(|bucket| bucket.iter_mut().find(|e| same_bytes(&e.body, body)))
+        {
             entry.used = self.clock;
             return (f(&entry.analysis), Lookup::Hit);
         }
@@ -99,22 +111,20 @@ impl AnalysisCache {
         let out = f(&analysis);
         let weight = AnalysisCache::weight(body);
         if weight <= MAX_ENTRY_BYTES.min(self.max_bytes) && self.max_entries > 0 {
-            while self.entries.len() >= self.max_entries
-                || self.bytes.saturating_add(weight) > self.max_bytes
+            while self.len >= self.max_entries || self.bytes.saturating_add(weight) > self.max_bytes
             {
                 if !self.evict_oldest() {
                     break;
                 }
             }
             self.bytes += weight;
-            self.entries.insert(
-                body.to_vec(),
-                Entry {
-                    analysis,
-                    weight,
-                    used: self.clock,
-                },
-            );
+            self.len += 1;
+            self.entries.entry(key).or_default().push(Entry {
+                body: body.to_vec(),
+                analysis,
+                weight,
+                used: self.clock,
+            });
         }
         (out, Lookup::Miss)
     }
@@ -123,25 +133,34 @@ impl AnalysisCache {
         let oldest = self
             .entries
             .iter()
-            .min_by_key(|(_, e)| e.used)
-            .map(|(k, _)| k.clone());
-        match oldest.and_then(|k| self.entries.remove(&k)) {
-            Some(entry) => {
-                self.bytes -= entry.weight;
-                true
-            }
-            None => false,
+            .flat_map(|(k, bucket)| bucket.iter().enumerate().map(move |(i, e)| (e.used, *k, i)))
+            .min();
+        let Some((_, key, i)) = oldest else {
+            return false;
+        };
+        let Some(bucket) = self.entries.get_mut(&key) else {
+            return false;
+        };
+        if i >= bucket.len() {
+            return false;
         }
+        let entry = bucket.swap_remove(i);
+        if bucket.is_empty() {
+            self.entries.remove(&key);
+        }
+        self.bytes -= entry.weight;
+        self.len -= 1;
+        true
     }
 
     /// Entries kept.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     /// No entry kept.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
     /// Accounted bytes kept (never more than the bound).
@@ -151,8 +170,40 @@ impl AnalysisCache {
 
     /// Whether `body` has an entry (does not count as a use).
     pub fn contains(&self, body: &[u8]) -> bool {
-        self.entries.contains_key(body)
+        self.entries
+            .get(&fingerprint(body))
+            .is_some_and(|bucket| bucket.iter().any(|e| same_bytes(&e.body, body)))
     }
+}
+
+/// The length of a body and an unkeyed checksum of its bytes: equal bodies have equal
+/// fingerprints (the converse is checked byte for byte).
+type Fingerprint = (usize, u64);
+
+fn fingerprint(body: &[u8]) -> Fingerprint {
+    let (words, rest) = body.as_chunks::<8>();
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15;
+    for w in words {
+        h = (h ^ u64::from_le_bytes(*w))
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(29);
+    }
+    for &b in rest {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (body.len(), h)
+}
+
+/// `a == b`, compared 8 bytes at a time (slice equality is a byte-wise `memcmp` in Wasm).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let ((x, x_rest), (y, y_rest)) = (a.as_chunks::<8>(), b.as_chunks::<8>());
+    x_rest == y_rest
+        && x.iter()
+            .zip(y)
+            .all(|(p, q)| u64::from_le_bytes(*p) == u64::from_le_bytes(*q))
 }
 
 #[cfg(test)]
@@ -198,7 +249,7 @@ mod tests {
             let body = card(&format!("n{:0width$}", i % 37, width = 2 + i % 5));
             cache.with(&body, &Limits::default(), |_| ());
             assert!(cache.bytes() <= bound, "{} > {bound}", cache.bytes());
-            let sum: usize = cache.entries.values().map(|e| e.weight).sum();
+            let sum: usize = cache.entries.values().flatten().map(|e| e.weight).sum();
             assert_eq!(sum, cache.bytes(), "accounting matches the entries");
         }
         assert!(cache.len() <= 4);
@@ -215,6 +266,38 @@ mod tests {
         assert!(!d.is_valid());
         assert!(cache.is_empty());
         assert_eq!(cache.bytes(), 0);
+    }
+
+    #[test]
+    fn bodies_sharing_a_fingerprint_keep_their_own_analyses() {
+        let mut cache = AnalysisCache::default();
+        let (a, b) = (card("a"), card("b"));
+        assert_eq!(a.len(), b.len());
+        // b sits first in a's bucket, as a body crafted to collide with a would.
+        let key = fingerprint(&a);
+        for body in [&b, &a] {
+            cache.entries.entry(key).or_default().push(Entry {
+                body: body.clone(),
+                analysis: analyze(body, &Limits::default()),
+                weight: AnalysisCache::weight(body),
+                used: 0,
+            });
+            cache.len += 1;
+            cache.bytes += AnalysisCache::weight(body);
+        }
+        let req = Requirement::default();
+        let obs = Observation::default();
+        let fresh = |body: &[u8]| evaluate_with(body, &req, &obs, &Limits::default()).to_json();
+        let (d, how) = cache.with(&a, &Limits::default(), |x| decide(x, &req, &obs));
+        assert_eq!(how, Lookup::Hit);
+        assert_eq!(d.to_json(), fresh(&a));
+        assert_ne!(d.to_json(), fresh(&b));
+        assert!(!same_bytes(&a, &b));
+        assert!(same_bytes(&a, &a.clone()));
+        assert!(!same_bytes(&a, &a[..a.len() - 1]));
+        // Eviction empties buckets and keeps the accounting.
+        while cache.evict_oldest() {}
+        assert!(cache.is_empty() && cache.bytes() == 0 && cache.entries.is_empty());
     }
 
     #[test]

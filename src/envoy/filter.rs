@@ -21,6 +21,7 @@
 //! Every host call goes through `hostcalls` with its `Result` handled; header values are read
 //! as bytes (the SDK's string getters panic on non-UTF-8 values). Nothing here unwraps.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
@@ -138,6 +139,12 @@ struct CardRequest {
     requirement: Requirement,
     head: bool,
     decided: bool,
+    /// The upstream's response headers, read once when they arrive (without the `a2a-card-*`
+    /// ones, which are removed then): the watermark and `Cache-Control` come from this copy.
+    /// The filter holds the headers until it decides, so they cannot change meanwhile.
+    response: HeaderSnapshot,
+    /// Body callbacks not yet added to `cardgate.body_chunks` (one metric call per request).
+    chunks: u64,
 }
 
 struct CardStream {
@@ -237,6 +244,9 @@ impl Context for CardStream {
     /// The stream ended: its resolution is dropped, and streams waiting on a call its context
     /// made (the host cancels such calls) fail closed now rather than wait for nothing.
     fn on_done(&mut self) -> bool {
+        if let Some(card) = self.card.as_mut().filter(|c| c.chunks > 0) {
+            metrics::add(metrics::BODY_CHUNKS, std::mem::take(&mut card.chunks));
+        }
         let orphaned = {
             let mut shared = self.shared.borrow_mut();
             shared.pending.remove(&self.id);
@@ -245,6 +255,10 @@ impl Context for CardStream {
         let Some(config) = self.config.clone() else {
             return true;
         };
+        if orphaned.is_empty() {
+            // Nothing replied on another stream's behalf: the effective context is still ours.
+            return true;
+        }
         for flight in orphaned {
             for waiter in flight.waiters {
                 if let Some(p) = self.shared.borrow_mut().pending.get_mut(&waiter) {
@@ -265,7 +279,10 @@ impl Context for CardStream {
     }
 }
 
-/// One copy of a header map, read once per callback (each host call copies the whole map).
+/// One copy of a header map. Every host call costs a crossing of the VM boundary (a value read
+/// also a call back into the VM to allocate it), so each map is read once, with one call, and
+/// everything the filter needs from it comes from this copy.
+#[derive(Default)]
 struct HeaderSnapshot(Vec<(String, Vec<u8>)>);
 
 impl HeaderSnapshot {
@@ -281,35 +298,62 @@ impl HeaderSnapshot {
             .map(|(_, v)| v.clone())
             .collect()
     }
-}
 
-fn header_text(map: MapType, name: &str) -> Option<String> {
-    hostcalls::get_map_value_bytes(map, name)
-        .ok()
-        .flatten()
-        .map(|v| String::from_utf8_lossy(&v).into_owned())
-}
+    /// The first value of a header, as text: what the host's single-value read answers
+    /// (Envoy's `get_header_map_value` returns the first of several).
+    fn first_text(&self, name: &str) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+    }
 
-/// Removes every response header (or trailer) named `a2a-card-*`: those names are the gate's.
-fn strip_verdict_headers(map: MapType) {
-    let names: Vec<String> = hostcalls::get_map_bytes(map)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, _)| k)
-        .filter(|k| k.to_ascii_lowercase().starts_with(VERDICT_HEADER_PREFIX))
-        .collect();
-    for name in names {
-        let _ = hostcalls::remove_map_value(map, &name);
+    fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|(k, _)| k.eq_ignore_ascii_case(name))
+    }
+
+    /// Removes from the host's map, and from this copy, every header whose lowercase name
+    /// `remove` selects (only names the map holds cost a host call).
+    fn remove_where(&mut self, map: MapType, remove: impl Fn(&str) -> bool) {
+        let mut removed: Vec<String> = Vec::new();
+        self.0.retain(|(k, _)| {
+            // Envoy's names are lowercase already: copy one only when it is not.
+            let lower = if k.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(k.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(k.as_str())
+            };
+            if !remove(&lower) {
+                return true;
+            }
+            if !removed.iter().any(|r| *r == lower) {
+                removed.push(lower.into_owned());
+            }
+            false
+        });
+        for name in removed {
+            let _ = hostcalls::remove_map_value(map, &name);
+        }
     }
 }
 
+/// Removes every response header (or trailer) named `a2a-card-*`: those names are the gate's.
+/// Returns what is left of the map.
+fn strip_verdict_headers(map: MapType) -> HeaderSnapshot {
+    let mut snapshot = HeaderSnapshot::read(map);
+    snapshot.remove_where(map, |k| k.starts_with(VERDICT_HEADER_PREFIX));
+    snapshot
+}
+
 /// Keeps caches after the gate from reusing a valid answer longer than `cap_s` seconds.
-fn cap_cache_lifetime(cap_s: u64) {
-    let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
-    let value = response::capped_cache_control(&snapshot.values("cache-control"), cap_s);
+/// `upstream`: the response headers as the upstream sent them (less `a2a-card-*`).
+fn cap_cache_lifetime(upstream: &HeaderSnapshot, cap_s: u64) {
+    let value = response::capped_cache_control(&upstream.values("cache-control"), cap_s);
     let _ = hostcalls::set_map_value(MapType::HttpResponseHeaders, "cache-control", Some(&value));
     for name in LIFETIME_HEADERS_REMOVED {
-        let _ = hostcalls::remove_map_value(MapType::HttpResponseHeaders, name);
+        if upstream.has(name) {
+            let _ = hostcalls::remove_map_value(MapType::HttpResponseHeaders, name);
+        }
     }
     let _ = hostcalls::add_map_value(MapType::HttpResponseHeaders, "vary", response::VARY);
 }
@@ -340,25 +384,18 @@ fn nanos_now() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-fn micros_now() -> u64 {
-    hostcalls::get_current_time()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
-}
-
 /// Counts (and logs, when rejected) a decision the caller gets.
 fn count(decision: &Decision, rule_agent: Option<&str>, path: &str, mode: Mode) {
     if let Some(ms) = decision.staleness_ms() {
         metrics::record(metrics::STALENESS_MS, ms);
     }
     match decision.error_class() {
-        None => metrics::increment(&metrics::verdict("valid")),
+        None => metrics::increment(metrics::VERDICT_VALID),
         Some(class) => {
-            metrics::increment(&metrics::verdict("rejected"));
-            metrics::increment(&metrics::error_class(class.as_str()));
+            metrics::increment_named(&metrics::verdict("rejected"));
+            metrics::increment_named(&metrics::error_class(class.as_str()));
             for r in decision.reasons() {
-                metrics::increment(&metrics::reason(r.code.as_str()));
+                metrics::increment_named(&metrics::reason(r.code.as_str()));
             }
             log::warn!(
                 "{}",
@@ -618,7 +655,10 @@ impl CardStream {
                         hostcalls::set_map_value(MapType::HttpResponseHeaders, name, Some(&value));
                 }
                 if decision.is_valid() {
-                    cap_cache_lifetime(response::lifetime_left_s(decision, &card.requirement));
+                    cap_cache_lifetime(
+                        &card.response,
+                        response::lifetime_left_s(decision, &card.requirement),
+                    );
                 }
                 if card.head {
                     // The caller asked for headers only; the upstream was asked for the card.
@@ -636,9 +676,13 @@ impl CardStream {
     /// Evaluates the buffered body (`size` bytes so far; more than the limit means oversized;
     /// `complete`: the body has ended).
     fn evaluate_buffer(&mut self, size: usize, complete: bool, config: &FilterConfig) -> Action {
-        let Some(card) = self.card.as_ref() else {
+        let Some(card) = self.card.as_mut() else {
             return Action::Continue;
         };
+        if card.chunks > 0 {
+            metrics::add(metrics::BODY_CHUNKS, std::mem::take(&mut card.chunks));
+        }
+        let card = &*card;
         let Some(route) = config.route(card.route_id) else {
             return Action::Continue;
         };
@@ -657,15 +701,15 @@ impl CardStream {
             .ok()
             .flatten()
             .unwrap_or_default();
-        let snapshot = HeaderSnapshot::read(MapType::HttpResponseHeaders);
-        let header = |name: &str| snapshot.values(name);
-        let started = micros_now();
+        let header = |name: &str| card.response.values(name);
+        // One clock read is both the evaluation's "now" and the start of its timing.
+        let started_ns = nanos_now();
         let (decision, lookup) = response::evaluate_body_cached(
             &body,
             route,
             &card.requirement,
             &header,
-            now(),
+            Timestamp::from_unix_nanos(i128::from(started_ns)),
             &config.limits,
             &mut self.analyses.borrow_mut(),
         );
@@ -674,7 +718,10 @@ impl CardStream {
             Some(Lookup::Miss) => metrics::increment(metrics::ANALYSIS_MISS),
             None => {}
         }
-        metrics::record(metrics::EVALUATION_US, micros_now().saturating_sub(started));
+        metrics::record(
+            metrics::EVALUATION_US,
+            nanos_now().saturating_sub(started_ns) / 1000,
+        );
         self.decide(decision, config)
     }
 }
@@ -684,30 +731,33 @@ impl HttpContext for CardStream {
         let Some(config) = self.config.clone() else {
             return Action::Continue;
         };
-        let raw_path = header_text(MapType::HttpRequestHeaders, ":path").unwrap_or_default();
+        // Every request header the filter reads comes from one copy of the map (one host call;
+        // the shipped configurations disable the filter on routes that serve no card).
+        let mut snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
+        let raw_path = snapshot.first_text(":path").unwrap_or_default();
         let path = strip_query(&raw_path);
         let Some((route_id, matched)) = config.match_path(path) else {
             return Action::Continue;
         };
         // Only reads serve cards for delegation; writes to a registry (registrations) pass
         // (their answers still lose any a2a-card-* header).
-        let method = header_text(MapType::HttpRequestHeaders, ":method").unwrap_or_default();
+        let method = snapshot.first_text(":method").unwrap_or_default();
         let head = method.eq_ignore_ascii_case("HEAD");
         if !head && !method.eq_ignore_ascii_case("GET") {
             return Action::Continue;
         }
         let rule_agent = matched.agent;
         // The gate reads whole, identity-encoded cards only: no compression, no ranges, no
-        // conditional answers (a 304 would carry no card to check).
-        for name in REQUEST_HEADERS_REMOVED {
-            let _ = hostcalls::remove_map_value(MapType::HttpRequestHeaders, name);
-        }
+        // conditional answers (a 304 would carry no card to check). Only the ones present
+        // are removed (each removal is a host call, and makes Envoy clear its route cache).
+        snapshot.remove_where(MapType::HttpRequestHeaders, |k| {
+            REQUEST_HEADERS_REMOVED.contains(&k)
+        });
         if head {
             // A valid stamp means the card was checked: ask the upstream for it.
             let _ = hostcalls::set_map_value(MapType::HttpRequestHeaders, ":method", Some("GET"));
         }
 
-        let snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
         let header = |name: &str| snapshot.values(name);
         let rule = config.requirement_for_path(path);
         let requirement = rule
@@ -725,7 +775,7 @@ impl HttpContext for CardStream {
         let requirement = match requirement {
             Ok(r) => r,
             Err(e) => {
-                metrics::increment(&metrics::verdict("refused"));
+                metrics::increment_named(&metrics::verdict("refused"));
                 log::warn!(
                     "refused caller header on {path}: {}: {} (mode {})",
                     e.header,
@@ -748,6 +798,8 @@ impl HttpContext for CardStream {
             requirement,
             head,
             decided: false,
+            response: HeaderSnapshot::default(),
+            chunks: 0,
         });
         Action::Continue
     }
@@ -758,13 +810,16 @@ impl HttpContext for CardStream {
         }
         // An upstream can never fake a verdict: our header names are ours alone, on every
         // answer that passes the filter (any method, any path).
-        strip_verdict_headers(MapType::HttpResponseHeaders);
-        let (Some(config), Some(_)) = (self.config.clone(), self.card.as_ref()) else {
+        let upstream = strip_verdict_headers(MapType::HttpResponseHeaders);
+        let (Some(config), Some(card)) = (self.config.clone(), self.card.as_mut()) else {
             return Action::Continue;
         };
-        let status: u16 = header_text(MapType::HttpResponseHeaders, ":status")
+        let status: u16 = upstream
+            .first_text(":status")
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
+        let encoding = upstream.first_text("content-encoding");
+        card.response = upstream;
         if status == 304 || status == 206 {
             // The conditional and range headers were removed, so the upstream answered a
             // question nobody asked, without a whole card to check: fail closed.
@@ -781,12 +836,12 @@ impl HttpContext for CardStream {
             return self.decide(decision, &config);
         }
         if !(200..300).contains(&status) {
-            metrics::increment(&metrics::verdict("passthrough"));
+            metrics::increment_named(&metrics::verdict("passthrough"));
             // Not a card: the body must not be held or evaluated either.
             self.card = None;
             return Action::Continue;
         }
-        if let Some(encoding) = header_text(MapType::HttpResponseHeaders, "content-encoding") {
+        if let Some(encoding) = encoding {
             let identity = encoding.split(',').all(|e| {
                 e.trim_matches([' ', '\t']).eq_ignore_ascii_case("identity") || e.trim().is_empty()
             });
@@ -811,13 +866,13 @@ impl HttpContext for CardStream {
         if self.replied {
             return Action::Continue;
         }
-        let (Some(config), Some(card)) = (self.config.clone(), self.card.as_ref()) else {
+        let (Some(config), Some(card)) = (self.config.clone(), self.card.as_mut()) else {
             return Action::Continue;
         };
         if card.decided {
             return Action::Continue;
         }
-        metrics::increment(metrics::BODY_CHUNKS);
+        card.chunks += 1;
         if body_size > config.limits.max_card_bytes || end_of_stream {
             return self.evaluate_buffer(body_size, end_of_stream, &config);
         }
@@ -831,7 +886,7 @@ impl HttpContext for CardStream {
         if self.replied {
             return Action::Continue;
         }
-        strip_verdict_headers(MapType::HttpResponseTrailers);
+        let _ = strip_verdict_headers(MapType::HttpResponseTrailers);
         let (Some(config), Some(card)) = (self.config.clone(), self.card.as_ref()) else {
             return Action::Continue;
         };

@@ -39,6 +39,9 @@ pub fn reason(code: &str) -> String {
     format!("cardgate.reason.{code}")
 }
 
+/// `cardgate.verdict.valid` (the counter every passed card adds to).
+pub const VERDICT_VALID: &str = "cardgate.verdict.valid";
+
 /// Rejections that observe mode let through.
 pub const OBSERVE_NOT_BLOCKED: &str = "cardgate.observe.not_blocked";
 /// Body callbacks buffered.
@@ -69,7 +72,7 @@ pub const RERESOLVE_CALLS: &str = "cardgate.reresolve.calls";
 pub const RERESOLVE_MS: &str = "cardgate.reresolve_ms";
 
 #[cfg(target_arch = "wasm32")]
-pub use host::{increment, record};
+pub use host::{add, increment, increment_named, record};
 
 #[cfg(target_arch = "wasm32")]
 mod host {
@@ -77,34 +80,74 @@ mod host {
     use proxy_wasm::types::MetricType;
     use std::cell::RefCell;
 
-    thread_local! {
-        /// Metric ids by name: each VM defines a name once, on first use.
-        static IDS: RefCell<Vec<(String, u32)>> = const { RefCell::new(Vec::new()) };
+    /// Metric ids by name: each VM defines a name once, on first use. The constant names
+    /// (`&'static str`, whose address never changes) are found by address and length, without
+    /// comparing text (this runs several times per request); names built at run time by text.
+    #[derive(Default)]
+    struct Ids {
+        by_address: Vec<(usize, usize, u32)>,
+        by_name: Vec<(String, u32)>,
     }
 
-    fn id(kind: MetricType, name: &str) -> Option<u32> {
+    thread_local! {
+        static IDS: RefCell<Ids> = RefCell::new(Ids::default());
+    }
+
+    fn define(kind: MetricType, name: &str, ids: &mut Ids) -> Option<u32> {
+        if let Some((_, id)) = ids.by_name.iter().find(|(n, _)| n == name) {
+            return Some(*id);
+        }
+        let id = hostcalls::define_metric(kind, name).ok()?;
+        ids.by_name.push((name.to_owned(), id));
+        Some(id)
+    }
+
+    fn id_static(kind: MetricType, name: &'static str) -> Option<u32> {
+        let key = (name.as_ptr() as usize, name.len());
         IDS.with(|ids| {
             let mut ids = ids.borrow_mut();
-            if let Some((_, id)) = ids.iter().find(|(n, _)| n == name) {
+            if let Some((_, _, id)) = ids.by_address.iter().find(|(a, l, _)| (*a, *l) == key) {
                 return Some(*id);
             }
-            let id = hostcalls::define_metric(kind, name).ok()?;
-            ids.push((name.to_owned(), id));
+            let id = define(kind, name, &mut ids)?;
+            ids.by_address.push((key.0, key.1, id));
             Some(id)
         })
     }
 
     /// Adds one to a counter.
-    pub fn increment(name: &str) {
-        if let Some(id) = id(MetricType::Counter, name) {
+    pub fn increment(name: &'static str) {
+        add(name, 1);
+    }
+
+    /// Adds `n` to a counter (one host call for several events).
+    pub fn add(name: &'static str, n: u64) {
+        if let Some(id) = id_static(MetricType::Counter, name) {
+            let _ = hostcalls::increment_metric(id, i64::try_from(n).unwrap_or(i64::MAX));
+        }
+    }
+
+    /// Adds one to a counter whose name is built at run time (a verdict, class or reason).
+    pub fn increment_named(name: &str) {
+        if let Some(id) = IDS.with(|ids| define(MetricType::Counter, name, &mut ids.borrow_mut())) {
             let _ = hostcalls::increment_metric(id, 1);
         }
     }
 
     /// Records a histogram sample.
-    pub fn record(name: &str, value: u64) {
-        if let Some(id) = id(MetricType::Histogram, name) {
+    pub fn record(name: &'static str, value: u64) {
+        if let Some(id) = id_static(MetricType::Histogram, name) {
             let _ = hostcalls::record_metric(id, value);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_constant_verdict_is_the_built_one() {
+        assert_eq!(VERDICT_VALID, verdict("valid"));
     }
 }

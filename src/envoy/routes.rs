@@ -214,6 +214,20 @@ fn normalize_segments(path: &str, drop_params: bool) -> String {
     format!("/{}", out.join("/"))
 }
 
+/// Whether [`path_variants`] of `path` (query removed) is `path` alone: it starts with `/`, has no
+/// escape, backslash or `;`, and every segment is non-empty and neither `.` nor `..` (so no
+/// decoding or normalization changes it, and it is not an absolute-form target). The common
+/// case, decided in one pass without allocating.
+fn is_plain(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix('/') else {
+        return false;
+    };
+    !path.bytes().any(|b| matches!(b, b'%' | b'\\' | b';'))
+        && rest
+            .split('/')
+            .all(|segment| !matches!(segment, "" | "." | ".."))
+}
+
 /// The forms of a request path (query string removed) an upstream may read it as, most literal
 /// first, without repeats: percent-escapes decoded except `%2F`, `%5C` and `%25` (which the
 /// route's `{id}` decoding reads later), then with `%2F` and `%5C` decoded as separators too;
@@ -221,6 +235,10 @@ fn normalize_segments(path: &str, drop_params: bool) -> String {
 /// absolute-form target (`http://host/path`) is reduced to its path.
 pub fn path_variants(path: &str) -> Vec<String> {
     let path = strip_query(path);
+    if is_plain(path) {
+        // Every variant would be the path itself: nothing to decode or normalize.
+        return vec![path.to_owned()];
+    }
     let path = match path.split_once("://") {
         Some((scheme, rest)) if !scheme.contains('/') => {
             rest.find('/').and_then(|i| rest.get(i..)).unwrap_or("/")
@@ -338,6 +356,52 @@ mod tests {
             );
         }
         assert!(wk.matches("/").is_none());
+    }
+
+    #[test]
+    fn plain_paths_take_the_short_way_to_the_same_variants() {
+        let slow = |p: &str| {
+            let decoded = [decode_except(p, b"/\\%"), decode_except(p, b"%")];
+            let mut out: Vec<String> = Vec::new();
+            for drop_params in [false, true] {
+                for d in &decoded {
+                    let v = normalize_segments(d, drop_params);
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+            }
+            out
+        };
+        for p in [
+            "/agents/w/card",
+            "/.well-known/agent-card.json",
+            "/a",
+            "/a.b/..c/c..",
+            "/AGENTS/W-7/Card",
+            "/x/http:/y",
+        ] {
+            assert!(is_plain(p), "{p}");
+            assert_eq!(path_variants(p), slow(p), "{p}");
+            assert_eq!(path_variants(p), vec![p.to_owned()], "{p}");
+        }
+        for p in [
+            "/",
+            "",
+            "agents/w/card",
+            "/agents/w/card/",
+            "//agents/w/card",
+            "/agents/./w/card",
+            "/agents/../w/card",
+            "/agents/w/..",
+            "/agents/w/.",
+            "/agents/w%2Fx/card",
+            "/agents\\w/card",
+            "/agents/w/card;x=1",
+            "http://registry/agents/w/card",
+        ] {
+            assert!(!is_plain(p), "{p}");
+        }
     }
 
     #[test]

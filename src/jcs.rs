@@ -116,41 +116,113 @@ pub(crate) fn hex_digit(n: u8) -> char {
 }
 
 /// Appends a JSON string with RFC 8785's minimal escaping: runs of characters that need no
-/// escape are copied at once.
+/// escape are copied at once, and found eight bytes at a time.
 pub fn write_string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            b'\t' => "\\t",
-            b'\n' => "\\n",
-            0x0c => "\\f",
-            b'\r' => "\\r",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(s.get(run..i).unwrap_or_default());
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(crate::jcs::hex_digit(b >> 4));
-            out.push(crate::jcs::hex_digit(b));
-        } else {
-            out.push_str(escape);
+    let mut i = 0;
+    while let Some(at) = next_escape(bytes, i) {
+        let b = bytes.get(at).copied().unwrap_or(0);
+        out.push_str(s.get(run..at).unwrap_or_default());
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            0x0c => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(hex_digit(b >> 4));
+                out.push(hex_digit(b));
+            }
         }
-        run = i + 1;
+        run = at + 1;
+        i = at + 1;
     }
     out.push_str(s.get(run..).unwrap_or_default());
     out.push('"');
 }
 
+/// Whether `b` must be escaped in a JSON string: `"`, `\` or a control character.
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// The index of the first byte at or after `from` that must be escaped. Eight bytes at a time
+/// (SWAR): a word has such a byte when one of its bytes is below 0x20 or equals `"` or `\`;
+/// the classic "has a zero byte" test tells, after XOR for the equalities. The test may flag a
+/// word falsely only after a true hit inside it, so the byte loop then finds the true one.
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        if below(x, 0x20) | below(x ^ (ONES * 0x22), 1) | below(x ^ (ONES * 0x5c), 1) != 0 {
+            break;
+        }
+        i += 8;
+    }
+    bytes
+        .get(i..)?
+        .iter()
+        .position(|&b| needs_escape(b))
+        .map(|p| i + p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-at-a-time scan finds every byte that needs an escape, wherever it sits.
+    #[test]
+    fn escapes_are_found_at_every_position() {
+        let simple = |s: &str| {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\t' => out.push_str("\\t"),
+                    '\n' => out.push_str("\\n"),
+                    '\u{c}' => out.push_str("\\f"),
+                    '\r' => out.push_str("\\r"),
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        };
+        for len in 0..20 {
+            for at in 0..len {
+                for b in (0u8..0x80).chain([0xc3]) {
+                    let mut text: Vec<u8> = b"abcdefghijklmnopqrstuvwxyz"
+                        .iter()
+                        .copied()
+                        .take(len)
+                        .collect();
+                    if b == 0xc3 {
+                        text.splice(at..=at, "é!".bytes());
+                    } else if let Some(slot) = text.get_mut(at) {
+                        *slot = b;
+                    }
+                    let text = String::from_utf8(text).unwrap();
+                    let mut out = String::new();
+                    write_string(&mut out, &text);
+                    assert_eq!(out, simple(&text), "{text:?}");
+                }
+            }
+        }
+    }
     use crate::json::parse;
 
     fn canon(text: &str) -> String {

@@ -508,10 +508,31 @@ impl FilterConfig {
     ///
     /// [`match_path`]: FilterConfig::match_path
     pub fn requirement_for_path(&self, path: &str) -> Result<Requirement, InputError> {
+        self.requirement_for_matches(&self.match_all(path))
+    }
+
+    /// [`FilterConfig::match_path`] and [`FilterConfig::requirement_for_path`] from one pass over
+    /// the path's variants (what the filter needs on each card request).
+    #[allow(clippy::type_complexity)]
+    pub fn route_and_requirement(
+        &self,
+        path: &str,
+    ) -> Option<(RouteId, RouteMatch<'_>, Result<Requirement, InputError>)> {
+        let matches = self.match_all(path);
+        let rule = self.requirement_for_matches(&matches);
+        let (id, matched) = matches.into_iter().next()?;
+        Some((id, matched, rule))
+    }
+
+    /// The rule for a path's matches (see [`FilterConfig::requirement_for_path`]).
+    fn requirement_for_matches(
+        &self,
+        matches: &[(RouteId, RouteMatch<'_>)],
+    ) -> Result<Requirement, InputError> {
         let mut agents: Vec<Option<String>> = Vec::new();
-        for (_, m) in self.match_all(path) {
+        for (_, m) in matches {
             if !agents.contains(&m.agent) {
-                agents.push(m.agent);
+                agents.push(m.agent.clone());
             }
         }
         let mut rules = agents
@@ -798,6 +819,21 @@ mod tests {
         );
         let r = c.requirement_for_path("/agents/W;x/card").unwrap();
         assert_eq!(r.require.len(), 1, "{r:?}");
+        // The filter's one-pass lookup gives what the two separate ones give.
+        for path in [
+            "/agents/w/card",
+            "/agents/w;v=1/card",
+            "/agents/W;x/card",
+            "/x",
+            "/agents//w/card",
+        ] {
+            let one = c.route_and_requirement(path);
+            let (route, rule) = (c.match_path(path), c.requirement_for_path(path));
+            assert_eq!(one.is_some(), route.is_some(), "{path}");
+            if let (Some((id, m, r)), Some((id2, m2))) = (one, route) {
+                assert_eq!((id, m.agent, r.ok()), (id2, m2.agent, rule.ok()), "{path}");
+            }
+        }
         let pins = FilterConfig::from_json(
             format!(
                 r#"{{"agents":{{"w":{{"pin":"sha256:{}"}},"w;v":{{"pin":"sha256:{}"}}}},"routes":[{{"path":"/a/{{id}}"}}]}}"#,

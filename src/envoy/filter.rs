@@ -736,7 +736,7 @@ impl HttpContext for CardStream {
         let mut snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
         let raw_path = snapshot.first_text(":path").unwrap_or_default();
         let path = strip_query(&raw_path);
-        let Some((route_id, matched)) = config.match_path(path) else {
+        let Some((route_id, matched, rule)) = config.route_and_requirement(path) else {
             return Action::Continue;
         };
         // Only reads serve cards for delegation; writes to a registry (registrations) pass
@@ -759,7 +759,6 @@ impl HttpContext for CardStream {
         }
 
         let header = |name: &str| snapshot.values(name);
-        let rule = config.requirement_for_path(path);
         let requirement = rule
             .clone()
             .map_err(|e| super::caller::CallerError {

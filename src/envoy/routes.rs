@@ -239,6 +239,11 @@ pub fn path_variants(path: &str) -> Vec<String> {
         // Every variant would be the path itself: nothing to decode or normalize.
         return vec![path.to_owned()];
     }
+    decoded_variants(path)
+}
+
+/// [`path_variants`] the long way, for any path without its query string.
+fn decoded_variants(path: &str) -> Vec<String> {
     let path = match path.split_once("://") {
         Some((scheme, rest)) if !scheme.contains('/') => {
             rest.find('/').and_then(|i| rest.get(i..)).unwrap_or("/")
@@ -360,19 +365,6 @@ mod tests {
 
     #[test]
     fn plain_paths_take_the_short_way_to_the_same_variants() {
-        let slow = |p: &str| {
-            let decoded = [decode_except(p, b"/\\%"), decode_except(p, b"%")];
-            let mut out: Vec<String> = Vec::new();
-            for drop_params in [false, true] {
-                for d in &decoded {
-                    let v = normalize_segments(d, drop_params);
-                    if !out.contains(&v) {
-                        out.push(v);
-                    }
-                }
-            }
-            out
-        };
         for p in [
             "/agents/w/card",
             "/.well-known/agent-card.json",
@@ -382,7 +374,7 @@ mod tests {
             "/x/http:/y",
         ] {
             assert!(is_plain(p), "{p}");
-            assert_eq!(path_variants(p), slow(p), "{p}");
+            assert_eq!(path_variants(p), decoded_variants(p), "{p}");
             assert_eq!(path_variants(p), vec![p.to_owned()], "{p}");
         }
         for p in [

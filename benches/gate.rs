@@ -23,7 +23,8 @@
 )]
 
 use cardgate::card::AgentCard;
-use cardgate::json::{self, Value};
+use cardgate::document::Document;
+use cardgate::json;
 use cardgate::{evaluate, jcs, CardHash, Decision, Observation, Requirement};
 use sha2::{Digest, Sha256};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -83,7 +84,7 @@ const OPS: [&str; 9] = [
 /// One card and everything the operations reuse.
 struct Card {
     bytes: Vec<u8>,
-    doc: Value,
+    doc: Document,
     canonical: String,
     decision: Decision,
 }
@@ -122,8 +123,8 @@ impl Bench {
     fn card(&mut self, path: &Path) -> &Card {
         if !self.cards.contains_key(path) {
             let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let doc = json::parse(&bytes, 64).unwrap();
-            let canonical = jcs::canonicalize(&doc);
+            let doc = json::parse_document(&bytes, 64).unwrap();
+            let canonical = jcs::canonicalize_document(&doc);
             let naive = bytes
                 .iter()
                 .filter(|&&b| b == b'"' || b == b'\\' || b < 0x20);
@@ -162,10 +163,10 @@ impl Bench {
                 black_box(evaluate(black_box(&card.bytes), req, obs).to_json());
             }),
             "parse" => repeat(n, || {
-                black_box(json::parse(black_box(&card.bytes), 64).unwrap());
+                black_box(json::parse_document(black_box(&card.bytes), 64).unwrap());
             }),
             "canonical" => repeat(n, || {
-                black_box(jcs::canonicalize(black_box(&card.doc)));
+                black_box(jcs::canonicalize_document(black_box(&card.doc)));
             }),
             // SHA-256 of the canonical bytes and its hex spelling.
             "hash" => repeat(n, || {
@@ -173,11 +174,11 @@ impl Bench {
             }),
             // Canonical form + hash as the gate computes them.
             "card_hash" => repeat(n, || {
-                black_box(CardHash::of(black_box(&card.doc)));
+                black_box(CardHash::of_document(black_box(&card.doc)));
             }),
             // The card as the checks read it (every SDK reading), part of "checks".
             "card_view" => repeat(n, || {
-                black_box(AgentCard::from_value(black_box(&card.doc)).unwrap());
+                black_box(AgentCard::from_document(black_box(&card.doc)).unwrap());
             }),
             "to_json" => repeat(n, || {
                 black_box(black_box(&card.decision).to_json());

@@ -48,16 +48,16 @@ pub fn card_hash(card: &[u8]) -> Result<String, InputError> {
             ),
         ));
     }
-    let doc = json::parse(card, limits.max_depth)
+    let doc = json::parse_document(card, limits.max_depth)
         .map_err(|e| InputError::type_error(e.path(), format!("card is not valid I-JSON: {e}")))?;
-    Ok(CardHash::of(&doc).to_string())
+    Ok(CardHash::of_document(&doc).to_string())
 }
 
 /// The RFC 8785 canonical form of any I-JSON document.
 pub fn canonicalize(document: &[u8]) -> Result<String, InputError> {
-    let doc = json::parse(document, 128)
+    let doc = json::parse_document(document, 128)
         .map_err(|e| InputError::type_error(e.path(), format!("not valid I-JSON: {e}")))?;
-    Ok(jcs::canonicalize(&doc))
+    Ok(jcs::canonicalize_document(&doc))
 }
 
 /// Validates a policy document.
@@ -79,7 +79,7 @@ pub fn declared_capabilities(card: &[u8]) -> Result<String, InputError> {
     use crate::card::AgentCard;
     let doc = AgentCard::parse_document(card, &Limits::default())
         .map_err(|d| InputError::type_error(d.path, d.message))?;
-    let value = match AgentCard::from_value(&doc) {
+    let value = match AgentCard::from_document(&doc) {
         Ok(view) => Declared::Readable {
             granted: view.granted_capabilities(),
             readings: view

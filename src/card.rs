@@ -7,9 +7,11 @@
 //! [`crate::sdk_reading`]: a capability counts only when every SDK reading has it.
 
 use crate::capability::major_minor;
-use crate::json::{self, pointer_token, JsonErrorKind, Value};
+use crate::document::{Document, Kind, Node};
+use crate::json::{self, pointer_token, JsonErrorKind};
 use crate::reason::ReasonCode;
 use crate::sdk_reading::{self, Reading, Sdk};
+use std::fmt;
 
 /// Limits on what the gate will read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +73,7 @@ pub struct AgentCard {
 impl AgentCard {
     /// Reads the body into a strict I-JSON document, within `limits`. Whether that document is
     /// a usable card is [`AgentCard::from_value`]'s question.
-    pub fn parse_document(bytes: &[u8], limits: &Limits) -> Result<Value, CardDefect> {
+    pub fn parse_document(bytes: &[u8], limits: &Limits) -> Result<Document, CardDefect> {
         if bytes.len() > limits.max_card_bytes {
             return Err(CardDefect {
                 code: ReasonCode::BodyTooLarge,
@@ -84,7 +86,7 @@ impl AgentCard {
                 ),
             });
         }
-        json::parse(bytes, limits.max_depth).map_err(|e| {
+        json::parse_document(bytes, limits.max_depth).map_err(|e| {
             let code = match e.kind() {
                 JsonErrorKind::Empty => ReasonCode::BodyEmpty,
                 JsonErrorKind::InvalidUtf8 => ReasonCode::InvalidUtf8,
@@ -114,8 +116,9 @@ impl AgentCard {
     /// both SDKs accept, and must not be spelled both in camelCase and in snake_case (the SDKs
     /// resolve that differently). Then each SDK reading; a reading that refuses the card makes
     /// it malformed. Capabilities are what every reading has.
-    pub fn from_value(doc: &Value) -> Result<AgentCard, CardDefect> {
-        if doc.as_object().is_none() {
+    pub fn from_document(doc: &Document) -> Result<AgentCard, CardDefect> {
+        let doc = doc.root();
+        if doc.members().is_none() {
             return Err(defect(
                 ReasonCode::NotAnObject,
                 "",
@@ -127,7 +130,7 @@ impl AgentCard {
         let skills = required(doc, "", "skills")?;
         let skill_ids = array_of_strings(Some(skills), "/skills", "id", true)?;
         check_shape(doc)?;
-        let caps = doc.get("capabilities").filter(|c| **c != Value::Null);
+        let caps = doc.get("capabilities").filter(|c| !c.is_null());
         let extension_uris = array_of_strings(
             caps.and_then(|c| c.get("extensions")),
             "/capabilities/extensions",
@@ -254,6 +257,16 @@ fn capability_names<'a>(
     out
 }
 
+/// The JSON Pointer of element `.2` of the array at `.0` + `.1`, spelled only when a defect
+/// names it (a valid card formats no paths).
+struct Item<'a>(&'a str, &'a str, usize);
+
+impl fmt::Display for Item<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}/{}", self.0, self.1, self.2)
+    }
+}
+
 /// Members spelled two ways in protobuf JSON: (lowerCamelCase, snake_case).
 const CAPABILITY_FLAGS: [(&str, &str); 3] = [
     ("streaming", "streaming"),
@@ -266,22 +279,21 @@ const INTERFACE_MEMBERS: [(&str, &str); 2] = [
 ];
 
 /// The JSON types of every member an SDK reading looks at, and no member spelled twice.
-fn check_shape(doc: &Value) -> Result<(), CardDefect> {
-    if let Some(caps) = nullable(doc, "", "capabilities", "object")? {
+fn check_shape(doc: Node<'_>) -> Result<(), CardDefect> {
+    if let Some(caps) = nullable(doc, &"", "capabilities", "object")? {
         for (camel, snake) in CAPABILITY_FLAGS {
-            unambiguous(caps, "/capabilities", camel, snake)?;
+            unambiguous(caps, &"/capabilities", camel, snake)?;
             for key in [camel, snake] {
-                nullable(caps, "/capabilities", key, "boolean")?;
+                nullable(caps, &"/capabilities", key, "boolean")?;
             }
         }
     }
-    let list_key = unambiguous(doc, "", "supportedInterfaces", "supported_interfaces")?;
-    if let Some(list) = nullable(doc, "", list_key, "array")? {
-        let at = format!("/{list_key}");
-        for (i, item) in list.as_array().unwrap_or_default().iter().enumerate() {
-            let item_at = format!("{at}/{i}");
-            if item.as_object().is_none() {
-                return Err(wrong_type(&item_at, "object", item));
+    let list_key = unambiguous(doc, &"", "supportedInterfaces", "supported_interfaces")?;
+    if let Some(list) = nullable(doc, &"", list_key, "array")? {
+        for (i, item) in list.items().into_iter().flatten().enumerate() {
+            let item_at = Item("/", list_key, i);
+            if item.members().is_none() {
+                return Err(wrong_type(&item_at.to_string(), "object", item));
             }
             for (camel, snake) in INTERFACE_MEMBERS {
                 unambiguous(item, &item_at, camel, snake)?;
@@ -293,14 +305,14 @@ fn check_shape(doc: &Value) -> Result<(), CardDefect> {
     }
     // Legacy v0.3 members.
     for key in ["url", "preferredTransport", "protocolVersion"] {
-        nullable(doc, "", key, "string")?;
+        nullable(doc, &"", key, "string")?;
     }
-    nullable(doc, "", "supportsAuthenticatedExtendedCard", "boolean")?;
-    if let Some(list) = nullable(doc, "", "additionalInterfaces", "array")? {
-        for (i, item) in list.as_array().unwrap_or_default().iter().enumerate() {
-            let item_at = format!("/additionalInterfaces/{i}");
-            if item.as_object().is_none() {
-                return Err(wrong_type(&item_at, "object", item));
+    nullable(doc, &"", "supportsAuthenticatedExtendedCard", "boolean")?;
+    if let Some(list) = nullable(doc, &"", "additionalInterfaces", "array")? {
+        for (i, item) in list.items().into_iter().flatten().enumerate() {
+            let item_at = Item("", "/additionalInterfaces", i);
+            if item.members().is_none() {
+                return Err(wrong_type(&item_at.to_string(), "object", item));
             }
             for key in ["url", "transport"] {
                 nullable(item, &item_at, key, "string")?;
@@ -311,19 +323,20 @@ fn check_shape(doc: &Value) -> Result<(), CardDefect> {
 }
 
 /// `obj[key]` when present and not null; an error when it is not of `expected` type.
-fn nullable<'a>(
-    obj: &'a Value,
-    at: &str,
+fn nullable<'d>(
+    obj: Node<'d>,
+    at: &dyn fmt::Display,
     key: &str,
     expected: &str,
-) -> Result<Option<&'a Value>, CardDefect> {
+) -> Result<Option<Node<'d>>, CardDefect> {
     let v = match obj.get(key) {
-        None | Some(Value::Null) => return Ok(None),
+        None => return Ok(None),
+        Some(v) if v.is_null() => return Ok(None),
         Some(v) => v,
     };
     let ok = match expected {
-        "object" => v.as_object().is_some(),
-        "array" => v.as_array().is_some(),
+        "object" => v.members().is_some(),
+        "array" => v.items().is_some(),
         "boolean" => v.as_bool().is_some(),
         _ => v.as_str().is_some(),
     };
@@ -341,8 +354,8 @@ fn nullable<'a>(
 /// Refuses an object that has a member under both its camelCase and its snake_case name; returns
 /// the name in use (the camelCase one when neither is there).
 fn unambiguous<'a>(
-    obj: &Value,
-    at: &str,
+    obj: Node<'_>,
+    at: &dyn fmt::Display,
     camel: &'a str,
     snake: &'a str,
 ) -> Result<&'a str, CardDefect> {
@@ -372,7 +385,7 @@ fn defect(code: ReasonCode, path: &str, message: String) -> CardDefect {
     }
 }
 
-fn wrong_type(path: &str, expected: &str, found: &Value) -> CardDefect {
+fn wrong_type(path: &str, expected: &str, found: Node<'_>) -> CardDefect {
     defect(
         ReasonCode::WrongType,
         path,
@@ -388,7 +401,7 @@ fn wrong_type(path: &str, expected: &str, found: &Value) -> CardDefect {
     )
 }
 
-fn required<'a>(obj: &'a Value, at: &str, key: &str) -> Result<&'a Value, CardDefect> {
+fn required<'d>(obj: Node<'d>, at: &str, key: &str) -> Result<Node<'d>, CardDefect> {
     obj.get(key).ok_or_else(|| {
         let path = format!("{at}/{}", pointer_token(key));
         defect(
@@ -399,7 +412,7 @@ fn required<'a>(obj: &'a Value, at: &str, key: &str) -> Result<&'a Value, CardDe
     })
 }
 
-fn required_string(obj: &Value, at: &str, key: &str) -> Result<String, CardDefect> {
+fn required_string(obj: Node<'_>, at: &str, key: &str) -> Result<String, CardDefect> {
     let v = required(obj, at, key)?;
     v.as_str()
         .map(str::to_string)
@@ -408,31 +421,31 @@ fn required_string(obj: &Value, at: &str, key: &str) -> Result<String, CardDefec
 
 /// `list[].field` as strings; with `required`, every element must have the field.
 fn array_of_strings(
-    list: Option<&Value>,
+    list: Option<Node<'_>>,
     at: &str,
     field: &str,
     required_field: bool,
 ) -> Result<Vec<String>, CardDefect> {
-    let items = match list {
-        None | Some(Value::Null) if !required_field => return Ok(Vec::new()),
-        None | Some(Value::Null) => {
+    let items = match list.map(|v| (v, v.kind())) {
+        Some((_, Kind::Array(items))) => items,
+        Some((v, kind)) if !matches!(kind, Kind::Null) => return Err(wrong_type(at, "array", v)),
+        _ if !required_field => return Ok(Vec::new()),
+        _ => {
             return Err(defect(
                 ReasonCode::MissingField,
                 at,
                 format!("card has no {at} member, which the gate needs"),
             ))
         }
-        Some(Value::Array(items)) => items,
-        Some(other) => return Err(wrong_type(at, "array", other)),
     };
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let item_at = format!("{at}/{i}");
-        if item.as_object().is_none() {
-            return Err(wrong_type(&item_at, "object", item));
+    for (i, item) in items.enumerate() {
+        let item_at = Item("", at, i);
+        if item.members().is_none() {
+            return Err(wrong_type(&item_at.to_string(), "object", item));
         }
         match item.get(field) {
-            Some(Value::String(s)) => out.push(s.clone()),
+            Some(v) if v.as_str().is_some() => out.push(v.as_str().unwrap_or_default().into()),
             None => {
                 return Err(defect(
                     ReasonCode::MissingField,
@@ -452,7 +465,7 @@ mod tests {
 
     fn read(text: &str) -> Result<AgentCard, CardDefect> {
         AgentCard::parse_document(text.as_bytes(), &Limits::default())
-            .and_then(|doc| AgentCard::from_value(&doc))
+            .and_then(|doc| AgentCard::from_document(&doc))
     }
 
     const V1: &str = r#"{"name":"W","version":"3","capabilities":{"streaming":true},

@@ -17,6 +17,7 @@ use crate::capability::Capability;
 use crate::card::{AgentCard, CardDefect, Limits};
 use crate::card_hash::CardHash;
 use crate::decision::Decision;
+use crate::document::Node;
 use crate::freshness::Observation;
 use crate::gate::evaluate_with;
 use crate::jcs;
@@ -286,9 +287,9 @@ pub fn read_side(bytes: &[u8]) -> CardSide {
             }
         }
     };
-    let card_hash = Some(CardHash::of(&doc));
-    let card = AgentCard::from_value(&doc).map(|card| SideFacts {
-        endpoints: endpoints(&doc),
+    let card_hash = Some(CardHash::of_document(&doc));
+    let card = AgentCard::from_document(&doc).map(|card| SideFacts {
+        endpoints: endpoints(doc.root()),
         granted: card.granted_capabilities(),
         name: card.name,
         version: card.version,
@@ -297,25 +298,26 @@ pub fn read_side(bytes: &[u8]) -> CardSide {
 }
 
 /// Interface URLs as written, in card order, without repeats.
-fn endpoints(doc: &Value) -> Vec<String> {
+fn endpoints(doc: Node<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut push = |v: Option<&Value>| {
-        if let Some(url) = v.and_then(Value::as_str) {
+    let mut push = |v: Option<Node<'_>>| {
+        if let Some(url) = v.and_then(Node::as_str) {
             if !out.iter().any(|u| u == url) {
                 out.push(url.to_string());
             }
         }
     };
     for key in ["supportedInterfaces", "supported_interfaces"] {
-        for item in doc.get(key).and_then(Value::as_array).unwrap_or_default() {
+        for item in doc.get(key).and_then(Node::items).into_iter().flatten() {
             push(item.get("url"));
         }
     }
     push(doc.get("url"));
     for item in doc
         .get("additionalInterfaces")
-        .and_then(Value::as_array)
-        .unwrap_or_default()
+        .and_then(Node::items)
+        .into_iter()
+        .flatten()
     {
         push(item.get("url"));
     }

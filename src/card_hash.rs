@@ -3,6 +3,7 @@
 //! Computed over the card as received (after strict parsing), so it identifies exactly the
 //! document the caller would act on. It is the value a caller pins out of band.
 
+use crate::document::Document;
 use crate::jcs;
 use crate::json::Value;
 use crate::InputError;
@@ -35,7 +36,8 @@ impl schemars::JsonSchema for CardHash {
 }
 
 impl CardHash {
-    /// Hashes a parsed card document.
+    /// Hashes a card given as a tree (the same hash as [`CardHash::of_document`] of the same
+    /// JSON).
     ///
     /// ```
     /// let card = cardgate::json::parse(br#"{"b":1,"a":2,"signatures":[]}"#, 64).unwrap();
@@ -43,17 +45,13 @@ impl CardHash {
     /// assert_eq!(cardgate::CardHash::of(&card), cardgate::CardHash::of(&same));
     /// ```
     pub fn of(card: &Value) -> CardHash {
-        let mut canonical = String::with_capacity(1024);
-        match card {
-            Value::Object(members) => jcs::write_members(
-                &mut canonical,
-                members
-                    .iter()
-                    .filter(|(k, _)| k != "signatures")
-                    .map(|(k, v)| (k, v)),
-            ),
-            other => jcs::write_value(&mut canonical, other),
-        }
+        CardHash::of_document(&Document::from_value(card))
+    }
+
+    /// Hashes a parsed card document.
+    pub fn of_document(card: &Document) -> CardHash {
+        let mut canonical = String::with_capacity(card.canonical_len_hint());
+        jcs::write_node(&mut canonical, card.root(), Some("signatures"));
         let digest = Sha256::digest(canonical.as_bytes());
         let mut hex = String::with_capacity(7 + 64);
         hex.push_str("sha256:");

@@ -10,13 +10,13 @@ use crate::card_hash::CardHash;
 use crate::decision::{
     card_excerpt, ConditionOutcome, Conditions, Decision, FreshnessBasis, Reason,
 };
+use crate::document::Document;
 use crate::duration::format_duration;
 use crate::freshness::Observation;
 use crate::json::Value;
 use crate::reason::{ErrorClass, ReasonCode};
 use crate::requirement::Requirement;
 use crate::version::Version;
-use std::borrow::Cow;
 
 /// Evaluates `card` (the exact bytes served) with the default [`Limits`].
 ///
@@ -65,7 +65,7 @@ enum Analyzed {
     Defect(Box<Decision>),
     /// A card: the document, its view and its hash.
     Card {
-        doc: Value,
+        doc: Document,
         view: Box<AgentCard>,
         hash: CardHash,
     },
@@ -74,7 +74,7 @@ enum Analyzed {
 /// Parses and hashes `card` (the exact bytes served) and reads its card view.
 pub fn analyze(card: &[u8], limits: &Limits) -> Analysis {
     match AgentCard::parse_document(card, limits) {
-        Ok(doc) => analyze_document(doc),
+        Ok(doc) => analyze_parsed(doc),
         Err(defect) => {
             let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
             decision.defect_offset = defect.offset;
@@ -90,11 +90,15 @@ pub fn analyze(card: &[u8], limits: &Limits) -> Analysis {
     }
 }
 
-/// [`analyze`] for a card that is already a parsed document.
+/// [`analyze`] for a card that is already a parsed tree.
 pub fn analyze_document(doc: Value) -> Analysis {
-    match AgentCard::from_value(&doc) {
+    analyze_parsed(Document::from_value(&doc))
+}
+
+fn analyze_parsed(doc: Document) -> Analysis {
+    match AgentCard::from_document(&doc) {
         Ok(view) => {
-            let hash = CardHash::of(&doc);
+            let hash = CardHash::of_document(&doc);
             Analysis(Analyzed::Card {
                 doc,
                 view: Box::new(view),
@@ -103,8 +107,8 @@ pub fn analyze_document(doc: Value) -> Analysis {
         }
         Err(defect) => {
             let mut decision = Decision::malformed(defect.code, &defect.path, defect.message);
-            decision.card_hash = Some(CardHash::of(&doc));
-            decision.card = Some(doc);
+            decision.card_hash = Some(CardHash::of_document(&doc));
+            decision.card = Some(doc.root().to_value());
             Analysis(Analyzed::Defect(Box::new(decision)))
         }
     }
@@ -123,13 +127,9 @@ impl Analysis {
     pub fn decide(&self, requirement: &Requirement, observation: &Observation) -> Decision {
         match &self.0 {
             Analyzed::Defect(d) => (**d).clone(),
-            Analyzed::Card { doc, view, hash } => check_card(
-                Cow::Borrowed(doc),
-                view,
-                hash.clone(),
-                requirement,
-                observation,
-            ),
+            Analyzed::Card { doc, view, hash } => {
+                check_card(doc, view, hash.clone(), requirement, observation)
+            }
         }
     }
 
@@ -138,7 +138,7 @@ impl Analysis {
         match self.0 {
             Analyzed::Defect(d) => *d,
             Analyzed::Card { doc, view, hash } => {
-                check_card(Cow::Owned(doc), &view, hash, requirement, observation)
+                check_card(&doc, &view, hash, requirement, observation)
             }
         }
     }
@@ -167,7 +167,7 @@ pub fn evaluate_document(
 }
 
 fn check_card(
-    doc: Cow<'_, Value>,
+    doc: &Document,
     view: &AgentCard,
     hash: CardHash,
     requirement: &Requirement,
@@ -291,7 +291,7 @@ fn check_card(
             capabilities: capabilities_outcome,
         }),
         // Only a rejection carries the card (DESIGN.md): a valid decision copies nothing.
-        card: error_class.map(|_| doc.into_owned()),
+        card: error_class.map(|_| doc.root().to_value()),
         card_text: None,
         defect_path: None,
         defect_offset: None,

@@ -13,6 +13,7 @@
 //! assert_eq!(cardgate::jcs::canonicalize(&v), r#"{"a":[100,"é"],"b":1.5}"#);
 //! ```
 
+use crate::document::{Document, Node, Slot};
 use crate::json::Value;
 
 mod serializer;
@@ -20,47 +21,107 @@ pub use serializer::{to_string, Error};
 
 /// The RFC 8785 canonical form of `value`.
 pub fn canonicalize(value: &Value) -> String {
-    let mut out = String::new();
-    write_value(&mut out, value);
+    // A tree is written through serde (`Value` is `Serialize`), which cannot fail for JSON.
+    to_string(value).unwrap_or_default()
+}
+
+/// The RFC 8785 canonical form of a parsed document.
+pub fn canonicalize_document(doc: &Document) -> String {
+    let mut out = String::with_capacity(doc.canonical_len_hint());
+    write_node(&mut out, doc.root(), None);
     out
 }
 
-/// Appends the canonical form of `value` to `out`.
-pub fn write_value(out: &mut String, value: &Value) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Number(n) => write_number(out, *n),
-        Value::String(s) => write_string(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(members) => write_members(out, members.iter().map(|(k, v)| (k, v))),
-    }
+/// Appends the canonical form of `node` to `out`, leaving out the member named `skip` if
+/// `node` is an object (the card hash leaves out the top-level `signatures`).
+///
+/// Walks the document's slots directly: one match per slot, strings copied whole when their
+/// JSON text had no escape (that text has no `"`, `\` or control character, so it is its own
+/// canonical form), and one scratch list for every object's members, used as a stack.
+pub(crate) fn write_node(out: &mut String, node: Node<'_>, skip: Option<&str>) {
+    let (doc, at) = node.position();
+    let mut writer = TapeWriter {
+        doc,
+        out,
+        members: Vec::new(),
+    };
+    writer.value(at, skip);
 }
 
-/// Appends the canonical form of an object with the given members (sorted here).
-pub fn write_members<'a>(out: &mut String, members: impl Iterator<Item = (&'a String, &'a Value)>) {
-    let mut sorted: Vec<(&String, &Value)> = members.collect();
-    sorted.sort_unstable_by(|a, b| utf16_cmp(a.0, b.0));
-    out.push('{');
-    for (i, (k, v)) in sorted.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+struct TapeWriter<'d, 'o> {
+    doc: &'d Document,
+    out: &'o mut String,
+    /// Name, whether the name is plain, and the value's slot index of each member of the
+    /// objects being written (innermost last).
+    members: Vec<(&'d str, bool, usize)>,
+}
+
+impl<'d> TapeWriter<'d, '_> {
+    fn value(&mut self, at: usize, skip: Option<&str>) {
+        match self.doc.slot(at) {
+            Slot::Null => self.out.push_str("null"),
+            Slot::Bool(true) => self.out.push_str("true"),
+            Slot::Bool(false) => self.out.push_str("false"),
+            Slot::Number(n) => write_number(self.out, n),
+            Slot::Str { at, len, plain } => self.string(self.doc.text(at, len), plain),
+            Slot::Array { len, .. } => {
+                self.out.push('[');
+                let mut item = at + 1;
+                for i in 0..len {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.value(item, None);
+                    item = self.doc.end_of(item);
+                }
+                self.out.push(']');
+            }
+            Slot::Object { len, .. } => self.object(at + 1, len, skip),
         }
-        write_string(out, k);
-        out.push(':');
-        write_value(out, v);
     }
-    out.push('}');
+
+    fn string(&mut self, s: &str, plain: bool) {
+        if plain {
+            self.out.reserve(s.len() + 2);
+            self.out.push('"');
+            self.out.push_str(s);
+            self.out.push('"');
+        } else {
+            write_string(self.out, s);
+        }
+    }
+
+    /// An object whose first member's name is at slot `first`.
+    fn object(&mut self, first: usize, len: usize, skip: Option<&str>) {
+        let base = self.members.len();
+        let mut key = first;
+        for _ in 0..len {
+            if let Slot::Str { at, len, plain } = self.doc.slot(key) {
+                let name = self.doc.text(at, len);
+                if Some(name) != skip {
+                    self.members.push((name, plain, key + 1));
+                }
+            }
+            key = self.doc.end_of(key + 1);
+        }
+        if let Some(own) = self.members.get_mut(base..) {
+            own.sort_unstable_by(|a, b| utf16_cmp(a.0, b.0));
+        }
+        self.out.push('{');
+        for i in base..self.members.len() {
+            let Some(&(name, plain, value)) = self.members.get(i) else {
+                break;
+            };
+            if i > base {
+                self.out.push(',');
+            }
+            self.string(name, plain);
+            self.out.push(':');
+            self.value(value, None);
+        }
+        self.members.truncate(base);
+        self.out.push('}');
+    }
 }
 
 /// Orders two strings as sequences of UTF-16 code units (RFC 8785 §3.2.3) without converting

@@ -19,6 +19,9 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
+pub use crate::document::Document;
+use crate::document::Slot;
+
 /// A parsed JSON value. Objects keep their members in document order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -215,10 +218,18 @@ impl std::error::Error for JsonError {}
 
 /// Parses `bytes` as one strict I-JSON document, nesting at most `max_depth` levels.
 ///
-/// serde_json lexes; `ValueSeed` builds the tree and refuses what serde_json accepts but I-JSON
+/// The tree is built from the [`Document`] that [`parse_document`] reads.
+pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {
+    parse_document(bytes, max_depth).map(|doc| doc.root().to_value())
+}
+
+/// Parses `bytes` as one strict I-JSON document into a [`Document`], nesting at most
+/// `max_depth` levels.
+///
+/// serde_json lexes; `DocSeed` fills the document and refuses what serde_json accepts but I-JSON
 /// does not (duplicate member names) and nesting beyond `max_depth`. serde_json's own recursion
 /// limit (127 levels) also applies whatever `max_depth` says.
-pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {
+pub fn parse_document(bytes: &[u8], max_depth: usize) -> Result<Document, JsonError> {
     // UTF-8 first, so an invalid byte is `InvalidUtf8` at its own offset wherever it is (also
     // after the document), and serde_json then reads a `str` without checking it again.
     let text = std::str::from_utf8(bytes).map_err(|e| JsonError {
@@ -241,29 +252,52 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {
         max_depth,
         refusal: None,
         path: Vec::new(),
+        doc: Document::with_capacity(text.len()),
+        keys: Vec::new(),
+        text,
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let read = ValueSeed {
+    let read = DocSeed {
         reading: &mut reading,
         depth: 0,
         at: At::Root,
     }
     .deserialize(&mut de)
-    .and_then(|value| de.end().map(|()| value));
-    read.map_err(|e| reading.error(&e, text.as_bytes()))
+    .and_then(|()| de.end());
+    match read {
+        Ok(()) => Ok(reading.doc),
+        Err(e) => Err(reading.error(&e, text.as_bytes())),
+    }
 }
 
 fn is_json_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// What the seeds share while reading one document: the limit, and on the way out of an error,
-/// what refused it (when it was not serde_json) and the path, innermost segment first. Reading a
+/// What the seeds share while reading one document: the limit, the document being filled, the
+/// key slots of the objects being read (innermost last), and on the way out of an error, what
+/// refused it (when it was not serde_json) and the path, innermost segment first. Reading a
 /// valid document never touches the path.
-struct Reading {
+struct Reading<'t> {
     max_depth: usize,
     refusal: Option<Refusal>,
     path: Vec<String>,
+    doc: Document,
+    keys: Vec<usize>,
+    /// The text being read: a string serde_json lends from it is plain (it had no escape).
+    text: &'t str,
+}
+
+impl Reading<'_> {
+    /// Appends a string slot: `plain` when serde_json lent it straight from the text.
+    fn push_str(&mut self, s: &str, borrowed: bool) -> usize {
+        let from_text = borrowed && {
+            let start = self.text.as_ptr() as usize;
+            let at = s.as_ptr() as usize;
+            at >= start && at + s.len() <= start + self.text.len()
+        };
+        self.doc.push_str(s, from_text)
+    }
 }
 
 /// A refusal of this module's own (serde_json sees only a custom error).
@@ -274,26 +308,28 @@ enum Refusal {
 
 /// Where the value being read sits in its parent.
 #[derive(Clone, Copy)]
-enum At<'k> {
+enum At {
     Root,
     Index(usize),
-    Member(&'k str),
+    /// The member whose key is the string slot at this index.
+    Member(usize),
 }
 
-/// Reads one value; on an error from inside it, adds its own segment to the path.
-struct ValueSeed<'r, 'k> {
-    reading: &'r mut Reading,
+/// Reads one value into the document; on an error from inside it, adds its own segment to the
+/// path.
+struct DocSeed<'r, 't> {
+    reading: &'r mut Reading<'t>,
     depth: usize,
-    at: At<'k>,
+    at: At,
 }
 
-impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
-    type Value = Value;
+impl<'de> DeserializeSeed<'de> for DocSeed<'_, '_> {
+    type Value = ();
 
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let at = self.at;
         let reading = self.reading;
-        let read = d.deserialize_any(ValueVisitor {
+        let read = d.deserialize_any(DocVisitor {
             reading: &mut *reading,
             depth: self.depth,
         });
@@ -301,19 +337,22 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
             match at {
                 At::Root => {}
                 At::Index(i) => reading.path.push(i.to_string()),
-                At::Member(name) => reading.path.push(name.to_owned()),
+                At::Member(key) => {
+                    let name = reading.doc.str_at(key).to_owned();
+                    reading.path.push(name);
+                }
             }
         }
         read
     }
 }
 
-struct ValueVisitor<'r> {
-    reading: &'r mut Reading,
+struct DocVisitor<'r, 't> {
+    reading: &'r mut Reading<'t>,
     depth: usize,
 }
 
-impl ValueVisitor<'_> {
+impl DocVisitor<'_, '_> {
     /// Nesting one level deeper than this value's; refused past the limit.
     fn enter<E: de::Error>(&mut self) -> Result<usize, E> {
         let depth = self.depth + 1;
@@ -325,63 +364,73 @@ impl ValueVisitor<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for ValueVisitor<'_> {
-    type Value = Value;
+impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.reading.doc.push(Slot::Null);
+        Ok(())
     }
 
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        self.reading.doc.push(Slot::Bool(b));
+        Ok(())
     }
 
     // Integers convert with round-to-nearest-even, the double the decimal text denotes.
     #[allow(clippy::cast_precision_loss)]
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::Number(n as f64))
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.reading.doc.push(Slot::Number(n as f64));
+        Ok(())
     }
 
     #[allow(clippy::cast_precision_loss)]
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::Number(n as f64))
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.reading.doc.push(Slot::Number(n as f64));
+        Ok(())
     }
 
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
         // serde_json refuses non-finite numbers itself; this wording is its own for them.
         if n.is_finite() {
-            Ok(Value::Number(n))
+            self.reading.doc.push(Slot::Number(n));
+            Ok(())
         } else {
             Err(E::custom("number out of range"))
         }
     }
 
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<(), E> {
+        self.reading.push_str(s, true);
+        Ok(())
     }
 
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.reading.push_str(s, false);
+        Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
         let depth = self.enter()?;
-        let mut items = Vec::new();
+        let head = self.reading.doc.open_array();
+        let mut index = 0;
         loop {
-            let index = items.len();
             let before = self.reading.path.len();
-            let seed = ValueSeed {
+            let seed = DocSeed {
                 reading: &mut *self.reading,
                 depth,
                 at: At::Index(index),
             };
             match seq.next_element_seed(seed) {
-                Ok(Some(item)) => items.push(item),
-                Ok(None) => return Ok(Value::Array(items)),
+                Ok(Some(())) => index += 1,
+                Ok(None) => {
+                    self.reading.doc.close(head, index);
+                    return Ok(());
+                }
                 Err(e) => {
                     // serde_json reports a missing element (`[1,]`, `[1,` or `[` at the end)
                     // at the array; the path names the element that is missing.
@@ -394,39 +443,76 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
         }
     }
 
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         let depth = self.enter()?;
-        let mut members: Vec<(String, Value)> = Vec::new();
-        // Past a few members, duplicates are looked up in a set, so a hostile body of many
-        // small members costs O(n), not O(n^2), to check.
+        let head = self.reading.doc.open_object();
+        // This object's key slots are `keys[base..]`. Past a few members, duplicates are looked
+        // up in a set, so a hostile body of many small members costs O(n), not O(n^2).
+        let base = self.reading.keys.len();
         let mut seen: Option<HashSet<String>> = None;
-        while let Some(name) = map.next_key::<String>()? {
+        while let Some(key) = map.next_key_seed(KeySeed(&mut *self.reading))? {
+            let reading = &mut *self.reading;
+            let name = reading.doc.str_at(key);
+            let earlier = reading.keys.get(base..).unwrap_or_default();
             let duplicate = match &mut seen {
-                Some(set) => !set.insert(name.clone()),
+                Some(set) => !set.insert(name.to_owned()),
                 None => {
-                    let duplicate = members.iter().any(|(k, _)| *k == name);
-                    if members.len() >= LINEAR_SCAN_MEMBERS {
-                        let mut set: HashSet<String> =
-                            members.iter().map(|(k, _)| k.clone()).collect();
-                        set.insert(name.clone());
+                    let duplicate = earlier.iter().any(|&k| reading.doc.str_at(k) == name);
+                    if earlier.len() >= LINEAR_SCAN_MEMBERS {
+                        let mut set: HashSet<String> = earlier
+                            .iter()
+                            .map(|&k| reading.doc.str_at(k).to_owned())
+                            .collect();
+                        set.insert(name.to_owned());
                         seen = Some(set);
                     }
                     duplicate
                 }
             };
             if duplicate {
-                self.reading.path.push(name.clone());
-                self.reading.refusal = Some(Refusal::Duplicate(name));
+                let name = name.to_owned();
+                reading.path.push(name.clone());
+                reading.refusal = Some(Refusal::Duplicate(name));
                 return Err(de::Error::custom("duplicate member"));
             }
-            let value = map.next_value_seed(ValueSeed {
+            reading.keys.push(key);
+            map.next_value_seed(DocSeed {
                 reading: &mut *self.reading,
                 depth,
-                at: At::Member(&name),
+                at: At::Member(key),
             })?;
-            members.push((name, value));
         }
-        Ok(Value::Object(members))
+        let count = self.reading.keys.len() - base;
+        self.reading.keys.truncate(base);
+        self.reading.doc.close(head, count);
+        Ok(())
+    }
+}
+
+/// Reads a member name into a string slot; its value is the slot's index.
+struct KeySeed<'r, 't>(&'r mut Reading<'t>);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+    type Value = usize;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_, '_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<usize, E> {
+        Ok(self.0.push_str(s, true))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<usize, E> {
+        Ok(self.0.push_str(s, false))
     }
 }
 
@@ -646,7 +732,7 @@ fn lone_surrogate_at(bytes: &[u8], position: usize) -> (usize, u32) {
     (position.saturating_sub(6), 0)
 }
 
-impl Reading {
+impl Reading<'_> {
     /// The [`JsonError`] for serde_json's error `e` on `bytes`.
     fn error(&mut self, e: &serde_json::Error, bytes: &[u8]) -> JsonError {
         let position = byte_offset(bytes, e.line(), e.column());

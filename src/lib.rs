@@ -45,6 +45,7 @@ pub mod card;
 pub mod card_diff;
 pub mod card_hash;
 pub mod decision;
+pub mod document;
 pub mod duration;
 pub mod freshness;
 pub mod gate;

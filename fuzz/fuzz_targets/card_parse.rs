@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|bytes: &[u8]| {
     let limits = Limits::default();
     let parsed = AgentCard::parse_document(bytes, &limits);
-    let view = parsed.as_ref().ok().map(AgentCard::from_value);
+    let view = parsed.as_ref().ok().map(AgentCard::from_document);
     if let Err(defect) = &parsed {
         assert_eq!(defect.code.condition(), Condition::Card, "{defect:?}");
         assert!(bytes.len() > limits.max_card_bytes || defect.offset.is_some());

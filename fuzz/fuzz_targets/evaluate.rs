@@ -174,7 +174,7 @@ fuzz_target!(|input: Input| {
         req.set_max_stale_ms(u64::from(ms));
     }
     let doc = AgentCard::parse_document(&bytes, &Limits::default()).ok();
-    let own_hash = doc.as_ref().map(CardHash::of);
+    let own_hash = doc.as_ref().map(CardHash::of_document);
     match (input.pin, &own_hash) {
         (0, _) => {}
         (1, Some(h)) => req.set_pin(h.as_str()).expect("a card hash is a valid pin"),
@@ -208,7 +208,7 @@ fuzz_target!(|input: Input| {
 
     // valid: every condition holds per the card view.
     let doc = doc.expect("a valid card parsed");
-    let view = AgentCard::from_value(&doc).expect("a valid card reads as a card");
+    let view = AgentCard::from_document(&doc).expect("a valid card reads as a card");
     for cap in &req.require {
         assert!(
             cap.declared_by(&view),

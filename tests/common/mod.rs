@@ -36,7 +36,7 @@ fn compact(v: &Value, out: &mut String) {
             }
             out.push('}');
         }
-        scalar => jcs::write_value(out, scalar),
+        scalar => out.push_str(&jcs::canonicalize(scalar)),
     }
 }
 

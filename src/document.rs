@@ -1,0 +1,436 @@
+//! A parsed JSON document as one flat list of slots: how the gate holds a card.
+//!
+//! A card is read once, hashed once and looked at in a few places, so it is not worth a tree of
+//! separately allocated strings, vectors and members (that tree took about half of the gate's
+//! time, most of it in the allocator). A [`Document`] is three buffers: the slots in document
+//! order (a container's slot is followed by its members, each a key slot then the value's
+//! slots), every string's text in one buffer, and nothing else. A [`Node`] is a copyable handle
+//! on one slot with the reading methods of [`Value`]; [`Node::to_value`] builds the tree for the
+//! rare caller that needs one (a rejected decision carries its card).
+//!
+//! Strings whose JSON text has no escape are marked `plain`: their text is already their
+//! RFC 8785 form between quotes (JSON forbids raw `"`, `\` and control characters in a
+//! string), so the canonical writer copies them whole.
+//!
+//! Documents come from [`crate::json::parse_document`] (strict I-JSON) or from a [`Value`]
+//! ([`Document::from_value`]); both give unique member names, so a [`Node::get`] finds the one
+//! member of that name.
+
+use crate::json::Value;
+
+/// One slot: a scalar, a string, or the head of a container.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Slot {
+    Null,
+    Bool(bool),
+    Number(f64),
+    /// `strings[at..at + len]`; `plain` when its JSON text had no escape.
+    Str {
+        at: usize,
+        len: usize,
+        plain: bool,
+    },
+    /// `len` elements follow; the slot after the last one's is `end`.
+    Array {
+        len: usize,
+        end: usize,
+    },
+    /// `len` members (key slot, value slots) follow; the slot after the last one's is `end`.
+    Object {
+        len: usize,
+        end: usize,
+    },
+}
+
+/// A parsed JSON document (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Document {
+    slots: Vec<Slot>,
+    strings: String,
+}
+
+impl Document {
+    /// An empty document to be filled by the reader; `text_len` bounds the string bytes (a
+    /// decoded string is never longer than its JSON text), so the buffer never grows.
+    pub(crate) fn with_capacity(text_len: usize) -> Document {
+        Document {
+            // About one slot per 16 bytes of card text.
+            slots: Vec::with_capacity(text_len / 16 + 4),
+            strings: String::with_capacity(text_len),
+        }
+    }
+
+    /// The document holding the same JSON as `value`.
+    pub fn from_value(value: &Value) -> Document {
+        let mut doc = Document::default();
+        doc.push_value(value);
+        doc
+    }
+
+    fn push_value(&mut self, value: &Value) {
+        match value {
+            Value::Null => self.push(Slot::Null),
+            Value::Bool(b) => self.push(Slot::Bool(*b)),
+            Value::Number(n) => self.push(Slot::Number(*n)),
+            Value::String(s) => {
+                self.push_str(s, false);
+            }
+            Value::Array(items) => {
+                let head = self.open_array();
+                items.iter().for_each(|item| self.push_value(item));
+                self.close(head, items.len());
+            }
+            Value::Object(members) => {
+                let head = self.open_object();
+                for (k, v) in members {
+                    self.push_str(k, false);
+                    self.push_value(v);
+                }
+                self.close(head, members.len());
+            }
+        }
+    }
+
+    /// About how long the canonical form is: every string, plus a few bytes per slot.
+    pub(crate) fn canonical_len_hint(&self) -> usize {
+        self.strings.len() + 4 * self.slots.len()
+    }
+
+    /// The top-level value.
+    pub fn root(&self) -> Node<'_> {
+        Node { doc: self, at: 0 }
+    }
+
+    pub(crate) fn push(&mut self, slot: Slot) {
+        self.slots.push(slot);
+    }
+
+    /// Appends a string slot; returns its index.
+    pub(crate) fn push_str(&mut self, s: &str, plain: bool) -> usize {
+        let at = self.strings.len();
+        self.strings.push_str(s);
+        self.slots.push(Slot::Str {
+            at,
+            len: s.len(),
+            plain,
+        });
+        self.slots.len() - 1
+    }
+
+    /// Opens an array; `close` it with its length after its elements.
+    pub(crate) fn open_array(&mut self) -> usize {
+        self.slots.push(Slot::Array { len: 0, end: 0 });
+        self.slots.len() - 1
+    }
+
+    /// Opens an object; `close` it with its member count after its members.
+    pub(crate) fn open_object(&mut self) -> usize {
+        self.slots.push(Slot::Object { len: 0, end: 0 });
+        self.slots.len() - 1
+    }
+
+    pub(crate) fn close(&mut self, head: usize, count: usize) {
+        let end = self.slots.len();
+        if let Some(Slot::Array { len, end: e } | Slot::Object { len, end: e }) =
+            self.slots.get_mut(head)
+        {
+            *len = count;
+            *e = end;
+        }
+    }
+
+    /// The text of a string slot's `at` and `len`.
+    pub(crate) fn text(&self, at: usize, len: usize) -> &str {
+        self.strings.get(at..at + len).unwrap_or_default()
+    }
+
+    /// The text of the string slot at `index` (`""` for any other slot).
+    pub(crate) fn str_at(&self, index: usize) -> &str {
+        match self.slots.get(index) {
+            Some(&Slot::Str { at, len, .. }) => self.strings.get(at..at + len).unwrap_or_default(),
+            _ => "",
+        }
+    }
+
+    pub(crate) fn slot(&self, index: usize) -> Slot {
+        self.slots.get(index).copied().unwrap_or(Slot::Null)
+    }
+
+    /// The index just past the value at `index` and everything in it.
+    pub(crate) fn end_of(&self, index: usize) -> usize {
+        match self.slot(index) {
+            Slot::Array { end, .. } | Slot::Object { end, .. } => end,
+            _ => index + 1,
+        }
+    }
+}
+
+/// A value in a [`Document`].
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'d> {
+    doc: &'d Document,
+    at: usize,
+}
+
+/// What a [`Node`] is, for `match`.
+#[derive(Debug, Clone)]
+pub enum Kind<'d> {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool(bool),
+    /// A number.
+    Number(f64),
+    /// A string.
+    String(&'d str),
+    /// An array's elements.
+    Array(Items<'d>),
+    /// An object's members, in document order.
+    Object(Members<'d>),
+}
+
+impl<'d> Node<'d> {
+    /// What this value is.
+    pub fn kind(self) -> Kind<'d> {
+        match self.doc.slot(self.at) {
+            Slot::Null => Kind::Null,
+            Slot::Bool(b) => Kind::Bool(b),
+            Slot::Number(n) => Kind::Number(n),
+            Slot::Str { .. } => Kind::String(self.doc.str_at(self.at)),
+            Slot::Array { len, .. } => Kind::Array(Items {
+                doc: self.doc,
+                next: self.at + 1,
+                left: len,
+            }),
+            Slot::Object { len, .. } => Kind::Object(Members {
+                doc: self.doc,
+                next: self.at + 1,
+                left: len,
+            }),
+        }
+    }
+
+    /// The member `key`, if this is an object that has it.
+    pub fn get(self, key: &str) -> Option<Node<'d>> {
+        let Slot::Object { len, .. } = self.doc.slot(self.at) else {
+            return None;
+        };
+        // Names are compared by length first, then bytes, straight from the slots.
+        let strings = self.doc.strings.as_bytes();
+        let mut i = self.at + 1;
+        for _ in 0..len {
+            if let Some(&Slot::Str { at, len, .. }) = self.doc.slots.get(i) {
+                if len == key.len() && strings.get(at..at + len) == Some(key.as_bytes()) {
+                    return Some(Node {
+                        doc: self.doc,
+                        at: i + 1,
+                    });
+                }
+            }
+            i = self.doc.end_of(i + 1);
+        }
+        None
+    }
+
+    /// This node's document and slot index.
+    pub(crate) fn position(self) -> (&'d Document, usize) {
+        (self.doc, self.at)
+    }
+
+    /// The string, if this is a string.
+    pub fn as_str(self) -> Option<&'d str> {
+        match self.doc.slot(self.at) {
+            Slot::Str { .. } => Some(self.doc.str_at(self.at)),
+            _ => None,
+        }
+    }
+
+    /// Whether this string's JSON text had no escape (so it is its own canonical form).
+    #[cfg(test)]
+    fn is_plain_str(self) -> bool {
+        matches!(self.doc.slot(self.at), Slot::Str { plain: true, .. })
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(self) -> Option<bool> {
+        match self.doc.slot(self.at) {
+            Slot::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_f64(self) -> Option<f64> {
+        match self.doc.slot(self.at) {
+            Slot::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(self) -> bool {
+        self.doc.slot(self.at) == Slot::Null
+    }
+
+    /// The elements, if this is an array.
+    pub fn items(self) -> Option<Items<'d>> {
+        match self.kind() {
+            Kind::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The members, if this is an object.
+    pub fn members(self) -> Option<Members<'d>> {
+        match self.doc.slot(self.at) {
+            Slot::Object { len, .. } => Some(Members {
+                doc: self.doc,
+                next: self.at + 1,
+                left: len,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The JSON type name, as in error messages (`"string"`, `"object"`, ...).
+    pub fn type_name(self) -> &'static str {
+        match self.doc.slot(self.at) {
+            Slot::Null => "null",
+            Slot::Bool(_) => "boolean",
+            Slot::Number(_) => "number",
+            Slot::Str { .. } => "string",
+            Slot::Array { .. } => "array",
+            Slot::Object { .. } => "object",
+        }
+    }
+
+    /// This value as a [`Value`] tree.
+    pub fn to_value(self) -> Value {
+        match self.kind() {
+            Kind::Null => Value::Null,
+            Kind::Bool(b) => Value::Bool(b),
+            Kind::Number(n) => Value::Number(n),
+            Kind::String(s) => Value::String(s.to_owned()),
+            Kind::Array(items) => Value::Array(items.map(Node::to_value).collect()),
+            Kind::Object(members) => {
+                Value::Object(members.map(|(k, v)| (k.to_owned(), v.to_value())).collect())
+            }
+        }
+    }
+}
+
+/// The elements of an array [`Node`].
+#[derive(Debug, Clone)]
+pub struct Items<'d> {
+    doc: &'d Document,
+    next: usize,
+    left: usize,
+}
+
+impl<'d> Iterator for Items<'d> {
+    type Item = Node<'d>;
+
+    fn next(&mut self) -> Option<Node<'d>> {
+        if self.left == 0 {
+            return None;
+        }
+        let node = Node {
+            doc: self.doc,
+            at: self.next,
+        };
+        self.left -= 1;
+        self.next = self.doc.end_of(self.next);
+        Some(node)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
+
+/// The members of an object [`Node`], in document order.
+#[derive(Debug, Clone)]
+pub struct Members<'d> {
+    doc: &'d Document,
+    next: usize,
+    left: usize,
+}
+
+impl<'d> Members<'d> {
+    /// The next member with its name as a node (to tell a plain name from an escaped one).
+    pub(crate) fn next_with_key_node(&mut self) -> Option<(Node<'d>, Node<'d>)> {
+        if self.left == 0 {
+            return None;
+        }
+        let key = Node {
+            doc: self.doc,
+            at: self.next,
+        };
+        let value = Node {
+            doc: self.doc,
+            at: self.next + 1,
+        };
+        self.left -= 1;
+        self.next = self.doc.end_of(self.next + 1);
+        Some((key, value))
+    }
+}
+
+impl<'d> Iterator for Members<'d> {
+    type Item = (&'d str, Node<'d>);
+
+    fn next(&mut self) -> Option<(&'d str, Node<'d>)> {
+        let (key, value) = self.next_with_key_node()?;
+        Some((key.as_str().unwrap_or_default(), value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Members<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    const TEXT: &str = r#"{"a":[1,{"b":null,"c":"x\u00e9"},[]],"d":true,"e":{},"f":"plain"}"#;
+
+    #[test]
+    fn nodes_read_what_the_tree_reads() {
+        let doc = json::parse_document(TEXT.as_bytes(), 64).unwrap();
+        let value = json::parse(TEXT.as_bytes(), 64).unwrap();
+        assert_eq!(doc.root().to_value(), value);
+        let root = doc.root();
+        let a: Vec<_> = root.get("a").unwrap().items().unwrap().collect();
+        assert_eq!(a.len(), 3);
+        assert_eq!(a[0].as_f64(), Some(1.0));
+        assert_eq!(a[1].get("c").unwrap().as_str(), Some("xé"));
+        assert!(!a[1].get("c").unwrap().is_plain_str());
+        assert!(root.get("f").unwrap().is_plain_str());
+        assert!(a[1].get("b").unwrap().is_null());
+        assert_eq!(a[2].items().unwrap().len(), 0);
+        assert_eq!(root.get("d").unwrap().as_bool(), Some(true));
+        let keys: Vec<_> = root.members().unwrap().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["a", "d", "e", "f"]);
+        assert_eq!(root.get("e").unwrap().type_name(), "object");
+        assert!(root.get("zz").is_none());
+        assert!(a[0].get("a").is_none() && a[0].items().is_none());
+    }
+
+    #[test]
+    fn a_tree_converts_both_ways() {
+        let value = json::parse(TEXT.as_bytes(), 64).unwrap();
+        let doc = Document::from_value(&value);
+        assert_eq!(doc.root().to_value(), value);
+        // Strings from a tree are never taken as their own canonical form.
+        assert!(!doc.root().get("f").unwrap().is_plain_str());
+        for scalar in [Value::Null, Value::Bool(false), Value::Number(-2.5)] {
+            assert_eq!(Document::from_value(&scalar).root().to_value(), scalar);
+        }
+    }
+}

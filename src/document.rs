@@ -4,7 +4,8 @@
 //! separately allocated strings, vectors and members (that tree took about half of the gate's
 //! time, most of it in the allocator). A [`Document`] is three buffers: the slots in document
 //! order (a container's slot is followed by its members, each a key slot then the value's
-//! slots), every string's text in one buffer, and nothing else. A [`Node`] is a copyable handle
+//! slots), a copy of the JSON text (a string without escapes is a range of it), and the
+//! decoded text of the strings that had escapes. A [`Node`] is a copyable handle
 //! on one slot with the reading methods of [`Value`]; [`Node::to_value`] builds the tree for the
 //! rare caller that needs one (a rejected decision carries its card).
 //!
@@ -24,7 +25,8 @@ pub(crate) enum Slot {
     Null,
     Bool(bool),
     Number(f64),
-    /// `strings[at..at + len]`; `plain` when its JSON text had no escape.
+    /// `text[at..at + len]` when `plain` (its JSON text had no escape), else
+    /// `decoded[at..at + len]`.
     Str {
         at: usize,
         len: usize,
@@ -43,20 +45,21 @@ pub(crate) enum Slot {
 }
 
 /// A parsed JSON document (see the module documentation).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Document {
     slots: Vec<Slot>,
-    strings: String,
+    text: String,
+    decoded: String,
 }
 
 impl Document {
-    /// An empty document to be filled by the reader; `text_len` bounds the string bytes (a
-    /// decoded string is never longer than its JSON text), so the buffer never grows.
-    pub(crate) fn with_capacity(text_len: usize) -> Document {
+    /// An empty document to be filled by the reader from `text` (kept, for the plain strings).
+    pub(crate) fn for_text(text: &str) -> Document {
         Document {
             // About one slot per 16 bytes of card text.
-            slots: Vec::with_capacity(text_len / 16 + 4),
-            strings: String::with_capacity(text_len),
+            slots: Vec::with_capacity(text.len() / 16 + 4),
+            text: text.to_owned(),
+            decoded: String::new(),
         }
     }
 
@@ -73,7 +76,7 @@ impl Document {
             Value::Bool(b) => self.push(Slot::Bool(*b)),
             Value::Number(n) => self.push(Slot::Number(*n)),
             Value::String(s) => {
-                self.push_str(s, false);
+                self.push_str(s);
             }
             Value::Array(items) => {
                 let head = self.open_array();
@@ -83,7 +86,7 @@ impl Document {
             Value::Object(members) => {
                 let head = self.open_object();
                 for (k, v) in members {
-                    self.push_str(k, false);
+                    self.push_str(k);
                     self.push_value(v);
                 }
                 self.close(head, members.len());
@@ -93,7 +96,7 @@ impl Document {
 
     /// About how long the canonical form is: every string, plus a few bytes per slot.
     pub(crate) fn canonical_len_hint(&self) -> usize {
-        self.strings.len() + 4 * self.slots.len()
+        self.text.len() + self.decoded.len() + 4 * self.slots.len()
     }
 
     /// The top-level value.
@@ -105,14 +108,25 @@ impl Document {
         self.slots.push(slot);
     }
 
-    /// Appends a string slot; returns its index.
-    pub(crate) fn push_str(&mut self, s: &str, plain: bool) -> usize {
-        let at = self.strings.len();
-        self.strings.push_str(s);
+    /// Appends a string slot for a decoded string; returns its index.
+    pub(crate) fn push_str(&mut self, s: &str) -> usize {
+        let at = self.decoded.len();
+        self.decoded.push_str(s);
         self.slots.push(Slot::Str {
             at,
             len: s.len(),
-            plain,
+            plain: false,
+        });
+        self.slots.len() - 1
+    }
+
+    /// Appends a string slot for `text[at..at + len]`, a string without escapes; returns its
+    /// index.
+    pub(crate) fn push_plain_str(&mut self, at: usize, len: usize) -> usize {
+        self.slots.push(Slot::Str {
+            at,
+            len,
+            plain: true,
         });
         self.slots.len() - 1
     }
@@ -139,15 +153,26 @@ impl Document {
         }
     }
 
-    /// The text of a string slot's `at` and `len`.
-    pub(crate) fn text(&self, at: usize, len: usize) -> &str {
-        self.strings.get(at..at + len).unwrap_or_default()
+    /// The text of a string slot's `at`, `len` and `plain`.
+    pub(crate) fn str_text(&self, at: usize, len: usize, plain: bool) -> &str {
+        let buffer = if plain { &self.text } else { &self.decoded };
+        buffer.get(at..at + len).unwrap_or_default()
+    }
+
+    /// Whether the string slot at `index` holds `name` (lengths compared first).
+    pub(crate) fn str_is(&self, index: usize, name: &str) -> bool {
+        match self.slots.get(index) {
+            Some(&Slot::Str { at, len, plain }) => {
+                len == name.len() && self.str_text(at, len, plain) == name
+            }
+            _ => false,
+        }
     }
 
     /// The text of the string slot at `index` (`""` for any other slot).
     pub(crate) fn str_at(&self, index: usize) -> &str {
         match self.slots.get(index) {
-            Some(&Slot::Str { at, len, .. }) => self.strings.get(at..at + len).unwrap_or_default(),
+            Some(&Slot::Str { at, len, plain }) => self.str_text(at, len, plain),
             _ => "",
         }
     }
@@ -215,17 +240,14 @@ impl<'d> Node<'d> {
         let Slot::Object { len, .. } = self.doc.slot(self.at) else {
             return None;
         };
-        // Names are compared by length first, then bytes, straight from the slots.
-        let strings = self.doc.strings.as_bytes();
+        // Names are compared by length first, straight from the slots.
         let mut i = self.at + 1;
         for _ in 0..len {
-            if let Some(&Slot::Str { at, len, .. }) = self.doc.slots.get(i) {
-                if len == key.len() && strings.get(at..at + len) == Some(key.as_bytes()) {
-                    return Some(Node {
-                        doc: self.doc,
-                        at: i + 1,
-                    });
-                }
+            if self.doc.str_is(i, key) {
+                return Some(Node {
+                    doc: self.doc,
+                    at: i + 1,
+                });
             }
             i = self.doc.end_of(i + 1);
         }

@@ -63,7 +63,7 @@ impl<'d> TapeWriter<'d, '_> {
             Slot::Bool(true) => self.out.push_str("true"),
             Slot::Bool(false) => self.out.push_str("false"),
             Slot::Number(n) => write_number(self.out, n),
-            Slot::Str { at, len, plain } => self.string(self.doc.text(at, len), plain),
+            Slot::Str { at, len, plain } => self.string(self.doc.str_text(at, len, plain), plain),
             Slot::Array { len, .. } => {
                 self.out.push('[');
                 let mut item = at + 1;
@@ -97,7 +97,7 @@ impl<'d> TapeWriter<'d, '_> {
         let mut key = first;
         for _ in 0..len {
             if let Slot::Str { at, len, plain } = self.doc.slot(key) {
-                let name = self.doc.text(at, len);
+                let name = self.doc.str_text(at, len, plain);
                 if Some(name) != skip {
                     self.members.push((name, plain, key + 1));
                 }

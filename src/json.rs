@@ -252,7 +252,7 @@ pub fn parse_document(bytes: &[u8], max_depth: usize) -> Result<Document, JsonEr
         max_depth,
         refusal: None,
         path: Vec::new(),
-        doc: Document::with_capacity(text.len()),
+        doc: Document::for_text(text),
         keys: Vec::new(),
         text,
     };
@@ -289,14 +289,16 @@ struct Reading<'t> {
 }
 
 impl Reading<'_> {
-    /// Appends a string slot: `plain` when serde_json lent it straight from the text.
+    /// Appends a string slot: a range of the text when serde_json lent the string straight
+    /// from it (it had no escape), else a decoded copy.
     fn push_str(&mut self, s: &str, borrowed: bool) -> usize {
-        let from_text = borrowed && {
-            let start = self.text.as_ptr() as usize;
-            let at = s.as_ptr() as usize;
-            at >= start && at + s.len() <= start + self.text.len()
-        };
-        self.doc.push_str(s, from_text)
+        let start = self.text.as_ptr() as usize;
+        let at = (s.as_ptr() as usize).wrapping_sub(start);
+        if borrowed && at <= self.text.len() && s.len() <= self.text.len() - at {
+            self.doc.push_plain_str(at, s.len())
+        } else {
+            self.doc.push_str(s)
+        }
     }
 }
 
@@ -457,7 +459,7 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
             let duplicate = match &mut seen {
                 Some(set) => !set.insert(name.to_owned()),
                 None => {
-                    let duplicate = earlier.iter().any(|&k| reading.doc.str_at(k) == name);
+                    let duplicate = earlier.iter().any(|&k| reading.doc.str_is(k, name));
                     if earlier.len() >= LINEAR_SCAN_MEMBERS {
                         let mut set: HashSet<String> = earlier
                             .iter()

@@ -2,9 +2,9 @@
 //!
 //! Hand-written because no maintained crate writes RFC 8785 from serde with UTF-16 member order
 //! and ECMAScript numbers; it reuses this module's string, number and ordering rules, so a type
-//! serialized here gives the same bytes as [`super::canonicalize`] of the same JSON tree.
-//! Objects (maps and structs) are written into a scratch buffer member by member, then emitted
-//! in canonical order; everything else is written in place. serde's data model maps as
+//! serialized here gives the same bytes as [`super::canonicalize_document`] of the same JSON.
+//! Everything is written in place; an object whose members do not come in canonical order is
+//! re-cut and written again sorted when it ends (see [`Object`]). serde's data model maps as
 //! serde_json maps it: unit and `None` are `null`, a unit variant is its name, other variants are
 //! `{"name": ...}`, sequences and tuples are arrays. Bytes and non-string map keys are refused.
 
@@ -40,7 +40,7 @@ impl ser::Error for Error {
 /// assert_eq!(text.unwrap(), r#"{"agent":"w\u0007","max_stale_ms":10000,"staleness_ms":1.5e+21}"#);
 /// ```
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    let mut out = String::new();
+    let mut out = String::with_capacity(512);
     value.serialize(Canonical { out: &mut out })?;
     Ok(out)
 }
@@ -181,13 +181,8 @@ impl<'o> ser::Serializer for Canonical<'o> {
         let out = self.open_variant(variant);
         Ok(Wrapped(Canonical { out }.serialize_seq(Some(len))?))
     }
-    fn serialize_map(self, _: Option<usize>) -> Result<Object<'o>, Error> {
-        Ok(Object {
-            out: self.out,
-            scratch: String::new(),
-            members: Vec::new(),
-            key: None,
-        })
+    fn serialize_map(self, len: Option<usize>) -> Result<Object<'o>, Error> {
+        Ok(Object::open(self.out, len.unwrap_or(0)))
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'o>, Error> {
         self.serialize_map(Some(len))
@@ -246,51 +241,84 @@ array_like!(
     SerializeTupleStruct::serialize_field
 );
 
-/// An object: each member's name and canonical value go to `scratch` as they come, and the
-/// members are emitted sorted by name (UTF-16 order) when the object ends.
+/// An object, written in place: each member's `"name":value` goes straight to the output with
+/// its name and place noted. When the members came in canonical order (a struct whose fields
+/// are declared sorted), nothing moves; otherwise the object's text is cut into its members and
+/// written again sorted by name (UTF-16 order) when the object ends.
 pub struct Object<'o> {
     out: &'o mut String,
-    scratch: String,
-    /// Name and value, as ranges of `scratch`.
-    members: Vec<(Range<usize>, Range<usize>)>,
+    /// Where the first member starts in `out` (just after the `{`).
+    start: usize,
+    /// The text of map keys (struct field names are static).
+    keys: String,
+    /// Each member's name and where its `"name":value` sits in `out`.
+    members: Vec<(Name, Range<usize>)>,
+    /// The members so far came in canonical order.
+    in_order: bool,
     /// The name of a map entry whose value has not come yet.
     key: Option<Range<usize>>,
 }
 
+/// A member's name: a struct field's, or a map key's range in [`Object::keys`].
+enum Name {
+    Field(&'static str),
+    Key(Range<usize>),
+}
+
 impl<'o> Object<'o> {
-    fn name(&mut self, name: &str) -> Range<usize> {
-        let start = self.scratch.len();
-        self.scratch.push_str(name);
-        start..self.scratch.len()
+    fn open(out: &'o mut String, len: usize) -> Object<'o> {
+        out.push('{');
+        Object {
+            start: out.len(),
+            out,
+            keys: String::new(),
+            members: Vec::with_capacity(len),
+            in_order: true,
+            key: None,
+        }
     }
 
-    fn member<T: Serialize + ?Sized>(
-        &mut self,
-        name: Range<usize>,
-        value: &T,
-    ) -> Result<(), Error> {
-        let start = self.scratch.len();
+    fn text<'a>(keys: &'a str, name: &'a Name) -> &'a str {
+        match name {
+            Name::Field(field) => field,
+            Name::Key(range) => keys.get(range.clone()).unwrap_or_default(),
+        }
+    }
+
+    fn member<T: Serialize + ?Sized>(&mut self, name: Name, value: &T) -> Result<(), Error> {
+        if !self.members.is_empty() {
+            self.out.push(',');
+        }
+        let begin = self.out.len();
+        let text = Object::text(&self.keys, &name);
+        write_string(self.out, text);
+        self.out.push(':');
         value.serialize(Canonical {
-            out: &mut self.scratch,
+            out: &mut *self.out,
         })?;
-        self.members.push((name, start..self.scratch.len()));
+        if let Some((last, _)) = self.members.last() {
+            if utf16_cmp(Object::text(&self.keys, last), text) != std::cmp::Ordering::Less {
+                self.in_order = false;
+            }
+        }
+        self.members.push((name, begin..self.out.len()));
         Ok(())
     }
 
     fn close(mut self) -> &'o mut String {
-        let scratch = &self.scratch;
-        let text = |r: &Range<usize>| scratch.get(r.clone()).unwrap_or_default();
-        self.members
-            .sort_unstable_by(|(a, _), (b, _)| utf16_cmp(text(a), text(b)));
-        self.out.reserve(scratch.len() + 4 * self.members.len() + 2);
-        self.out.push('{');
-        for (i, (name, value)) in self.members.iter().enumerate() {
-            if i > 0 {
-                self.out.push(',');
+        if !self.in_order {
+            let written = self.out.split_off(self.start);
+            let keys = &self.keys;
+            self.members.sort_unstable_by(|(a, _), (b, _)| {
+                utf16_cmp(Object::text(keys, a), Object::text(keys, b))
+            });
+            for (i, (_, range)) in self.members.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(',');
+                }
+                let at = range.start - self.start..range.end - self.start;
+                self.out.push_str(written.get(at).unwrap_or_default());
             }
-            write_string(self.out, text(name));
-            self.out.push(':');
-            self.out.push_str(text(value));
         }
         self.out.push('}');
         self.out
@@ -301,11 +329,11 @@ impl ser::SerializeMap for Object<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        let start = self.scratch.len();
+        let start = self.keys.len();
         key.serialize(Key {
-            out: &mut self.scratch,
+            out: &mut self.keys,
         })?;
-        self.key = Some(start..self.scratch.len());
+        self.key = Some(start..self.keys.len());
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -313,7 +341,7 @@ impl ser::SerializeMap for Object<'_> {
             .key
             .take()
             .ok_or_else(|| Error("a map value without a key".into()))?;
-        self.member(name, value)
+        self.member(Name::Key(name), value)
     }
     fn end(self) -> Result<(), Error> {
         self.close();
@@ -329,8 +357,7 @@ impl ser::SerializeStruct for Object<'_> {
         name: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        let name = self.name(name);
-        self.member(name, value)
+        self.member(Name::Field(name), value)
     }
     fn end(self) -> Result<(), Error> {
         self.close();
@@ -474,8 +501,7 @@ impl ser::SerializeStructVariant for Wrapped<Object<'_>> {
         name: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        let name = self.0.name(name);
-        self.0.member(name, value)
+        self.0.member(Name::Field(name), value)
     }
     fn end(self) -> Result<(), Error> {
         self.0.close().push('}');
@@ -488,9 +514,9 @@ mod tests {
     use super::*;
     use crate::json::parse;
 
-    /// The same document through the tree and through serde gives the same bytes.
+    /// The same document through serde and through the document writer gives the same bytes.
     #[test]
-    fn agrees_with_the_tree_writer() {
+    fn agrees_with_the_document_writer() {
         let docs: [&[u8]; 6] = [
             br#"{"b":1.50,"a":[1E2,"\u00e9",null,true,false],"":{}}"#,
             br#"{"\ud83d\ude00":1,"\ue000":2,"a\u0000":"\u001f\"\\"}"#,
@@ -503,11 +529,50 @@ mod tests {
             let value = parse(doc, 64).unwrap();
             assert_eq!(
                 to_string(&value).unwrap(),
-                super::super::canonicalize(&value),
+                super::super::canonicalize_document(&crate::document::Document::from_value(&value)),
                 "{}",
                 String::from_utf8_lossy(doc)
             );
         }
+    }
+
+    /// Members that come in canonical order stay where they were written; others are re-cut,
+    /// at every depth, without disturbing what surrounds them.
+    #[test]
+    fn objects_in_and_out_of_order() {
+        #[derive(serde::Serialize)]
+        struct Sorted {
+            a: u8,
+            b: Unsorted,
+            c: [Unsorted; 2],
+        }
+        #[derive(serde::Serialize)]
+        struct Unsorted {
+            z: &'static str,
+            y: Option<u8>,
+            x: Inner,
+        }
+        #[derive(serde::Serialize)]
+        struct Inner {
+            q: bool,
+            p: (),
+        }
+        let u = || Unsorted {
+            z: "\u{e000}",
+            y: Some(1),
+            x: Inner { q: true, p: () },
+        };
+        let text = to_string(&Sorted {
+            a: 0,
+            b: u(),
+            c: [u(), u()],
+        })
+        .unwrap();
+        let inner = "{\"x\":{\"p\":null,\"q\":true},\"y\":1,\"z\":\"\u{e000}\"}";
+        assert_eq!(
+            text,
+            format!("{{\"a\":0,\"b\":{inner},\"c\":[{inner},{inner}]}}")
+        );
     }
 
     #[test]

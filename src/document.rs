@@ -154,16 +154,32 @@ impl Document {
     }
 
     /// The text of a string slot's `at`, `len` and `plain`.
+    #[inline]
     pub(crate) fn str_text(&self, at: usize, len: usize, plain: bool) -> &str {
         let buffer = if plain { &self.text } else { &self.decoded };
         buffer.get(at..at + len).unwrap_or_default()
     }
 
+    /// The bytes of a string slot's `at`, `len` and `plain` (no character-boundary checks).
+    #[inline]
+    fn str_bytes(&self, at: usize, len: usize, plain: bool) -> Option<&[u8]> {
+        let buffer = if plain { &self.text } else { &self.decoded };
+        buffer.as_bytes().get(at..at + len)
+    }
+
+    /// A plain string's JSON text with its quotes (`text[at - 1..at + len + 1]`), which is
+    /// also its RFC 8785 form.
+    #[inline]
+    pub(crate) fn quoted_plain(&self, at: usize, len: usize) -> Option<&str> {
+        self.text.get(at.checked_sub(1)?..at + len + 1)
+    }
+
     /// Whether the string slot at `index` holds `name` (lengths compared first).
+    #[inline]
     pub(crate) fn str_is(&self, index: usize, name: &str) -> bool {
         match self.slots.get(index) {
             Some(&Slot::Str { at, len, plain }) => {
-                len == name.len() && self.str_text(at, len, plain) == name
+                len == name.len() && self.str_bytes(at, len, plain) == Some(name.as_bytes())
             }
             _ => false,
         }
@@ -177,11 +193,13 @@ impl Document {
         }
     }
 
+    #[inline]
     pub(crate) fn slot(&self, index: usize) -> Slot {
         self.slots.get(index).copied().unwrap_or(Slot::Null)
     }
 
     /// The index just past the value at `index` and everything in it.
+    #[inline]
     pub(crate) fn end_of(&self, index: usize) -> usize {
         match self.slot(index) {
             Slot::Array { end, .. } | Slot::Object { end, .. } => end,
@@ -237,19 +255,28 @@ impl<'d> Node<'d> {
 
     /// The member `key`, if this is an object that has it.
     pub fn get(self, key: &str) -> Option<Node<'d>> {
-        let Slot::Object { len, .. } = self.doc.slot(self.at) else {
+        let slots = &self.doc.slots;
+        let Some(&Slot::Object { len, .. }) = slots.get(self.at) else {
             return None;
         };
-        // Names are compared by length first, straight from the slots.
-        let mut i = self.at + 1;
+        // One pass over the member slots: names compared by length first, then as bytes;
+        // a value is skipped in one step (a container's slot knows where it ends).
+        let mut key_at = self.at + 1;
         for _ in 0..len {
-            if self.doc.str_is(i, key) {
+            let Some(&Slot::Str { at, len, plain }) = slots.get(key_at) else {
+                return None;
+            };
+            let value = key_at + 1;
+            if len == key.len() && self.doc.str_bytes(at, len, plain) == Some(key.as_bytes()) {
                 return Some(Node {
                     doc: self.doc,
-                    at: i + 1,
+                    at: value,
                 });
             }
-            i = self.doc.end_of(i + 1);
+            key_at = match slots.get(value) {
+                Some(&Slot::Array { end, .. } | &Slot::Object { end, .. }) => end,
+                _ => value + 1,
+            };
         }
         None
     }

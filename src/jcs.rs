@@ -51,9 +51,9 @@ pub(crate) fn write_node(out: &mut String, node: Node<'_>, skip: Option<&str>) {
 struct TapeWriter<'d, 'o> {
     doc: &'d Document,
     out: &'o mut String,
-    /// Name, whether the name is plain, and the value's slot index of each member of the
-    /// objects being written (innermost last).
-    members: Vec<(&'d str, bool, usize)>,
+    /// Name, the name's slot index, and the value's slot index of each member of the objects
+    /// being written (innermost last).
+    members: Vec<(&'d str, usize, usize)>,
 }
 
 impl<'d> TapeWriter<'d, '_> {
@@ -63,7 +63,7 @@ impl<'d> TapeWriter<'d, '_> {
             Slot::Bool(true) => self.out.push_str("true"),
             Slot::Bool(false) => self.out.push_str("false"),
             Slot::Number(n) => write_number(self.out, n),
-            Slot::Str { at, len, plain } => self.string(self.doc.str_text(at, len, plain), plain),
+            Slot::Str { at, len, plain } => self.string(at, len, plain),
             Slot::Array { len, .. } => {
                 self.out.push('[');
                 let mut item = at + 1;
@@ -80,14 +80,13 @@ impl<'d> TapeWriter<'d, '_> {
         }
     }
 
-    fn string(&mut self, s: &str, plain: bool) {
-        if plain {
-            self.out.reserve(s.len() + 2);
-            self.out.push('"');
-            self.out.push_str(s);
-            self.out.push('"');
-        } else {
-            write_string(self.out, s);
+    /// A string slot: a plain one is copied with its quotes straight from the JSON text (that
+    /// text has no `"`, `\` or control character, so it is its own canonical form); others are
+    /// escaped.
+    fn string(&mut self, at: usize, len: usize, plain: bool) {
+        match self.doc.quoted_plain(at, len).filter(|_| plain) {
+            Some(quoted) => self.out.push_str(quoted),
+            None => write_string(self.out, self.doc.str_text(at, len, plain)),
         }
     }
 
@@ -99,7 +98,7 @@ impl<'d> TapeWriter<'d, '_> {
             if let Slot::Str { at, len, plain } = self.doc.slot(key) {
                 let name = self.doc.str_text(at, len, plain);
                 if Some(name) != skip {
-                    self.members.push((name, plain, key + 1));
+                    self.members.push((name, key, key + 1));
                 }
             }
             key = self.doc.end_of(key + 1);
@@ -109,13 +108,15 @@ impl<'d> TapeWriter<'d, '_> {
         }
         self.out.push('{');
         for i in base..self.members.len() {
-            let Some(&(name, plain, value)) = self.members.get(i) else {
+            let Some(&(_, key, value)) = self.members.get(i) else {
                 break;
             };
             if i > base {
                 self.out.push(',');
             }
-            self.string(name, plain);
+            if let Slot::Str { at, len, plain } = self.doc.slot(key) {
+                self.string(at, len, plain);
+            }
             self.out.push(':');
             self.value(value, None);
         }
@@ -165,9 +166,37 @@ pub fn write_number(out: &mut String, n: f64) {
         out.push_str("null");
     } else if n == 0.0 {
         out.push('0'); // also -0
+    } else if n.fract() == 0.0 && n.abs() < 1e15 {
+        // An integer below 10^15 is exact and ECMAScript writes its plain digits: no need for
+        // the shortest-digits search.
+        write_integer(out, n);
     } else {
         let mut buf = ryu_js::Buffer::new();
         out.push_str(buf.format_finite(n));
+    }
+}
+
+/// Appends the digits of `n`, an integer with magnitude below 10^15.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn write_integer(out: &mut String, n: f64) {
+    if n < 0.0 {
+        out.push('-');
+    }
+    let mut value = n.abs() as u64;
+    let mut digits = [0u8; 16];
+    let mut start = digits.len();
+    while start > 0 {
+        start -= 1;
+        if let Some(d) = digits.get_mut(start) {
+            *d = b'0' + (value % 10) as u8;
+        }
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(start..).unwrap_or_default() {
+        out.push(char::from(d));
     }
 }
 
@@ -304,6 +333,37 @@ mod tests {
             canon("[333333333.33333329,1E30,4.35,0.002,1e23]"),
             "[333333333.3333333,1e+30,4.35,0.002,1e+23]"
         );
+    }
+
+    /// The integer shortcut writes what the shortest-digits formatter writes.
+    #[test]
+    fn integers_take_the_shortcut_exactly() {
+        let mut cases: Vec<f64> = vec![
+            1.0,
+            9.0,
+            10.0,
+            99.0,
+            100.0,
+            65_536.0,
+            1e14,
+            1e15 - 1.0,
+            1e15,
+        ];
+        let mut x = 1u64;
+        for _ in 0..200 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            cases.push((x % 1_000_000_000_000_000) as f64);
+            cases.push((x % 100_000) as f64);
+        }
+        for n in cases {
+            for n in [n, -n] {
+                let mut out = String::new();
+                write_number(&mut out, n);
+                let mut buf = ryu_js::Buffer::new();
+                let want = if n == 0.0 { "0" } else { buf.format_finite(n) };
+                assert_eq!(out, want, "{n}");
+            }
+        }
     }
 
     #[test]

@@ -179,6 +179,34 @@ impl AgentCard {
         })
     }
 
+    /// About the heap bytes this view holds (string and list capacities), for hosts that bound
+    /// memory.
+    pub fn heap_bytes(&self) -> usize {
+        let strings = |list: &[String]| -> usize {
+            list.iter().map(String::capacity).sum::<usize>() + std::mem::size_of_val(list)
+        };
+        let readings: usize = self
+            .readings
+            .iter()
+            .map(|(_, r)| {
+                std::mem::size_of::<(Sdk, Reading)>()
+                    + r.interfaces
+                        .iter()
+                        .map(|(b, v)| {
+                            b.capacity() + v.capacity() + 2 * std::mem::size_of::<String>()
+                        })
+                        .sum::<usize>()
+            })
+            .sum();
+        self.name.capacity()
+            + self.version.capacity()
+            + strings(&self.skill_ids)
+            + strings(&self.extension_uris)
+            + strings(&self.bindings)
+            + strings(&self.protocols)
+            + readings
+    }
+
     /// Every capability the card grants, in the requirement syntax (`task.execute.v3`,
     /// `extension:<uri>`, `capability:streaming`, `binding:JSONRPC`, `protocol:1.0`), without
     /// repeats: skills, extensions, flags, bindings, protocols.

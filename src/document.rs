@@ -99,6 +99,13 @@ impl Document {
         self.text.len() + self.decoded.len() + 4 * self.slots.len()
     }
 
+    /// The heap bytes this document holds (capacities), for hosts that bound memory.
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.text.capacity()
+            + self.decoded.capacity()
+    }
+
     /// The top-level value.
     pub fn root(&self) -> Node<'_> {
         Node { doc: self, at: 0 }

@@ -123,6 +123,36 @@ impl Analysis {
         }
     }
 
+    /// About the heap bytes this analysis holds, for hosts that keep analyses within a memory
+    /// bound: the document and card view of a card; for a body that is not one, the decision's
+    /// card tree, text excerpt and messages.
+    pub fn heap_bytes(&self) -> usize {
+        match &self.0 {
+            Analyzed::Card { doc, view, hash } => {
+                std::mem::size_of::<AgentCard>()
+                    + doc.heap_bytes()
+                    + view.heap_bytes()
+                    + hash.as_str().len()
+            }
+            Analyzed::Defect(d) => {
+                std::mem::size_of::<Decision>()
+                    + d.card.as_ref().map_or(0, Value::heap_bytes)
+                    + d.card_text.as_ref().map_or(0, String::capacity)
+                    + d.reasons
+                        .iter()
+                        .map(|r| {
+                            std::mem::size_of::<Reason>()
+                                + r.message.capacity()
+                                + r.figures
+                                    .iter()
+                                    .map(|(k, v)| k.capacity() + v.heap_bytes() + 32)
+                                    .sum::<usize>()
+                        })
+                        .sum::<usize>()
+            }
+        }
+    }
+
     /// The checks for one request on an analysis that is kept (see [`decide`]).
     pub fn decide(&self, requirement: &Requirement, observation: &Observation) -> Decision {
         match &self.0 {

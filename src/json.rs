@@ -88,6 +88,25 @@ impl Value {
         }
     }
 
+    /// The heap bytes this tree holds (capacities, not lengths), for hosts that bound memory.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Value::String(s) => s.capacity(),
+            Value::Array(items) => {
+                items.capacity() * std::mem::size_of::<Value>()
+                    + items.iter().map(Value::heap_bytes).sum::<usize>()
+            }
+            Value::Object(members) => {
+                members.capacity() * std::mem::size_of::<(String, Value)>()
+                    + members
+                        .iter()
+                        .map(|(k, v)| k.capacity() + v.heap_bytes())
+                        .sum::<usize>()
+            }
+            _ => 0,
+        }
+    }
+
     /// The JSON type name, as used in error messages (`"string"`, `"object"`, ...).
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -14,10 +14,11 @@
 //! holds at most [`MAX_ENTRIES`] entries.
 //!
 //! Bounded: at most [`MAX_ENTRIES`] entries and [`MAX_BYTES`] accounted bytes, least recently
-//! used evicted first. An entry is accounted as [`BODY_FACTOR`] times its body length (the key
-//! itself, and an estimate of the parsed document and card view: their text comes from the body,
-//! plus a node and a `String` header per value) plus [`ENTRY_OVERHEAD`]; a body whose entry alone
-//! would exceed [`MAX_ENTRY_BYTES`] is evaluated without being kept. Only routes that read the
+//! used evicted first. An entry is accounted as its body (the key) plus the heap the analysis
+//! holds, measured after analysing ([`Analysis::heap_bytes`]: the document's slot list, text and
+//! decoded strings, and the card view; a body built of many tiny values, such as a long array of
+//! zeros, holds several times its length in slots, and is accounted so) plus [`ENTRY_OVERHEAD`];
+//! a body whose entry alone would exceed [`MAX_ENTRY_BYTES`] is evaluated without being kept. Only routes that read the
 //! card as the whole body use the cache (envelope routes, `card_pointer`/`watermark_pointer`,
 //! read their watermark from the body, so they evaluate every answer in full).
 
@@ -33,9 +34,7 @@ pub const MAX_BYTES: usize = 4 * 1024 * 1024;
 /// Largest accounted size of one entry: bigger bodies are never kept (with the default
 /// `max_card_bytes`, 64 KiB, every card fits).
 pub const MAX_ENTRY_BYTES: usize = MAX_BYTES / 8;
-/// Bytes accounted per body byte.
-pub const BODY_FACTOR: usize = 6;
-/// Fixed bytes accounted per entry, on top of the body's share.
+/// Fixed bytes accounted per entry, on top of the body and the analysis.
 pub const ENTRY_OVERHEAD: usize = 1024;
 
 struct Entry {
@@ -83,10 +82,10 @@ impl AnalysisCache {
         }
     }
 
-    /// The bytes accounted for a body's entry.
-    pub fn weight(body: &[u8]) -> usize {
+    /// The bytes accounted for a body's entry with its analysis.
+    pub fn weight(body: &[u8], analysis: &Analysis) -> usize {
         body.len()
-            .saturating_mul(BODY_FACTOR)
+            .saturating_add(analysis.heap_bytes())
             .saturating_add(ENTRY_OVERHEAD)
     }
 
@@ -109,7 +108,7 @@ impl AnalysisCache {
         }
         let analysis = analyze(body, limits);
         let out = f(&analysis);
-        let weight = AnalysisCache::weight(body);
+        let weight = AnalysisCache::weight(body, &analysis);
         if weight <= MAX_ENTRY_BYTES.min(self.max_bytes) && self.max_entries > 0 {
             while self.len >= self.max_entries || self.bytes.saturating_add(weight) > self.max_bytes
             {
@@ -240,9 +239,13 @@ mod tests {
         assert!(!cache.contains(&c), "then c");
     }
 
+    fn weight(body: &[u8]) -> usize {
+        AnalysisCache::weight(body, &analyze(body, &Limits::default()))
+    }
+
     #[test]
     fn never_exceeds_its_memory_bound() {
-        let bound = 4 * AnalysisCache::weight(&card("n00"));
+        let bound = 4 * weight(&card("n00"));
         let mut cache = AnalysisCache::with_bounds(1000, bound);
         for i in 0..200 {
             // Bodies of varying length, some repeated.
@@ -253,11 +256,36 @@ mod tests {
             assert_eq!(sum, cache.bytes(), "accounting matches the entries");
         }
         assert!(cache.len() <= 4);
-        // Every card within the default limit fits; a larger entry is evaluated but not kept.
+        // A card of ordinary shape at the default size limit fits.
+        let mut big = card("big");
+        let filler = format!(r#","description":"{}"}}"#, "x ".repeat(30_000));
+        big.truncate(big.len() - 1);
+        big.extend_from_slice(filler.as_bytes());
+        assert!(big.len() < Limits::default().max_card_bytes);
+        assert!(weight(&big) <= MAX_ENTRY_BYTES, "{}", weight(&big));
+        // A body of many tiny values holds far more than its length, and is accounted so:
+        // evaluated, not kept.
+        let mut tiny = card("tiny");
+        tiny.truncate(tiny.len() - 1);
+        tiny.extend_from_slice(br#","a":["#);
+        tiny.extend_from_slice(&b"0,".repeat(30_000));
+        tiny.extend_from_slice(b"0]}");
+        let analysis = analyze(&tiny, &Limits::default());
+        assert!(analysis.card_hash().is_some());
         assert!(
-            AnalysisCache::weight(&vec![b' '; Limits::default().max_card_bytes]) <= MAX_ENTRY_BYTES
+            analysis.heap_bytes() > 8 * tiny.len(),
+            "{}",
+            analysis.heap_bytes()
         );
-        let huge = vec![b' '; MAX_ENTRY_BYTES / BODY_FACTOR];
+        let mut cache = AnalysisCache::default();
+        assert_eq!(lookup(&mut cache, &tiny), Lookup::Miss);
+        assert!(cache.is_empty(), "{} accounted", weight(&tiny));
+        // So is a body that is not a card but parses (its decision carries the tree).
+        let mut not_a_card = b"{\"a\":[".to_vec();
+        not_a_card.extend_from_slice(&b"0,".repeat(30_000));
+        not_a_card.extend_from_slice(b"0]}");
+        assert!(weight(&not_a_card) > 16 * not_a_card.len());
+        let huge = vec![b' '; MAX_ENTRY_BYTES];
         let mut cache = AnalysisCache::default();
         let (d, how) = cache.with(&huge, &Limits::default(), |a| {
             decide(a, &Requirement::default(), &Observation::default())
@@ -279,11 +307,11 @@ mod tests {
             cache.entries.entry(key).or_default().push(Entry {
                 body: body.clone(),
                 analysis: analyze(body, &Limits::default()),
-                weight: AnalysisCache::weight(body),
+                weight: weight(body),
                 used: 0,
             });
             cache.len += 1;
-            cache.bytes += AnalysisCache::weight(body);
+            cache.bytes += weight(body);
         }
         let req = Requirement::default();
         let obs = Observation::default();

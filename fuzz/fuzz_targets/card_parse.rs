@@ -5,7 +5,7 @@
 
 use cardgate::card::{AgentCard, Limits};
 use cardgate::reason::Condition;
-use cardgate::{api, evaluate, Observation, Requirement};
+use cardgate::{api, evaluate, CardHash, Observation, Requirement};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {
@@ -28,6 +28,14 @@ fuzz_target!(|bytes: &[u8]| {
         (Ok(_), Some(h)) => assert_eq!(hash.as_deref().ok(), Some(h.as_str())),
         (Err(_), None) => assert!(hash.is_err()),
         (p, h) => panic!("parsed {:?} but decision hash {h:?}", p.is_ok()),
+    }
+    // The hash written from the document (strings without escapes copied from the text) is the
+    // hash of the same JSON as a tree (every string escaped by the writer).
+    if let Ok(doc) = &parsed {
+        assert_eq!(
+            CardHash::of_document(doc),
+            CardHash::of(&doc.root().to_value())
+        );
     }
     match &view {
         Some(Ok(card)) => {

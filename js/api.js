@@ -184,37 +184,230 @@ function createApi(raw, env) {
     return copy;
   }
 
-  /** The core throws {kind, message, path}; make it a TypeError/RangeError. */
+  /** The core throws {kind, message, path}: the TypeError/RangeError for it (anything else is
+   * returned as it is, to be rethrown). */
+  function coreError(what, info) {
+    if (info === null || typeof info !== 'object' || typeof info.kind !== 'string') return info;
+    // evaluate reports paths under /requirement or /observation: name that input.
+    let input = what;
+    let path = info.path;
+    const m = /^\/(requirement|observation)(\/.*)?$/.exec(path);
+    if (what === 'input' && m) {
+      input = m[1];
+      path = m[2] === undefined ? '' : m[2];
+    }
+    const where = path === '' ? input : `${input} at ${path}`;
+    const Ctor = info.kind === 'range' ? RangeError : TypeError;
+    const error = new Ctor(`invalid ${where}: ${info.message}`);
+    error.input = input;
+    error.path = path;
+    return error;
+  }
+
+  /** Runs a core call, its error objects made TypeError/RangeError. */
   function callCore(what, fn) {
     env.ready();
     try {
       return fn();
     } catch (info) {
-      if (info === null || typeof info !== 'object' || typeof info.kind !== 'string') throw info;
-      // evaluate reports paths under /requirement or /observation: name that input.
-      let input = what;
-      let path = info.path;
-      const m = /^\/(requirement|observation)(\/.*)?$/.exec(path);
-      if (what === 'input' && m) {
-        input = m[1];
-        path = m[2] === undefined ? '' : m[2];
-      }
-      const where = path === '' ? input : `${input} at ${path}`;
-      const Ctor = info.kind === 'range' ? RangeError : TypeError;
-      const error = new Ctor(`invalid ${where}: ${info.message}`);
-      error.input = input;
-      error.path = path;
-      throw error;
+      throw coreError(what, info);
     }
   }
 
   // ---------------------------------------------------------------- the core
 
+  // ---------------------------------------------------------------- one evaluation, cheaply
+  //
+  // evaluate/evaluateRaw go through one GateRaw (src/js.rs), so that a call costs the gate and
+  // little else (issue 10):
+  // - the card is written straight into a buffer inside the module (bytes copied, text encoded
+  //   into it with encodeInto): no allocation per call, no intermediate Uint8Array for text;
+  // - a requirement or observation is read (crossed, parsed, validated) once per distinct input
+  //   and kept in a slot of the module, found again by its exact JSON text: the text itself, or
+  //   JSON.stringify of an object made only of plain JSON data (see plainKey). At most
+  //   `slots - 1` of each are kept, each from at most KEY_MAX characters; a new one replaces the
+  //   oldest. An input the core refuses is never kept (the error is thrown on every call), and
+  //   what is not kept (the host clock's observation, which changes every millisecond; an input
+  //   that is no plain data or is too long) is read into the scratch slot 0 for that call only.
+  // The decision is the one raw.evaluateRaw gives for the same inputs (tests/node/api.test.mjs
+  // compares them).
+
+  /** Longest requirement or observation (its text, or its object's JSON) kept prepared. */
+  const KEY_MAX = 4096;
+  /** Most values plainKey visits before it gives up (the input is then read uncached). */
+  const KEY_NODES_MAX = 512;
+
+  let gate = null;
+  let memory = null;
+  let heapView = null;
+  let cardBufferMax = 0;
+  let requirements = null;
+  let observations = null;
+
+  /** Inputs kept prepared in the slots 1..slots-1 of one kind, by exact text or object JSON. */
+  class Prepared {
+    constructor(slots, prepare) {
+      this.text = new Map();
+      this.json = new Map();
+      this.owner = new Array(slots).fill(null);
+      this.slots = slots;
+      this.next = 1;
+      this.prepare = prepare;
+    }
+
+    /** The slot holding `value` (keyed `key` in `map`), read into the oldest slot if absent. */
+    slot(map, key, value) {
+      const found = map.get(key);
+      if (found !== undefined) return found;
+      const slot = this.next;
+      this.next = slot + 1 < this.slots ? slot + 1 : 1;
+      const old = this.owner[slot];
+      if (old !== null) {
+        old.map.delete(old.key);
+        this.owner[slot] = null;
+      }
+      this.prepare(slot, value); // throws for a bad input: nothing is kept
+      map.set(key, slot);
+      this.owner[slot] = { map, key };
+      return slot;
+    }
+  }
+
+  function theGate() {
+    if (gate === null) {
+      const g = new raw.GateRaw();
+      const slots = raw.GateRaw.slots();
+      memory = raw.wasmMemory();
+      cardBufferMax = raw.GateRaw.cardBufferMax();
+      requirements = new Prepared(slots, (slot, value) => g.prepareRequirement(slot, value));
+      observations = new Prepared(slots, (slot, value) => g.prepareObservation(slot, value));
+      gate = g;
+    }
+    return gate;
+  }
+
+  /** The module's memory as bytes (a new view once the memory grew, which detaches the old). */
+  function heap() {
+    if (heapView === null || heapView.byteLength === 0) heapView = new Uint8Array(memory.buffer);
+    return heapView;
+  }
+
+  /** Whether `value` is plain JSON data, so that its JSON.stringify text says all the core
+   * reads from it: strings, finite numbers other than -0, booleans, null, arrays without holes
+   * and objects whose prototype is Object.prototype or null, with no undefined below the top
+   * level (the top level's are absent, as `defined` makes them). `budget` counts the values. */
+  function plainData(value, top, budget) {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return true;
+      case 'number':
+        return Number.isFinite(value) && !Object.is(value, -0);
+      case 'object': {
+        if (value === null) return true;
+        if (--budget.left < 0) return false;
+        if (Array.isArray(value)) {
+          if (top || Object.getPrototypeOf(value) !== Array.prototype) return false;
+          for (let i = 0; i < value.length; i++) {
+            if (!(i in value) || !plainData(value[i], false, budget)) return false;
+          }
+          return true;
+        }
+        const proto = Object.getPrototypeOf(value);
+        if ((proto !== Object.prototype && proto !== null) || ArrayBuffer.isView(value)) return false;
+        for (const k of Object.keys(value)) {
+          const v = value[k];
+          if (v === undefined ? !top : !plainData(v, false, budget)) return false;
+        }
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** The key of an object input: its JSON text when it is plain data of at most KEY_MAX
+   * characters, else undefined (not kept). */
+  function plainKey(value) {
+    if (!plainData(value, true, { left: KEY_NODES_MAX })) return undefined;
+    const text = JSON.stringify(value);
+    return text.length <= KEY_MAX ? text : undefined;
+  }
+
+  /** The slot holding the requirement (read into the scratch slot when it is not kept). */
+  function requirementSlot(requirement) {
+    if (typeof requirement === 'string') {
+      if (requirement.length <= KEY_MAX) return requirements.slot(requirements.text, requirement, requirement);
+    } else if (requirement === undefined || requirement === null) {
+      // The core reads no requirement as the text `{}`.
+      return requirements.slot(requirements.text, '{}', '{}');
+    } else if (typeof requirement === 'object' && !Array.isArray(requirement)) {
+      const key = plainKey(requirement);
+      if (key !== undefined) return requirements.slot(requirements.json, key, defined(requirement));
+    }
+    gate.prepareRequirement(0, defined(requirement));
+    return 0;
+  }
+
+  /** The slot holding the observation as withClock gave it (`clocked`: the host's clock is in
+   * it, so it is read into the scratch slot). */
+  function observationSlot(observation, clocked) {
+    if (!clocked) {
+      if (typeof observation === 'string') {
+        if (observation.length <= KEY_MAX) return observations.slot(observations.text, observation, observation);
+      } else if (observation !== null && typeof observation === 'object' && !Array.isArray(observation)) {
+        const key = plainKey(observation);
+        if (key !== undefined) return observations.slot(observations.json, key, observation);
+      }
+    }
+    gate.prepareObservation(0, observation);
+    return 0;
+  }
+
+  /** Whether withClock puts the host's clock into this observation. */
+  function takesClock(observation) {
+    if (observation === undefined || observation === null) return true;
+    if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) return false;
+    return !Object.prototype.hasOwnProperty.call(observation, 'now') || observation.now === undefined;
+  }
+
+  /** The card as text (a string, or an object's JSON) or bytes, as toBytes reads it. */
+  function cardInput(card) {
+    if (typeof card === 'string') return card;
+    if (card !== null && typeof card === 'object' && !(card instanceof Uint8Array) &&
+        !(card instanceof ArrayBuffer) && !ArrayBuffer.isView(card)) {
+      return stringify(card, 'card');
+    }
+    return toBytes(card, 'card');
+  }
+
+  /** The decision for a card from cardInput and the two slots. */
+  function decide(g, card, req, obs) {
+    if (typeof card === 'string') {
+      const room = card.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+      if (room > cardBufferMax) return decide(g, encoder.encode(card), req, obs);
+      const at = g.cardBuffer(room);
+      const { written } = encoder.encodeInto(card, heap().subarray(at, at + room));
+      return g.evaluate(written, req, obs);
+    }
+    if (card.length > cardBufferMax) return g.evaluateBytes(card, req, obs);
+    const at = g.cardBuffer(card.length);
+    heap().set(card, at);
+    return g.evaluate(card.length, req, obs);
+  }
+
   /** The canonical decision JSON text, byte for byte what the CLI and Envoy produce. */
   function evaluateRaw(card, requirement, observation) {
-    const bytes = toBytes(card, 'card');
+    const input = cardInput(card);
+    const clocked = takesClock(observation);
     const obs = withClock(observation);
-    return callCore('input', () => raw.evaluateRaw(bytes, defined(requirement), obs));
+    env.ready();
+    try {
+      const g = theGate();
+      return decide(g, input, requirementSlot(requirement), observationSlot(obs, clocked));
+    } catch (info) {
+      throw coreError('input', info);
+    }
   }
 
   /** The decision object (what JSON.parse of evaluateRaw gives). Never throws for a bad card: a

@@ -134,6 +134,181 @@ pub fn evaluate_raw(
     Ok(crate::evaluate(card, &requirement, &observation).to_json())
 }
 
+/// The most requirements (and, separately, observations) a [`GateRaw`] holds prepared, the
+/// scratch slot 0 included. The wrapper (js/api.js) decides what goes where; this only bounds it.
+const PREPARED_SLOTS: usize = 32;
+
+/// The largest card [`GateRaw::card_buffer`] keeps room for: the wrapper passes a longer card
+/// through [`GateRaw::evaluate_bytes`] instead, so the buffer never holds more than this.
+const CARD_BUFFER_MAX: usize = 256 * 1024;
+
+/// The per-call state of the wrapper's `evaluate`/`evaluateRaw`, so that a call costs the gate
+/// and little else:
+///
+/// - a card buffer inside the module that the wrapper writes the card into (bytes copied, text
+///   encoded straight into it), reused from call to call instead of a fresh allocation and, for
+///   text, an intermediate `Uint8Array`;
+/// - requirement and observation slots: the wrapper reads an input into a slot once and keeps a
+///   bounded map from the input's exact JSON text to the slot, so a repeated requirement or
+///   observation is not crossed, read and validated again on every call. Slot 0 is scratch:
+///   what the wrapper does not keep (the host clock's observation, an input it cannot key) is
+///   read there and dropped by the evaluation that uses it.
+///
+/// The decision is the same as [`evaluate_raw`]'s for the same inputs: the slots hold what
+/// [`requirement`] and [`observation`] read, and errors are thrown when a slot is filled, with
+/// the same error objects.
+#[wasm_bindgen(js_name = GateRaw)]
+pub struct GateRaw {
+    card: Vec<u8>,
+    requirements: Vec<Option<Requirement>>,
+    observations: Vec<Option<Observation>>,
+}
+
+/// The type error for a slot the wrapper got wrong (a bug in js/api.js, never the caller's).
+fn slot_error(what: &str) -> JsValue {
+    js_error(&InputError::type_error("", format!("internal: {what}")))
+}
+
+/// Stores `value` in `slots[slot]`.
+fn fill<T>(slots: &mut [Option<T>], slot: usize, value: T) -> Result<(), JsValue> {
+    let entry = slots
+        .get_mut(slot)
+        .ok_or_else(|| slot_error("no such slot"))?;
+    *entry = Some(value);
+    Ok(())
+}
+
+/// The prepared input in `slots[slot]`; slot 0 (scratch) is emptied by the read.
+fn prepared<T>(slots: &mut [Option<T>], slot: usize) -> Result<SlotValue<'_, T>, JsValue> {
+    let entry = slots
+        .get_mut(slot)
+        .ok_or_else(|| slot_error("no such slot"))?;
+    let value = if slot == 0 {
+        entry.take().map(SlotValue::Taken)
+    } else {
+        entry.as_ref().map(SlotValue::Kept)
+    };
+    value.ok_or_else(|| slot_error("empty slot"))
+}
+
+/// A slot's input: borrowed from a kept slot, or taken out of the scratch slot.
+enum SlotValue<'a, T> {
+    Kept(&'a T),
+    Taken(T),
+}
+
+impl<T> SlotValue<'_, T> {
+    fn get(&self) -> &T {
+        match self {
+            SlotValue::Kept(v) => v,
+            SlotValue::Taken(v) => v,
+        }
+    }
+}
+
+impl GateRaw {
+    fn decide(&mut self, card: &[u8], req: usize, obs: usize) -> Result<String, JsValue> {
+        let requirement = prepared(&mut self.requirements, req)?;
+        let observation = prepared(&mut self.observations, obs)?;
+        Ok(crate::evaluate(card, requirement.get(), observation.get()).to_json())
+    }
+}
+
+#[wasm_bindgen(js_class = GateRaw)]
+impl GateRaw {
+    /// An empty gate: no card buffer yet, every slot empty.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> GateRaw {
+        GateRaw {
+            card: Vec::new(),
+            requirements: (0..PREPARED_SLOTS).map(|_| None).collect(),
+            observations: (0..PREPARED_SLOTS).map(|_| None).collect(),
+        }
+    }
+
+    /// How many slots of each kind there are (slot 0 is scratch).
+    pub fn slots() -> usize {
+        PREPARED_SLOTS
+    }
+
+    /// The largest card the buffer takes ([`CARD_BUFFER_MAX`]).
+    #[wasm_bindgen(js_name = cardBufferMax)]
+    pub fn card_buffer_max() -> usize {
+        CARD_BUFFER_MAX
+    }
+
+    /// Where in the module's memory the wrapper may write `len` bytes of card (at most
+    /// [`CARD_BUFFER_MAX`]) for [`GateRaw::evaluate`]; the buffer only grows. Valid until the
+    /// next call into the module.
+    #[wasm_bindgen(js_name = cardBuffer)]
+    pub fn card_buffer(&mut self, len: usize) -> Result<usize, JsValue> {
+        if len > CARD_BUFFER_MAX {
+            return Err(slot_error("card buffer request over its bound"));
+        }
+        if self.card.len() < len {
+            self.card.resize(len, 0);
+        }
+        Ok(self.card.as_mut_ptr() as usize)
+    }
+
+    /// Reads a requirement (object or JSON text, as [`evaluate_raw`] does) into slot `slot`;
+    /// throws the error object for a bad one (the slot is then unchanged).
+    #[wasm_bindgen(js_name = prepareRequirement)]
+    pub fn prepare_requirement(&mut self, slot: usize, value: JsValue) -> Result<(), JsValue> {
+        let requirement = requirement(value)?;
+        fill(&mut self.requirements, slot, requirement)
+    }
+
+    /// Reads an observation into slot `slot`, as [`GateRaw::prepare_requirement`].
+    #[wasm_bindgen(js_name = prepareObservation)]
+    pub fn prepare_observation(&mut self, slot: usize, value: JsValue) -> Result<(), JsValue> {
+        let observation = observation(value, "observation")?;
+        fill(&mut self.observations, slot, observation)
+    }
+
+    /// The canonical decision JSON for the first `card_len` bytes of the card buffer, the
+    /// requirement in slot `requirement` and the observation in slot `observation`.
+    pub fn evaluate(
+        &mut self,
+        card_len: usize,
+        requirement: usize,
+        observation: usize,
+    ) -> Result<String, JsValue> {
+        // Out of `self` for the call, so the slots can be borrowed next to it.
+        let card = std::mem::take(&mut self.card);
+        let decision = match card.get(..card_len) {
+            Some(bytes) => self.decide(bytes, requirement, observation),
+            None => Err(slot_error("card length beyond the card buffer")),
+        };
+        self.card = card;
+        decision
+    }
+
+    /// [`GateRaw::evaluate`] for a card passed as it is (one longer than the card buffer's
+    /// bound).
+    #[wasm_bindgen(js_name = evaluateBytes)]
+    pub fn evaluate_bytes(
+        &mut self,
+        card: &[u8],
+        requirement: usize,
+        observation: usize,
+    ) -> Result<String, JsValue> {
+        self.decide(card, requirement, observation)
+    }
+}
+
+impl Default for GateRaw {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The module's memory, where the wrapper writes cards for [`GateRaw::card_buffer`].
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
 /// Checks a requirement (throws the error object for a bad one), before any fetch.
 #[wasm_bindgen(js_name = checkRequirement)]
 pub fn check_requirement(requirement_in: JsValue) -> Result<(), JsValue> {

@@ -173,14 +173,15 @@ function createApi(raw, env) {
   function withClock(observation) {
     if (observation === undefined || observation === null) return { now: toRfc3339(new Date(), 'observation.now') };
     if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) return observation;
-    const copy = Object.assign({}, defined(observation));
-    if (!Object.prototype.hasOwnProperty.call(copy, 'now') || copy.now === undefined) {
-      copy.now = toRfc3339(new Date(), 'observation.now');
-    } else if (copy.now === null) {
-      delete copy.now;
-    } else {
-      copy.now = toRfc3339(copy.now, 'observation.now');
+    // A copy with `now` where the caller put it (and last when the clock's), built member by
+    // member: deleting a member would slow every later read of the object.
+    const source = defined(observation);
+    const copy = {};
+    for (const k of Object.keys(source)) {
+      if (k !== 'now') copy[k] = source[k];
+      else if (source.now !== null) copy.now = toRfc3339(source.now, 'observation.now');
     }
+    if (!Object.prototype.hasOwnProperty.call(source, 'now')) copy.now = toRfc3339(new Date(), 'observation.now');
     return copy;
   }
 
@@ -249,6 +250,8 @@ function createApi(raw, env) {
     constructor(slots, prepare) {
       this.text = new Map();
       this.json = new Map();
+      // Object inputs seen, to their key: found again without computing the key.
+      this.seen = new WeakMap();
       this.owner = new Array(slots).fill(null);
       this.slots = slots;
       this.next = 1;
@@ -270,6 +273,19 @@ function createApi(raw, env) {
       map.set(key, slot);
       this.owner[slot] = { map, key };
       return slot;
+    }
+
+    /** The slot of an object seen before whose data has not changed since (checked member by
+     * member against a copy, which costs less than JSON.stringify), else -1. */
+    known(object) {
+      const seen = this.seen.get(object);
+      if (seen === undefined || this.json.get(seen.key) !== seen.slot) return -1;
+      return sameData(object, seen.copy, true) ? seen.slot : -1;
+    }
+
+    /** Remembers that `object` (plain data, as `copy` holds it) is kept under `key`. */
+    remember(object, copy, key, slot) {
+      this.seen.set(object, { copy, key, slot });
     }
   }
 
@@ -326,6 +342,31 @@ function createApi(raw, env) {
     }
   }
 
+  /** Whether `a` holds the same plain JSON data as `b` (a JSON.parse result), members in the same
+   * order; at the top level a member of `a` set to undefined is absent. */
+  function sameData(a, b, top) {
+    if (b === null || typeof b !== 'object') return Object.is(a, b);
+    if (a === null || typeof a !== 'object') return false;
+    if (Array.isArray(b)) {
+      if (!Array.isArray(a) || Object.getPrototypeOf(a) !== Array.prototype || a.length !== b.length) return false;
+      for (let i = 0; i < b.length; i++) {
+        if (!(i in a) || !sameData(a[i], b[i], false)) return false;
+      }
+      return true;
+    }
+    const proto = Object.getPrototypeOf(a);
+    if (Array.isArray(a) || (proto !== Object.prototype && proto !== null) || ArrayBuffer.isView(a)) return false;
+    const keys = Object.keys(b);
+    let j = 0;
+    for (const k of Object.keys(a)) {
+      const v = a[k];
+      if (v === undefined && top) continue;
+      if (j === keys.length || keys[j] !== k || !sameData(v, b[k], false)) return false;
+      j++;
+    }
+    return j === keys.length;
+  }
+
   /** The key of an object input: its JSON text when it is plain data of at most KEY_MAX
    * characters, else undefined (not kept). */
   function plainKey(value) {
@@ -342,25 +383,38 @@ function createApi(raw, env) {
       // The core reads no requirement as the text `{}`.
       return requirements.slot(requirements.text, '{}', '{}');
     } else if (typeof requirement === 'object' && !Array.isArray(requirement)) {
+      const known = requirements.known(requirement);
+      if (known >= 0) return known;
       const key = plainKey(requirement);
-      if (key !== undefined) return requirements.slot(requirements.json, key, defined(requirement));
+      if (key !== undefined) {
+        const slot = requirements.slot(requirements.json, key, defined(requirement));
+        requirements.remember(requirement, JSON.parse(key), key, slot);
+        return slot;
+      }
     }
     gate.prepareRequirement(0, defined(requirement));
     return 0;
   }
 
-  /** The slot holding the observation as withClock gave it (`clocked`: the host's clock is in
-   * it, so it is read into the scratch slot). */
-  function observationSlot(observation, clocked) {
+  /** The slot holding the observation `obs` withClock made of the caller's `observation`
+   * (`clocked`: the host's clock is in it, so it is read into the scratch slot). */
+  function observationSlot(observation, obs, clocked) {
     if (!clocked) {
-      if (typeof observation === 'string') {
-        if (observation.length <= KEY_MAX) return observations.slot(observations.text, observation, observation);
-      } else if (observation !== null && typeof observation === 'object' && !Array.isArray(observation)) {
-        const key = plainKey(observation);
-        if (key !== undefined) return observations.slot(observations.json, key, observation);
+      if (typeof obs === 'string') {
+        if (obs.length <= KEY_MAX) return observations.slot(observations.text, obs, obs);
+      } else if (obs !== null && typeof obs === 'object' && !Array.isArray(obs)) {
+        const key = plainKey(obs);
+        if (key !== undefined) {
+          const slot = observations.slot(observations.json, key, obs);
+          // The caller's object, when plain data, finds the slot next time without withClock.
+          if (plainData(observation, true, { left: KEY_NODES_MAX })) {
+            observations.remember(observation, JSON.parse(JSON.stringify(observation)), key, slot);
+          }
+          return slot;
+        }
       }
     }
-    gate.prepareObservation(0, observation);
+    gate.prepareObservation(0, obs);
     return 0;
   }
 
@@ -399,12 +453,18 @@ function createApi(raw, env) {
   /** The canonical decision JSON text, byte for byte what the CLI and Envoy produce. */
   function evaluateRaw(card, requirement, observation) {
     const input = cardInput(card);
-    const clocked = takesClock(observation);
-    const obs = withClock(observation);
+    // An observation object seen before, unchanged, needs no withClock (it sets `now` itself).
+    let obsSlot = observations !== null && observation !== null && typeof observation === 'object'
+      ? observations.known(observation)
+      : -1;
+    const clocked = obsSlot < 0 && takesClock(observation);
+    const obs = obsSlot < 0 ? withClock(observation) : null;
     env.ready();
     try {
       const g = theGate();
-      return decide(g, input, requirementSlot(requirement), observationSlot(obs, clocked));
+      const reqSlot = requirementSlot(requirement);
+      if (obsSlot < 0) obsSlot = observationSlot(observation, obs, clocked);
+      return decide(g, input, reqSlot, obsSlot);
     } catch (info) {
       throw coreError('input', info);
     }

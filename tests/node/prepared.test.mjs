@@ -229,3 +229,29 @@ test('cards of every size and form: through the buffer, past its bound, after a 
   assert.equal(cg.evaluateRaw(big, req, obs), fresh(bigText, req, obs), 'a card object past the bound');
   assert.equal(JSON.parse(cg.evaluateRaw(big, req, obs)).reasons[0].code, 'body_too_large');
 });
+
+test('an object seen before is found again by identity, and a change made to it in place is seen', () => {
+  unique += 1;
+  const req = { require: ['task.execute.v3'], min_version: `2.${unique}`, max_stale: '10s' };
+  const obs = { lag_ms: '500', now: Date.parse(NOW) + unique };
+  const expected = () => fresh(CARD, JSON.stringify(req), JSON.stringify({ ...obs, now: new Date(obs.now).toISOString() }));
+  assert.equal(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())).length, 2);
+  assert.deepEqual(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())), []);
+  obs.lag_ms = '40000';
+  assert.deepEqual(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())).map(([k]) => k), ['observation']);
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).error_class, 'stale_agent_card');
+  obs.lag_ms = '500';
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [], 'back to a kept key');
+  req.require[0] = 'task.other';
+  assert.deepEqual(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())).map(([k]) => k), ['requirement']);
+  assert.deepEqual(JSON.parse(cg.evaluateRaw(CARD, req, obs)).missing_capabilities, ['task.other']);
+  req.extra = undefined;
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [], 'an undefined member is absent');
+  req.extra = 1;
+  assert.throws(() => cg.evaluateRaw(CARD, req, obs), (e) => e.input === 'requirement');
+  delete req.extra;
+  obs.now = null;
+  assert.equal(cg.evaluateRaw(CARD, req, obs), fresh(CARD, JSON.stringify(req), '{"lag_ms":"500"}'));
+  delete obs.now;
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [['observation', 0]], 'now the clock is in it');
+});

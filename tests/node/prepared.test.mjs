@@ -255,3 +255,21 @@ test('an object seen before is found again by identity, and a change made to it 
   delete obs.now;
   assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [['observation', 0]], 'now the clock is in it');
 });
+
+test('a getter that evaluates again while its object is read works, as through the raw export', () => {
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  let inner = 0;
+  const req = {
+    require: ['task.execute.v3'],
+    get min_version() {
+      inner += 1;
+      assert.equal(JSON.parse(cg.evaluateRaw(CARD_TEXT, '{"max_stale":"10s"}', obs)).verdict, 'valid');
+      return '3.0.0';
+    },
+    max_stale: '10s',
+  };
+  const d = cg.evaluateRaw(CARD, req, obs);
+  assert.ok(inner >= 1);
+  assert.equal(d, fresh(CARD, '{"require":["task.execute.v3"],"min_version":"3.0.0","max_stale":"10s"}', obs));
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).verdict, 'valid');
+});

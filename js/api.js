@@ -169,9 +169,10 @@ function createApi(raw, env) {
   }
 
   /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out); JSON
-   * text is verbatim; anything else goes to the core as is, which says what is wrong with it. */
-  function withClock(observation) {
-    if (observation === undefined || observation === null) return { now: toRfc3339(new Date(), 'observation.now') };
+   * text is verbatim; anything else goes to the core as is, which says what is wrong with it.
+   * With `clock` false the host clock is left out (evaluateRaw gives it to the core apart). */
+  function withClock(observation, clock = true) {
+    if (observation === undefined || observation === null) return clock ? { now: toRfc3339(new Date(), 'observation.now') } : '{}';
     if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) return observation;
     // A copy with `now` where the caller put it (and last when the clock's), built member by
     // member: deleting a member would slow every later read of the object.
@@ -181,7 +182,7 @@ function createApi(raw, env) {
       if (k !== 'now') copy[k] = source[k];
       else if (source.now !== null) copy.now = toRfc3339(source.now, 'observation.now');
     }
-    if (!Object.prototype.hasOwnProperty.call(source, 'now')) copy.now = toRfc3339(new Date(), 'observation.now');
+    if (clock && !Object.prototype.hasOwnProperty.call(source, 'now')) copy.now = toRfc3339(new Date(), 'observation.now');
     return copy;
   }
 
@@ -225,13 +226,15 @@ function createApi(raw, env) {
   //   into it with encodeInto): no allocation per call, no intermediate Uint8Array for text;
   // - a requirement or observation is read (crossed, parsed, validated) once per distinct input
   //   and kept in a slot of the module, found again by its exact JSON text: the text itself, or
-  //   JSON.stringify of an object made only of plain JSON data (see plainKey). At most
+  //   JSON.stringify of an object made only of plain JSON data (see plainData). At most
   //   `slots - 1` of each are kept, each from at most KEY_MAX characters; a new one replaces the
   //   oldest. An input the core refuses is never kept (the error is thrown on every call), and
-  //   what is not kept (the host clock's observation, which changes every millisecond; an input
-  //   that is no plain data or is too long) is read into the scratch slot 0 for that call only.
-  // The decision is the one raw.evaluateRaw gives for the same inputs (tests/node/api.test.mjs
-  // compares them).
+  //   one that is not plain data or is too long is read into the scratch slot 0 for that call
+  //   only. An object seen before is found again by identity when its data has not changed;
+  // - the host clock (an observation object without `now`, or none) is not part of the kept
+  //   observation: the core gets it apart, as ms (what toISOString of it would say).
+  // The decision is the one raw.evaluateRaw gives for the same inputs (tests/node/prepared.test.mjs
+  // compares them, the shared vectors compare with the native CLI).
 
   /** Longest requirement or observation (its text, or its object's JSON) kept prepared. */
   const KEY_MAX = 4096;
@@ -275,17 +278,17 @@ function createApi(raw, env) {
       return slot;
     }
 
-    /** The slot of an object seen before whose data has not changed since (checked member by
-     * member against a copy, which costs less than JSON.stringify), else -1. */
+    /** `{slot, clocked}` for an object seen before whose data has not changed since (checked
+     * member by member against a copy, which costs less than JSON.stringify), else null. */
     known(object) {
       const seen = this.seen.get(object);
-      if (seen === undefined || this.json.get(seen.key) !== seen.slot) return -1;
-      return sameData(object, seen.copy, true) ? seen.slot : -1;
+      if (seen === undefined || this.json.get(seen.key) !== seen.slot) return null;
+      return sameData(object, seen.copy, true) ? seen : null;
     }
 
     /** Remembers that `object` (plain data, as `copy` holds it) is kept under `key`. */
-    remember(object, copy, key, slot) {
-      this.seen.set(object, { copy, key, slot });
+    remember(object, copy, key, slot, clocked) {
+      this.seen.set(object, { copy, key, slot, clocked });
     }
   }
 
@@ -384,7 +387,7 @@ function createApi(raw, env) {
       return requirements.slot(requirements.text, '{}', '{}');
     } else if (typeof requirement === 'object' && !Array.isArray(requirement)) {
       const known = requirements.known(requirement);
-      if (known >= 0) return known;
+      if (known !== null) return known.slot;
       const key = plainKey(requirement);
       if (key !== undefined) {
         const slot = requirements.slot(requirements.json, key, defined(requirement));
@@ -397,21 +400,19 @@ function createApi(raw, env) {
   }
 
   /** The slot holding the observation `obs` withClock made of the caller's `observation`
-   * (`clocked`: the host's clock is in it, so it is read into the scratch slot). */
+   * (`clocked`: without the host clock that evaluateRaw gives the core apart). */
   function observationSlot(observation, obs, clocked) {
-    if (!clocked) {
-      if (typeof obs === 'string') {
-        if (obs.length <= KEY_MAX) return observations.slot(observations.text, obs, obs);
-      } else if (obs !== null && typeof obs === 'object' && !Array.isArray(obs)) {
-        const key = plainKey(obs);
-        if (key !== undefined) {
-          const slot = observations.slot(observations.json, key, obs);
-          // The caller's object, when plain data, finds the slot next time without withClock.
-          if (plainData(observation, true, { left: KEY_NODES_MAX })) {
-            observations.remember(observation, JSON.parse(JSON.stringify(observation)), key, slot);
-          }
-          return slot;
+    if (typeof obs === 'string') {
+      if (obs.length <= KEY_MAX) return observations.slot(observations.text, obs, obs);
+    } else if (obs !== null && typeof obs === 'object' && !Array.isArray(obs)) {
+      const key = plainKey(obs);
+      if (key !== undefined) {
+        const slot = observations.slot(observations.json, key, obs);
+        // The caller's object, when plain data, finds the slot next time without withClock.
+        if (plainData(observation, true, { left: KEY_NODES_MAX })) {
+          observations.remember(observation, JSON.parse(JSON.stringify(observation)), key, slot, clocked);
         }
+        return slot;
       }
     }
     gate.prepareObservation(0, obs);
@@ -435,39 +436,47 @@ function createApi(raw, env) {
     return toBytes(card, 'card');
   }
 
-  /** The decision for a card from cardInput and the two slots. */
-  function decide(g, card, req, obs) {
+  /** The decision for a card from cardInput, the two slots and the host clock (NaN: none). */
+  function decide(g, card, req, obs, nowMs) {
     if (typeof card === 'string') {
       const room = card.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
-      if (room > cardBufferMax) return decide(g, encoder.encode(card), req, obs);
+      if (room > cardBufferMax) return decide(g, encoder.encode(card), req, obs, nowMs);
       const at = g.cardBuffer(room);
       const { written } = encoder.encodeInto(card, heap().subarray(at, at + room));
-      return g.evaluate(written, req, obs);
+      return g.evaluate(written, req, obs, nowMs);
     }
-    if (card.length > cardBufferMax) return g.evaluateBytes(card, req, obs);
+    if (card.length > cardBufferMax) return g.evaluateBytes(card, req, obs, nowMs);
     const at = g.cardBuffer(card.length);
     heap().set(card, at);
-    return g.evaluate(card.length, req, obs);
+    return g.evaluate(card.length, req, obs, nowMs);
   }
 
   /** The canonical decision JSON text, byte for byte what the CLI and Envoy produce. */
   function evaluateRaw(card, requirement, observation) {
     const input = cardInput(card);
-    // An observation object seen before, unchanged, needs no withClock (it sets `now` itself).
-    let obsSlot = observations !== null && observation !== null && typeof observation === 'object'
+    // An observation object seen before, unchanged, needs no withClock.
+    const seen = observations !== null && observation !== null && typeof observation === 'object'
       ? observations.known(observation)
-      : -1;
-    const clocked = obsSlot < 0 && takesClock(observation);
-    const obs = obsSlot < 0 ? withClock(observation) : null;
+      : null;
+    const clocked = seen !== null ? seen.clocked : takesClock(observation);
+    const obs = seen !== null ? null : withClock(observation, false);
+    const nowMs = clocked ? clockMs() : NaN;
     env.ready();
     try {
       const g = theGate();
       const reqSlot = requirementSlot(requirement);
-      if (obsSlot < 0) obsSlot = observationSlot(observation, obs, clocked);
-      return decide(g, input, reqSlot, obsSlot);
+      const obsSlot = seen !== null ? seen.slot : observationSlot(observation, obs, clocked);
+      return decide(g, input, reqSlot, obsSlot, nowMs);
     } catch (info) {
       throw coreError('input', info);
     }
+  }
+
+  /** The host clock in ms, checked as toRfc3339 checks it. */
+  function clockMs() {
+    const ms = new Date().getTime();
+    if (!Number.isFinite(ms)) throw new RangeError('observation.now is not a valid time');
+    return ms;
   }
 
   /** The decision object (what JSON.parse of evaluateRaw gives). Never throws for a bad card: a

@@ -21,7 +21,7 @@ use wasm_bindgen::JsValue;
 
 use crate::api;
 use crate::resolution::{Answer, Outcome, Resolution, ResolutionLimits, Step};
-use crate::{Decision, InputError, InputErrorKind, Observation, Requirement};
+use crate::{Decision, InputError, InputErrorKind, Observation, Requirement, Timestamp};
 
 /// An input error as the JS wrapper receives it.
 #[derive(Serialize)]
@@ -197,19 +197,26 @@ fn prepared<T>(slots: &mut [Option<T>], slot: usize) -> Result<SlotValue<'_, T>,
     let value = if slot == 0 {
         entry.take().map(SlotValue::Taken)
     } else {
-        entry.as_ref().map(SlotValue::Kept)
+        entry.as_mut().map(SlotValue::Kept)
     };
     value.ok_or_else(|| slot_error("empty slot"))
 }
 
 /// A slot's input: borrowed from a kept slot, or taken out of the scratch slot.
 enum SlotValue<'a, T> {
-    Kept(&'a T),
+    Kept(&'a mut T),
     Taken(T),
 }
 
 impl<T> SlotValue<'_, T> {
     fn get(&self) -> &T {
+        match self {
+            SlotValue::Kept(v) => v,
+            SlotValue::Taken(v) => v,
+        }
+    }
+
+    fn get_mut(&mut self) -> &mut T {
         match self {
             SlotValue::Kept(v) => v,
             SlotValue::Taken(v) => v,
@@ -226,13 +233,15 @@ impl GateRaw {
 }
 
 impl GateState {
-    /// The decision for `card` (the buffer's first `card_len` bytes when `None`).
+    /// The decision for `card` (the buffer's first `card_len` bytes when `None`), with the host
+    /// clock `now_ms` as the observation's `now` when it is a number (NaN: the observation's own).
     fn decide(
         &mut self,
         card: Option<&[u8]>,
         card_len: usize,
         req: usize,
         obs: usize,
+        now_ms: f64,
     ) -> Result<String, JsValue> {
         let card = match card {
             Some(card) => card,
@@ -242,8 +251,17 @@ impl GateState {
                 .ok_or_else(|| slot_error("card length beyond the card buffer"))?,
         };
         let requirement = prepared(&mut self.requirements, req)?;
-        let observation = prepared(&mut self.observations, obs)?;
-        Ok(crate::evaluate(card, requirement.get(), observation.get()).to_json())
+        let mut observation = prepared(&mut self.observations, obs)?;
+        let observation = observation.get_mut();
+        // The wrapper's clock replaces `now` for this call only (what toISOString of the same
+        // millisecond, parsed, gives: `Timestamp` keeps no text).
+        let own_now = observation.now;
+        if now_ms.is_finite() {
+            observation.now = Some(Timestamp::from_unix_ms(now_ms as i64));
+        }
+        let decision = crate::evaluate(card, requirement.get(), observation).to_json();
+        observation.now = own_now;
+        Ok(decision)
     }
 }
 
@@ -303,15 +321,17 @@ impl GateRaw {
     }
 
     /// The canonical decision JSON for the first `card_len` bytes of the card buffer, the
-    /// requirement in slot `requirement` and the observation in slot `observation`.
+    /// requirement in slot `requirement` and the observation in slot `observation`, whose `now`
+    /// is the host's clock `now_ms` (ms since the epoch) unless that is NaN.
     pub fn evaluate(
         &self,
         card_len: usize,
         requirement: usize,
         observation: usize,
+        now_ms: f64,
     ) -> Result<String, JsValue> {
         self.state()?
-            .decide(None, card_len, requirement, observation)
+            .decide(None, card_len, requirement, observation, now_ms)
     }
 
     /// [`GateRaw::evaluate`] for a card passed as it is (one longer than the card buffer's
@@ -322,9 +342,10 @@ impl GateRaw {
         card: &[u8],
         requirement: usize,
         observation: usize,
+        now_ms: f64,
     ) -> Result<String, JsValue> {
         self.state()?
-            .decide(Some(card), 0, requirement, observation)
+            .decide(Some(card), 0, requirement, observation, now_ms)
     }
 }
 

@@ -77,17 +77,58 @@ test('a repeated requirement or observation is read once, each form of it under 
   assert.equal(cg.evaluateRaw(CARD, undefined, obs), fresh(CARD_TEXT, '{}', obs));
 });
 
-test('the host clock is never kept: each call reads its observation into the scratch slot', () => {
-  const req = newRequirement();
-  cg.evaluateRaw(CARD, req);
-  for (const obs of [undefined, null, { lag_ms: '500' }, { lag_ms: '500', now: undefined }]) {
-    assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [['observation', 0]]);
+/** The decision made at some ms in [t0, t1] with `obs` plus that time as `now`, if any. */
+function freshWithin(t0, t1, card, requirement, obs, actual) {
+  for (let t = t0; t <= t1; t++) {
+    const d = fresh(card, requirement, JSON.stringify({ ...obs, now: new Date(t).toISOString() }));
+    if (d === actual) return d;
   }
+  return fresh(card, requirement, JSON.stringify({ ...obs, now: new Date(t1).toISOString() }));
+}
+
+/** Waits `ms` (the clock must move between two calls). */
+function sleep(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+test('the host clock is not part of what is kept: the observation is read once, each call gets its own time', () => {
+  const req = newRequirement();
+  const obs = { synced_at: new Date(Date.now() - 3000 - unique).toISOString() };
+  const call = (o) => {
+    const t0 = Date.now();
+    const d = cg.evaluateRaw(CARD, req, o);
+    assert.equal(d, freshWithin(t0, Date.now(), CARD, req, obs, d));
+    return JSON.parse(d);
+  };
+  const r = readsOf(() => call(obs));
+  assert.equal(r.length, 2);
+  assert.ok(r[1][1] > 0, 'the observation without its clock is kept');
+  assert.deepEqual(readsOf(() => call({ ...obs })), [], 'an equal object: the same key');
+  const before = call(obs).staleness_ms;
+  sleep(30);
+  let after;
+  assert.deepEqual(readsOf(() => { after = call(obs).staleness_ms; }), [], 'the same object');
+  assert.ok(after >= before + 25, `the clock moved: ${before} -> ${after}`);
+  // No observation: only the clock, kept as `{}`.
+  for (const none of [undefined, null, undefined]) {
+    const t0 = Date.now();
+    const d = cg.evaluateRaw(CARD, req, none);
+    assert.equal(d, freshWithin(t0, Date.now(), CARD, req, {}, d));
+    assert.deepEqual(JSON.parse(d).reasons.map((x) => x.code), ['freshness_unverifiable']);
+  }
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req)), []);
+  // `{now: undefined}` is the object `{}` (a key apart from the text `{}`).
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, { now: undefined })).length, 1);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, {})), [], 'now: undefined is no now');
   // A clock the caller gives is kept like any input.
-  const obs = { lag_ms: '500', now: new Date(Date.parse(NOW) + unique) };
-  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, obs)).length, 1);
-  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), []);
-  assert.equal(cg.evaluateRaw(CARD, req, obs), fresh(CARD, req, { lag_ms: '500', now: obs.now.toISOString() }));
+  const given = { lag_ms: '500', now: new Date(Date.parse(NOW) + unique) };
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, given)).length, 1);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, given)), [], 'keyed by the Date as its RFC 3339 text');
+  assert.equal(cg.evaluateRaw(CARD, req, given), fresh(CARD, req, JSON.stringify({ lag_ms: '500', now: given.now.toISOString() })));
+  const givenMs = { lag_ms: '500', now: Date.parse(NOW) + unique + 1 };
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, givenMs)).length, 1);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, givenMs)), []);
+  assert.equal(cg.evaluateRaw(CARD, req, givenMs), fresh(CARD, req, JSON.stringify({ lag_ms: '500', now: new Date(givenMs.now).toISOString() })));
 });
 
 test('a refused input is never kept: the same error on every call, and the slot it would take still works', () => {
@@ -253,7 +294,10 @@ test('an object seen before is found again by identity, and a change made to it 
   obs.now = null;
   assert.equal(cg.evaluateRaw(CARD, req, obs), fresh(CARD, JSON.stringify(req), '{"lag_ms":"500"}'));
   delete obs.now;
-  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [['observation', 0]], 'now the clock is in it');
+  const t0 = Date.now();
+  const d = cg.evaluateRaw(CARD, req, obs);
+  assert.equal(d, freshWithin(t0, Date.now(), CARD, req, obs, d), 'now the clock is in it');
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), []);
 });
 
 test('a getter that evaluates again while its object is read works, as through the raw export', () => {

@@ -259,11 +259,14 @@ function createApi(raw, env) {
       this.slots = slots;
       this.next = 1;
       this.prepare = prepare;
+      /** Whether the last `slot` call read its input (the key was not kept). */
+      this.read = false;
     }
 
     /** The slot holding `value` (keyed `key` in `map`), read into the oldest slot if absent. */
     slot(map, key, value) {
       const found = map.get(key);
+      this.read = found === undefined;
       if (found !== undefined) return found;
       const slot = this.next;
       this.next = slot + 1 < this.slots ? slot + 1 : 1;
@@ -391,7 +394,9 @@ function createApi(raw, env) {
       const key = plainKey(requirement);
       if (key !== undefined) {
         const slot = requirements.slot(requirements.json, key, defined(requirement));
-        requirements.remember(requirement, JSON.parse(key), key, slot);
+        // Only the object that brought a key is remembered (a new object per call would pay
+        // for a copy each time).
+        if (requirements.read) requirements.remember(requirement, JSON.parse(key), key, slot);
         return slot;
       }
     }
@@ -408,8 +413,9 @@ function createApi(raw, env) {
       const key = plainKey(obs);
       if (key !== undefined) {
         const slot = observations.slot(observations.json, key, obs);
-        // The caller's object, when plain data, finds the slot next time without withClock.
-        if (plainData(observation, true, { left: KEY_NODES_MAX })) {
+        // The caller's object, when plain data, finds the slot next time without withClock
+        // (only the object that brought the key, as for requirements).
+        if (observations.read && plainData(observation, true, { left: KEY_NODES_MAX })) {
           observations.remember(observation, JSON.parse(JSON.stringify(observation)), key, slot, clocked);
         }
         return slot;

@@ -316,8 +316,10 @@ function createApi(raw, env) {
 
   /** Whether `value` is plain JSON data, so that its JSON.stringify text says all the core
    * reads from it: strings, finite numbers other than -0, booleans, null, arrays without holes
-   * and objects whose prototype is Object.prototype or null, with no undefined below the top
-   * level (the top level's are absent, as `defined` makes them). `budget` counts the values. */
+   * and objects whose prototype is Object.prototype or null, none with a toJSON method, with no
+   * undefined below the top level (the top level's are absent, as `defined` makes them).
+   * `budget` counts the values. (A getter is read as a value: one whose result changes from read
+   * to read is not supported.) */
   function plainData(value, top, budget) {
     switch (typeof value) {
       case 'string':
@@ -327,7 +329,9 @@ function createApi(raw, env) {
         return Number.isFinite(value) && !Object.is(value, -0);
       case 'object': {
         if (value === null) return true;
-        if (--budget.left < 0) return false;
+        // toJSON (own or inherited, even on Object.prototype) would make JSON.stringify say
+        // something else than the members the core reads.
+        if (--budget.left < 0 || typeof value.toJSON === 'function') return false;
         if (Array.isArray(value)) {
           if (top || Object.getPrototypeOf(value) !== Array.prototype) return false;
           for (let i = 0; i < value.length; i++) {

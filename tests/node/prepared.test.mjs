@@ -196,6 +196,19 @@ test('inputs that are not plain JSON data are read on every call, as the raw exp
       assert.deepEqual(r, [['requirement', 0]], `${JSON.stringify(req)} read into scratch`);
     }
   }
+  // A toJSON on Object.prototype would make JSON.stringify lie about every object.
+  const polluted = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s', note: unique };
+  delete polluted.note;
+  const pollutedText = '{"require":["task.execute.v3"],"min_version":"3.0.0","max_stale":"10s"}';
+  Object.defineProperty(Object.prototype, 'toJSON', { value: () => ({}), configurable: true, writable: true });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = readsOf(() => assert.equal(cg.evaluateRaw(CARD_TEXT, polluted, obs), fresh(CARD_TEXT, pollutedText, obs)));
+      assert.deepEqual(r, [['requirement', 0]], 'read into scratch');
+    }
+  } finally {
+    delete Object.prototype.toJSON;
+  }
   // Top-level undefined members are absent, as for the raw export: plain data, kept.
   const req = { require: ['task.execute.v3'], min_version: undefined, pin: undefined };
   assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, obs)).length, 1);

@@ -111,7 +111,7 @@ if (againstDir) {
   const f = (v) => v.toFixed(2).padStart(8);
   console.log(`A/B, Node ${process.version}: A = ${join(ROOT, 'pkg')}, B = ${resolve(againstDir)}`);
   console.log(`CPU µs per call, ${abRounds} interleaved rounds, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`card     entry        A median B median    A min    B min  B/A median (p10-p90)${peer ? '  JS peer median' : ''}`);
+  console.log(`card     entry        A median B median    A min    B min  B/A median (p10-p90)${peer ? '  JS peer median, min' : ''}`);
   for (const name of ['minimal', 'typical', 'large']) {
     const c = card(join(ROOT, 'bench', 'cards', `${name}.json`));
     for (const op of Object.keys(otherOps)) {
@@ -137,7 +137,7 @@ if (againstDir) {
         b.push(y);
         ratio.push(y / x);
       }
-      const p = peer ? f(q(peers, 0.5)) : '';
+      const p = peer ? `${f(q(peers, 0.5))} ${f(Math.min(...peers))}` : '';
       console.log(`${name.padEnd(8)} ${op.padEnd(12)}${f(q(a, 0.5))} ${f(q(b, 0.5))} ${f(Math.min(...a))} ${f(Math.min(...b))}  ${q(ratio, 0.5).toFixed(2)} (${q(ratio, 0.1).toFixed(2)}-${q(ratio, 0.9).toFixed(2)})       ${p}`);
     }
   }

@@ -2,6 +2,11 @@
 // (bench/peers/peer_js.mjs: JSON.parse + npm canonicalize + node:crypto), on the shared cards.
 //
 //   node benches/node.mjs            one pass, printed (`make bench-js`)
+//   node benches/node.mjs --against DIR [--rounds N]
+//                                    same-process A/B: this package (pkg/) and the package in DIR
+//                                    (e.g. `make pkg` on another branch, copied), interleaved
+//                                    rounds, CPU time per call; median and min of each, and of the
+//                                    per-round ratio
 //   node benches/node.mjs --serve    a worker for `make bench` (bench/run.py), which round-robins
 //                                    it with the native core and the Python peer. Protocol, one
 //                                    line each way: `run <card path> <op> <iterations>` answers
@@ -16,11 +21,18 @@ import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serveMode = process.argv.includes('--serve');
+const argAfter = (flag) => {
+  const i = process.argv.indexOf(flag);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
+const againstDir = argAfter('--against');
+const abRounds = Number(argAfter('--rounds') ?? 21);
 // The peer runs its own command line on import: give it none.
 process.argv.splice(2);
 
@@ -71,6 +83,14 @@ const OPS = {
 };
 
 let sink = 0;
+/** CPU µs per call of `f` over `n` calls (steadier than the clock on a shared machine). */
+function cpuPerCall(f, c, n) {
+  const start = process.cpuUsage();
+  for (let i = 0; i < n; i++) sink ^= f(c) ? 1 : 0;
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / n;
+}
+
 function run(path, op, n) {
   const c = card(path);
   const f = OPS[op];
@@ -80,7 +100,48 @@ function run(path, op, n) {
   return process.hrtime.bigint() - start;
 }
 
-if (serveMode) {
+if (againstDir) {
+  const other = require(join(resolve(againstDir), 'node', 'index.cjs'));
+  const otherOps = {
+    pkg_bytes: (c) => other.evaluateRaw(c.bytes, REQUIREMENT_TEXT, OBSERVATION_TEXT),
+    pkg_string: (c) => other.evaluateRaw(c.text, REQUIREMENT_TEXT, OBSERVATION_TEXT),
+    pkg_objects: (c) => other.evaluate(c.object, REQUIREMENT, OBSERVATION_NO_CLOCK),
+  };
+  const q = (xs, p) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+  const f = (v) => v.toFixed(2).padStart(8);
+  console.log(`A/B, Node ${process.version}: A = ${join(ROOT, 'pkg')}, B = ${resolve(againstDir)}`);
+  console.log(`CPU µs per call, ${abRounds} interleaved rounds, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`card     entry        A median B median    A min    B min  B/A median (p10-p90)${peer ? '  JS peer median, min' : ''}`);
+  for (const name of ['minimal', 'typical', 'large']) {
+    const c = card(join(ROOT, 'bench', 'cards', `${name}.json`));
+    for (const op of Object.keys(otherOps)) {
+      if (JSON.stringify(otherOps[op](c)) !== JSON.stringify(OPS[op](c))) throw new Error(`${name} ${op}: the two packages decide differently`);
+      let n = 1;
+      while (cpuPerCall(OPS[op], c, n) * n < 20000) n *= 2;
+      const a = [];
+      const b = [];
+      const ratio = [];
+      const peers = [];
+      for (let r = 0; r < abRounds; r++) {
+        let x;
+        let y;
+        if (r % 2) {
+          x = cpuPerCall(OPS[op], c, n);
+          y = cpuPerCall(otherOps[op], c, n);
+        } else {
+          y = cpuPerCall(otherOps[op], c, n);
+          x = cpuPerCall(OPS[op], c, n);
+        }
+        if (peer) peers.push(cpuPerCall(OPS.peer, c, Math.max(1, n >> 1)));
+        a.push(x);
+        b.push(y);
+        ratio.push(y / x);
+      }
+      const p = peer ? `${f(q(peers, 0.5))} ${f(Math.min(...peers))}` : '';
+      console.log(`${name.padEnd(8)} ${op.padEnd(12)}${f(q(a, 0.5))} ${f(q(b, 0.5))} ${f(Math.min(...a))} ${f(Math.min(...b))}  ${q(ratio, 0.5).toFixed(2)} (${q(ratio, 0.1).toFixed(2)}-${q(ratio, 0.9).toFixed(2)})       ${p}`);
+    }
+  }
+} else if (serveMode) {
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of rl) {
     const w = line.trim().split(/\s+/);

@@ -169,52 +169,324 @@ function createApi(raw, env) {
   }
 
   /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out); JSON
-   * text is verbatim; anything else goes to the core as is, which says what is wrong with it. */
-  function withClock(observation) {
-    if (observation === undefined || observation === null) return { now: toRfc3339(new Date(), 'observation.now') };
+   * text is verbatim; anything else goes to the core as is, which says what is wrong with it.
+   * With `clock` false the host clock is left out (evaluateRaw gives it to the core apart). */
+  function withClock(observation, clock = true) {
+    if (observation === undefined || observation === null) return clock ? { now: toRfc3339(new Date(), 'observation.now') } : '{}';
     if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) return observation;
-    const copy = Object.assign({}, defined(observation));
-    if (!Object.prototype.hasOwnProperty.call(copy, 'now') || copy.now === undefined) {
-      copy.now = toRfc3339(new Date(), 'observation.now');
-    } else if (copy.now === null) {
-      delete copy.now;
-    } else {
-      copy.now = toRfc3339(copy.now, 'observation.now');
+    // A copy with `now` where the caller put it (and last when the clock's), built member by
+    // member: deleting a member would slow every later read of the object.
+    const source = defined(observation);
+    const copy = {};
+    for (const k of Object.keys(source)) {
+      if (k !== 'now') copy[k] = source[k];
+      else if (source.now !== null) copy.now = toRfc3339(source.now, 'observation.now');
     }
+    if (clock && !Object.prototype.hasOwnProperty.call(source, 'now')) copy.now = toRfc3339(new Date(), 'observation.now');
     return copy;
   }
 
-  /** The core throws {kind, message, path}; make it a TypeError/RangeError. */
+  /** The core throws {kind, message, path}: the TypeError/RangeError for it (anything else is
+   * returned as it is, to be rethrown). */
+  function coreError(what, info) {
+    if (info === null || typeof info !== 'object' || typeof info.kind !== 'string') return info;
+    // evaluate reports paths under /requirement or /observation: name that input.
+    let input = what;
+    let path = info.path;
+    const m = /^\/(requirement|observation)(\/.*)?$/.exec(path);
+    if (what === 'input' && m) {
+      input = m[1];
+      path = m[2] === undefined ? '' : m[2];
+    }
+    const where = path === '' ? input : `${input} at ${path}`;
+    const Ctor = info.kind === 'range' ? RangeError : TypeError;
+    const error = new Ctor(`invalid ${where}: ${info.message}`);
+    error.input = input;
+    error.path = path;
+    return error;
+  }
+
+  /** Runs a core call, its error objects made TypeError/RangeError. */
   function callCore(what, fn) {
     env.ready();
     try {
       return fn();
     } catch (info) {
-      if (info === null || typeof info !== 'object' || typeof info.kind !== 'string') throw info;
-      // evaluate reports paths under /requirement or /observation: name that input.
-      let input = what;
-      let path = info.path;
-      const m = /^\/(requirement|observation)(\/.*)?$/.exec(path);
-      if (what === 'input' && m) {
-        input = m[1];
-        path = m[2] === undefined ? '' : m[2];
-      }
-      const where = path === '' ? input : `${input} at ${path}`;
-      const Ctor = info.kind === 'range' ? RangeError : TypeError;
-      const error = new Ctor(`invalid ${where}: ${info.message}`);
-      error.input = input;
-      error.path = path;
-      throw error;
+      throw coreError(what, info);
     }
   }
 
   // ---------------------------------------------------------------- the core
 
+  // ---------------------------------------------------------------- one evaluation, cheaply
+  //
+  // evaluate/evaluateRaw go through one GateRaw (src/js.rs), so that a call costs the gate and
+  // little else (issue 10):
+  // - the card is written straight into a buffer inside the module (bytes copied, text encoded
+  //   into it with encodeInto): no allocation per call, no intermediate Uint8Array for text;
+  // - a requirement or observation is read (crossed, parsed, validated) once per distinct input
+  //   and kept in a slot of the module, found again by its exact JSON text: the text itself, or
+  //   JSON.stringify of an object made only of plain JSON data (see plainData). At most
+  //   `slots - 1` of each are kept, each from at most KEY_MAX characters; a new one replaces the
+  //   oldest. An input the core refuses is never kept (the error is thrown on every call), and
+  //   one that is not plain data or is too long is read into the scratch slot 0 for that call
+  //   only. An object seen before is found again by identity when its data has not changed;
+  // - the host clock (an observation object without `now`, or none) is not part of the kept
+  //   observation: the core gets it apart, as ms (what toISOString of it would say).
+  // The decision is the one raw.evaluateRaw gives for the same inputs (tests/node/prepared.test.mjs
+  // compares them, the shared vectors compare with the native CLI).
+
+  /** Longest requirement or observation (its text, or its object's JSON) kept prepared. */
+  const KEY_MAX = 4096;
+  /** Most values plainKey visits before it gives up (the input is then read uncached). */
+  const KEY_NODES_MAX = 512;
+
+  let gate = null;
+  let memory = null;
+  let heapView = null;
+  let cardBufferMax = 0;
+  let requirements = null;
+  let observations = null;
+
+  /** Inputs kept prepared in the slots 1..slots-1 of one kind, by exact text or object JSON. */
+  class Prepared {
+    constructor(slots, prepare) {
+      this.text = new Map();
+      this.json = new Map();
+      // Object inputs seen, to their key: found again without computing the key.
+      this.seen = new WeakMap();
+      this.owner = new Array(slots).fill(null);
+      this.slots = slots;
+      this.next = 1;
+      this.prepare = prepare;
+      /** Whether the last `slot` call read its input (the key was not kept). */
+      this.read = false;
+    }
+
+    /** The slot holding `value` (keyed `key` in `map`), read into the oldest slot if absent. */
+    slot(map, key, value) {
+      const found = map.get(key);
+      this.read = found === undefined;
+      if (found !== undefined) return found;
+      const slot = this.next;
+      this.next = slot + 1 < this.slots ? slot + 1 : 1;
+      const old = this.owner[slot];
+      if (old !== null) {
+        old.map.delete(old.key);
+        this.owner[slot] = null;
+      }
+      this.prepare(slot, value); // throws for a bad input: nothing is kept
+      map.set(key, slot);
+      this.owner[slot] = { map, key };
+      return slot;
+    }
+
+    /** `{slot, clocked}` for an object seen before whose data has not changed since (checked
+     * member by member against a copy, which costs less than JSON.stringify), else null. */
+    known(object) {
+      const seen = this.seen.get(object);
+      if (seen === undefined || this.json.get(seen.key) !== seen.slot) return null;
+      return sameData(object, seen.copy, true) ? seen : null;
+    }
+
+    /** Remembers that `object` (plain data, as `copy` holds it) is kept under `key`. */
+    remember(object, copy, key, slot, clocked) {
+      this.seen.set(object, { copy, key, slot, clocked });
+    }
+  }
+
+  function theGate() {
+    if (gate === null) {
+      const g = new raw.GateRaw();
+      const slots = raw.GateRaw.slots();
+      memory = raw.wasmMemory();
+      cardBufferMax = raw.GateRaw.cardBufferMax();
+      requirements = new Prepared(slots, (slot, value) => g.prepareRequirement(slot, value));
+      observations = new Prepared(slots, (slot, value) => g.prepareObservation(slot, value));
+      gate = g;
+    }
+    return gate;
+  }
+
+  /** The module's memory as bytes (a new view once the memory grew, which detaches the old). */
+  function heap() {
+    if (heapView === null || heapView.byteLength === 0) heapView = new Uint8Array(memory.buffer);
+    return heapView;
+  }
+
+  /** Whether `value` is plain JSON data, so that its JSON.stringify text says all the core
+   * reads from it: strings, finite numbers other than -0, booleans, null, arrays without holes
+   * and objects whose prototype is Object.prototype or null, none with a toJSON method, with no
+   * undefined below the top level (the top level's are absent, as `defined` makes them).
+   * `budget` counts the values. (A getter is read as a value: one whose result changes from read
+   * to read is not supported.) */
+  function plainData(value, top, budget) {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return true;
+      case 'number':
+        return Number.isFinite(value) && !Object.is(value, -0);
+      case 'object': {
+        if (value === null) return true;
+        // toJSON (own or inherited, even on Object.prototype) would make JSON.stringify say
+        // something else than the members the core reads.
+        if (--budget.left < 0 || typeof value.toJSON === 'function') return false;
+        if (Array.isArray(value)) {
+          if (top || Object.getPrototypeOf(value) !== Array.prototype) return false;
+          for (let i = 0; i < value.length; i++) {
+            if (!(i in value) || !plainData(value[i], false, budget)) return false;
+          }
+          return true;
+        }
+        const proto = Object.getPrototypeOf(value);
+        if ((proto !== Object.prototype && proto !== null) || ArrayBuffer.isView(value)) return false;
+        for (const k of Object.keys(value)) {
+          const v = value[k];
+          if (v === undefined ? !top : !plainData(v, false, budget)) return false;
+        }
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Whether `a` holds the same plain JSON data as `b` (a JSON.parse result), members in the same
+   * order; at the top level a member of `a` set to undefined is absent. */
+  function sameData(a, b, top) {
+    if (b === null || typeof b !== 'object') return Object.is(a, b);
+    if (a === null || typeof a !== 'object') return false;
+    if (Array.isArray(b)) {
+      if (!Array.isArray(a) || Object.getPrototypeOf(a) !== Array.prototype || a.length !== b.length) return false;
+      for (let i = 0; i < b.length; i++) {
+        if (!(i in a) || !sameData(a[i], b[i], false)) return false;
+      }
+      return true;
+    }
+    const proto = Object.getPrototypeOf(a);
+    if (Array.isArray(a) || (proto !== Object.prototype && proto !== null) || ArrayBuffer.isView(a)) return false;
+    const keys = Object.keys(b);
+    let j = 0;
+    for (const k of Object.keys(a)) {
+      const v = a[k];
+      if (v === undefined && top) continue;
+      if (j === keys.length || keys[j] !== k || !sameData(v, b[k], false)) return false;
+      j++;
+    }
+    return j === keys.length;
+  }
+
+  /** The key of an object input: its JSON text when it is plain data of at most KEY_MAX
+   * characters, else undefined (not kept). */
+  function plainKey(value) {
+    if (!plainData(value, true, { left: KEY_NODES_MAX })) return undefined;
+    const text = JSON.stringify(value);
+    return text.length <= KEY_MAX ? text : undefined;
+  }
+
+  /** The slot holding the requirement (read into the scratch slot when it is not kept). */
+  function requirementSlot(requirement) {
+    if (typeof requirement === 'string') {
+      if (requirement.length <= KEY_MAX) return requirements.slot(requirements.text, requirement, requirement);
+    } else if (requirement === undefined || requirement === null) {
+      // The core reads no requirement as the text `{}`.
+      return requirements.slot(requirements.text, '{}', '{}');
+    } else if (typeof requirement === 'object' && !Array.isArray(requirement)) {
+      const known = requirements.known(requirement);
+      if (known !== null) return known.slot;
+      const key = plainKey(requirement);
+      if (key !== undefined) {
+        const slot = requirements.slot(requirements.json, key, defined(requirement));
+        // Only the object that brought a key is remembered (a new object per call would pay
+        // for a copy each time).
+        if (requirements.read) requirements.remember(requirement, JSON.parse(key), key, slot);
+        return slot;
+      }
+    }
+    gate.prepareRequirement(0, defined(requirement));
+    return 0;
+  }
+
+  /** The slot holding the observation `obs` withClock made of the caller's `observation`
+   * (`clocked`: without the host clock that evaluateRaw gives the core apart). */
+  function observationSlot(observation, obs, clocked) {
+    if (typeof obs === 'string') {
+      if (obs.length <= KEY_MAX) return observations.slot(observations.text, obs, obs);
+    } else if (obs !== null && typeof obs === 'object' && !Array.isArray(obs)) {
+      const key = plainKey(obs);
+      if (key !== undefined) {
+        const slot = observations.slot(observations.json, key, obs);
+        // The caller's object, when plain data, finds the slot next time without withClock
+        // (only the object that brought the key, as for requirements).
+        if (observations.read && plainData(observation, true, { left: KEY_NODES_MAX })) {
+          observations.remember(observation, JSON.parse(JSON.stringify(observation)), key, slot, clocked);
+        }
+        return slot;
+      }
+    }
+    gate.prepareObservation(0, obs);
+    return 0;
+  }
+
+  /** Whether withClock puts the host's clock into this observation. */
+  function takesClock(observation) {
+    if (observation === undefined || observation === null) return true;
+    if (typeof observation !== 'object' || Array.isArray(observation) || ArrayBuffer.isView(observation)) return false;
+    return !Object.prototype.hasOwnProperty.call(observation, 'now') || observation.now === undefined;
+  }
+
+  /** The card as text (a string, or an object's JSON) or bytes, as toBytes reads it. */
+  function cardInput(card) {
+    if (typeof card === 'string') return card;
+    if (card !== null && typeof card === 'object' && !(card instanceof Uint8Array) &&
+        !(card instanceof ArrayBuffer) && !ArrayBuffer.isView(card)) {
+      return stringify(card, 'card');
+    }
+    return toBytes(card, 'card');
+  }
+
+  /** The decision for a card from cardInput, the two slots and the host clock (NaN: none). */
+  function decide(g, card, req, obs, nowMs) {
+    if (typeof card === 'string') {
+      const room = card.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+      if (room > cardBufferMax) return decide(g, encoder.encode(card), req, obs, nowMs);
+      const at = g.cardBuffer(room);
+      const { written } = encoder.encodeInto(card, heap().subarray(at, at + room));
+      return g.evaluate(written, req, obs, nowMs);
+    }
+    if (card.length > cardBufferMax) return g.evaluateBytes(card, req, obs, nowMs);
+    const at = g.cardBuffer(card.length);
+    heap().set(card, at);
+    return g.evaluate(card.length, req, obs, nowMs);
+  }
+
   /** The canonical decision JSON text, byte for byte what the CLI and Envoy produce. */
   function evaluateRaw(card, requirement, observation) {
-    const bytes = toBytes(card, 'card');
-    const obs = withClock(observation);
-    return callCore('input', () => raw.evaluateRaw(bytes, defined(requirement), obs));
+    const input = cardInput(card);
+    // An observation object seen before, unchanged, needs no withClock.
+    const seen = observations !== null && observation !== null && typeof observation === 'object'
+      ? observations.known(observation)
+      : null;
+    const clocked = seen !== null ? seen.clocked : takesClock(observation);
+    const obs = seen !== null ? null : withClock(observation, false);
+    const nowMs = clocked ? clockMs() : NaN;
+    env.ready();
+    try {
+      const g = theGate();
+      const reqSlot = requirementSlot(requirement);
+      const obsSlot = seen !== null ? seen.slot : observationSlot(observation, obs, clocked);
+      return decide(g, input, reqSlot, obsSlot, nowMs);
+    } catch (info) {
+      throw coreError('input', info);
+    }
+  }
+
+  /** The host clock in ms, checked as toRfc3339 checks it. */
+  function clockMs() {
+    const ms = new Date().getTime();
+    if (!Number.isFinite(ms)) throw new RangeError('observation.now is not a valid time');
+    return ms;
   }
 
   /** The decision object (what JSON.parse of evaluateRaw gives). Never throws for a bad card: a

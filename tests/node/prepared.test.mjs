@@ -1,0 +1,332 @@
+// The per-call path of evaluate/evaluateRaw (js/api.js "one evaluation, cheaply"; src/js.rs
+// GateRaw): the card buffer inside the module, and the bounded cache of prepared requirements and
+// observations keyed by their exact JSON text. Every decision here is compared with the raw
+// export `evaluateRaw`, which reads every input afresh (the shared vectors compare the same path
+// with the native CLI); the reads are counted on the raw glue's GateRaw.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ensureConsumer, requirePackage } from './consumer.mjs';
+
+const dir = ensureConsumer();
+const cg = await requirePackage(dir);
+// The same instance of the raw glue as the package's (one require cache entry).
+const raw = createRequire(join(dir, 'cjs.cjs'))(join(dir, 'node_modules', 'cardgate', 'node', 'cardgate.js'));
+
+const CARD = {
+  name: 'worker-7',
+  version: '3.0.0',
+  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
+};
+const CARD_TEXT = JSON.stringify(CARD);
+const NOW = '2026-11-09T12:00:40Z';
+
+// Every read into a slot, as [kind, slot].
+const reads = [];
+for (const [kind, name] of [['requirement', 'prepareRequirement'], ['observation', 'prepareObservation']]) {
+  const original = raw.GateRaw.prototype[name];
+  raw.GateRaw.prototype[name] = function (slot, value) {
+    reads.push([kind, slot]);
+    return original.call(this, slot, value);
+  };
+}
+const SLOTS = raw.GateRaw.slots();
+
+/** The reads `fn` causes. */
+function readsOf(fn) {
+  const start = reads.length;
+  fn();
+  return reads.slice(start);
+}
+
+/** The decision from the raw export, which keeps nothing (a card object as its JSON text). */
+function fresh(card, requirement, observation) {
+  const bytes = card instanceof Uint8Array ? card : new TextEncoder().encode(typeof card === 'string' ? card : JSON.stringify(card));
+  return raw.evaluateRaw(bytes, requirement, observation);
+}
+
+let unique = 0;
+/** A requirement text no other test uses. */
+function newRequirement(extra = {}) {
+  unique += 1;
+  return JSON.stringify({ require: ['task.execute.v3'], min_version: `1.${unique}`, max_stale: '10s', ...extra });
+}
+
+test('a repeated requirement or observation is read once, each form of it under its own key', () => {
+  const req = newRequirement();
+  const obs = `{"lag_ms":"${unique}","now":"${NOW}"}`;
+  const first = readsOf(() => assert.equal(cg.evaluateRaw(CARD_TEXT, req, obs), fresh(CARD_TEXT, req, obs)));
+  assert.deepEqual(first.map(([k]) => k), ['requirement', 'observation']);
+  assert.ok(first.every(([, slot]) => slot > 0 && slot < SLOTS), 'kept in a slot other than scratch');
+  for (let i = 0; i < 3; i++) {
+    assert.deepEqual(readsOf(() => assert.equal(cg.evaluateRaw(CARD_TEXT, req, obs), fresh(CARD_TEXT, req, obs))), []);
+  }
+  // The same inputs as objects: keyed by their JSON, apart from the text keys.
+  const reqObject = JSON.parse(req);
+  const obsObject = JSON.parse(obs);
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, reqObject, obsObject)).length, 2);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, { ...reqObject }, { ...obsObject })), [], 'an equal object hits');
+  assert.equal(cg.evaluateRaw(CARD, reqObject, obsObject), fresh(CARD_TEXT, req, obs));
+  // No requirement is the requirement `{}`.
+  readsOf(() => cg.evaluateRaw(CARD, null, obs));
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, undefined, obs)), []);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, '{}', obs)), []);
+  assert.equal(cg.evaluateRaw(CARD, undefined, obs), fresh(CARD_TEXT, '{}', obs));
+});
+
+/** The decision made at some ms in [t0, t1] with `obs` plus that time as `now`, if any. */
+function freshWithin(t0, t1, card, requirement, obs, actual) {
+  for (let t = t0; t <= t1; t++) {
+    const d = fresh(card, requirement, JSON.stringify({ ...obs, now: new Date(t).toISOString() }));
+    if (d === actual) return d;
+  }
+  return fresh(card, requirement, JSON.stringify({ ...obs, now: new Date(t1).toISOString() }));
+}
+
+/** Waits `ms` (the clock must move between two calls). */
+function sleep(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+test('the host clock is not part of what is kept: the observation is read once, each call gets its own time', () => {
+  const req = newRequirement();
+  const obs = { synced_at: new Date(Date.now() - 3000 - unique).toISOString() };
+  const call = (o) => {
+    const t0 = Date.now();
+    const d = cg.evaluateRaw(CARD, req, o);
+    assert.equal(d, freshWithin(t0, Date.now(), CARD, req, obs, d));
+    return JSON.parse(d);
+  };
+  const r = readsOf(() => call(obs));
+  assert.equal(r.length, 2);
+  assert.ok(r[1][1] > 0, 'the observation without its clock is kept');
+  assert.deepEqual(readsOf(() => call({ ...obs })), [], 'an equal object: the same key');
+  const before = call(obs).staleness_ms;
+  sleep(30);
+  let after;
+  assert.deepEqual(readsOf(() => { after = call(obs).staleness_ms; }), [], 'the same object');
+  assert.ok(after >= before + 25, `the clock moved: ${before} -> ${after}`);
+  // No observation: only the clock, kept as `{}`.
+  for (const none of [undefined, null, undefined]) {
+    const t0 = Date.now();
+    const d = cg.evaluateRaw(CARD, req, none);
+    assert.equal(d, freshWithin(t0, Date.now(), CARD, req, {}, d));
+    assert.deepEqual(JSON.parse(d).reasons.map((x) => x.code), ['freshness_unverifiable']);
+  }
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req)), []);
+  // `{now: undefined}` is the object `{}` (a key apart from the text `{}`).
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, { now: undefined })).length, 1);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, {})), [], 'now: undefined is no now');
+  // A clock the caller gives is kept like any input.
+  const given = { lag_ms: '500', now: new Date(Date.parse(NOW) + unique) };
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, given)).length, 1);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, given)), [], 'keyed by the Date as its RFC 3339 text');
+  assert.equal(cg.evaluateRaw(CARD, req, given), fresh(CARD, req, JSON.stringify({ lag_ms: '500', now: given.now.toISOString() })));
+  const givenMs = { lag_ms: '500', now: Date.parse(NOW) + unique + 1 };
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, givenMs)).length, 1);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, givenMs)), []);
+  assert.equal(cg.evaluateRaw(CARD, req, givenMs), fresh(CARD, req, JSON.stringify({ lag_ms: '500', now: new Date(givenMs.now).toISOString() })));
+});
+
+test('a refused input is never kept: the same error on every call, and the slot it would take still works', () => {
+  const good = newRequirement();
+  const bad = newRequirement({ max_stale: 'soon' });
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  const before = cg.evaluateRaw(CARD, good, obs);
+  let first;
+  for (let i = 0; i < 3; i++) {
+    const r = readsOf(() => assert.throws(() => cg.evaluateRaw(CARD, bad, obs), (e) => {
+      first ??= e.message;
+      return e instanceof RangeError || e instanceof TypeError ? e.message === first && e.input === 'requirement' : false;
+    }));
+    assert.deepEqual(r.map(([k]) => k), ['requirement'], 'read again every time');
+  }
+  assert.throws(() => raw.evaluateRaw(new TextEncoder().encode(CARD_TEXT), bad, obs), (e) => e.path === '/requirement/max_stale');
+  assert.equal(cg.evaluateRaw(CARD, good, obs), before);
+  const badObs = `{"lag_ms":"500","now":"yesterday"}`;
+  for (let i = 0; i < 2; i++) {
+    assert.throws(() => cg.evaluateRaw(CARD, good, badObs), (e) => e.input === 'observation' && e.path === '/now');
+  }
+});
+
+test('a changed object is a new key: mutating the requirement between calls changes the decision', () => {
+  const req = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s' };
+  const obs = { lag_ms: '500', now: NOW };
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).verdict, 'valid');
+  req.min_version = '4.0.0';
+  const d = cg.evaluateRaw(CARD, req, obs);
+  assert.equal(JSON.parse(d).verdict, 'rejected');
+  assert.equal(d, fresh(CARD, JSON.stringify(req), JSON.stringify(obs)));
+  req.require.push('task.other');
+  assert.deepEqual(JSON.parse(cg.evaluateRaw(CARD, req, obs)).missing_capabilities, ['task.other']);
+  obs.lag_ms = '40000';
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).error_class, 'stale_agent_card');
+});
+
+test('inputs that are not plain JSON data are read on every call, as the raw export reads them', () => {
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  const inputs = [
+    { require: ['task.execute.v3'], min_version: Object('3.0.0') },
+    { require: ['task.execute.v3'], min_version: new Date(0) },
+    { require: ['task.execute.v3', undefined] },
+    { require: ['task.execute.v3'], nested: { a: undefined } },
+    { require: new Array(1) },
+    { require: ['task.execute.v3'], min_version: -0 },
+    { require: ['task.execute.v3'], min_version: NaN },
+    { require: ['task.execute.v3'], toJSON: () => ({}) },
+    Object.assign(Object.create({ inherited: 1 }), { require: ['task.execute.v3'] }),
+    ['task.execute.v3'],
+    7,
+  ];
+  for (const req of inputs) {
+    let expected;
+    try {
+      expected = raw.evaluateRaw(new TextEncoder().encode(CARD_TEXT), req, obs);
+    } catch (e) {
+      expected = e;
+    }
+    for (let i = 0; i < 2; i++) {
+      const r = readsOf(() => {
+        if (typeof expected === 'string') assert.equal(cg.evaluateRaw(CARD, req, obs), expected);
+        else assert.throws(() => cg.evaluateRaw(CARD, req, obs), (e) => e.message.endsWith(expected.message));
+      });
+      assert.deepEqual(r, [['requirement', 0]], `${JSON.stringify(req)} read into scratch`);
+    }
+  }
+  // A toJSON on Object.prototype would make JSON.stringify lie about every object.
+  const polluted = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s', note: unique };
+  delete polluted.note;
+  const pollutedText = '{"require":["task.execute.v3"],"min_version":"3.0.0","max_stale":"10s"}';
+  Object.defineProperty(Object.prototype, 'toJSON', { value: () => ({}), configurable: true, writable: true });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = readsOf(() => assert.equal(cg.evaluateRaw(CARD_TEXT, polluted, obs), fresh(CARD_TEXT, pollutedText, obs)));
+      assert.deepEqual(r, [['requirement', 0]], 'read into scratch');
+    }
+  } finally {
+    delete Object.prototype.toJSON;
+  }
+  // Top-level undefined members are absent, as for the raw export: plain data, kept.
+  const req = { require: ['task.execute.v3'], min_version: undefined, pin: undefined };
+  assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, obs)).length, 1);
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), []);
+  assert.equal(cg.evaluateRaw(CARD, req, obs), fresh(CARD, '{"require":["task.execute.v3"]}', obs));
+});
+
+test('eviction: at most slots-1 inputs are kept, the oldest goes first, and every decision stays right', () => {
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  const reqs = Array.from({ length: 3 * SLOTS }, () => newRequirement());
+  for (const req of reqs) assert.equal(cg.evaluateRaw(CARD, req, obs), fresh(CARD, req, obs));
+  // The last slots-1 are kept; every other one was evicted and is read again.
+  const kept = reqs.slice(-(SLOTS - 1));
+  for (const req of kept) assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [], 'kept');
+  const slotsUsed = new Set();
+  for (const req of reqs.slice(0, SLOTS - 1)) {
+    const r = readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), fresh(CARD, req, obs)));
+    assert.equal(r.length, 1, 'evicted, read again');
+    slotsUsed.add(r[0][1]);
+  }
+  assert.equal(slotsUsed.size, SLOTS - 1, 'each into its own slot');
+  assert.ok([...slotsUsed].every((s) => s >= 1 && s < SLOTS));
+  // A text longer than the key bound is never kept.
+  const long = newRequirement({ note: undefined, require: ['task.execute.v3', 'x'.repeat(5000)] });
+  for (let i = 0; i < 2; i++) assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, long, obs)), [['requirement', 0]]);
+});
+
+test('memory stays bounded under a stream of distinct requirements and observations', () => {
+  const memory = raw.wasmMemory();
+  const pad = 'y'.repeat(3000);
+  const run = (n) => {
+    for (let i = 0; i < n; i++) {
+      unique += 1;
+      const req = `{"require":["task.execute.v3","${pad}${unique}"]}`;
+      const obs = `{"lag_ms":"${unique}","synced_at":"${NOW}","now":"${NOW}"}`;
+      cg.evaluateRaw(CARD_TEXT, req, obs);
+    }
+  };
+  run(500);
+  const after500 = memory.buffer.byteLength;
+  run(3000);
+  assert.equal(memory.buffer.byteLength, after500, 'the module memory did not grow');
+});
+
+test('cards of every size and form: through the buffer, past its bound, after a longer one', () => {
+  const req = newRequirement();
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  const max = raw.GateRaw.cardBufferMax();
+  const big = { ...CARD, description: 'd'.repeat(max + 10) };
+  const bigText = JSON.stringify(big);
+  const wide = { ...CARD, description: 'é€😀\ud800'.repeat(Math.ceil(max / 12)) };
+  const wideText = JSON.stringify(wide);
+  const forms = [
+    CARD_TEXT,
+    bigText,
+    wideText,
+    `{"name":"\u00e9\ud83d","version":"1"}`,
+    'x',
+    '',
+    CARD_TEXT.slice(0, 40),
+  ];
+  for (const text of forms) {
+    const bytes = new TextEncoder().encode(text);
+    const expected = fresh(bytes, req, obs);
+    assert.equal(cg.evaluateRaw(text, req, obs), expected, `text of ${text.length} units`);
+    assert.equal(cg.evaluateRaw(bytes, req, obs), expected, `${bytes.length} bytes`);
+    assert.equal(cg.evaluateRaw(Buffer.from(bytes), req, obs), expected, 'Buffer');
+    assert.equal(cg.evaluateRaw(bytes.buffer, req, obs), expected, 'ArrayBuffer');
+    // The short forms again after a long one: nothing of the longer card is read.
+    assert.equal(cg.evaluateRaw(CARD_TEXT.slice(0, 40), req, obs), fresh(CARD_TEXT.slice(0, 40), req, obs));
+  }
+  assert.equal(cg.evaluateRaw(big, req, obs), fresh(bigText, req, obs), 'a card object past the bound');
+  assert.equal(JSON.parse(cg.evaluateRaw(big, req, obs)).reasons[0].code, 'body_too_large');
+});
+
+test('an object seen before is found again by identity, and a change made to it in place is seen', () => {
+  unique += 1;
+  const req = { require: ['task.execute.v3'], min_version: `2.${unique}`, max_stale: '10s' };
+  const obs = { lag_ms: '500', now: Date.parse(NOW) + unique };
+  const expected = () => fresh(CARD, JSON.stringify(req), JSON.stringify({ ...obs, now: new Date(obs.now).toISOString() }));
+  assert.equal(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())).length, 2);
+  assert.deepEqual(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())), []);
+  obs.lag_ms = '40000';
+  assert.deepEqual(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())).map(([k]) => k), ['observation']);
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).error_class, 'stale_agent_card');
+  obs.lag_ms = '500';
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [], 'back to a kept key');
+  req.require[0] = 'task.other';
+  assert.deepEqual(readsOf(() => assert.equal(cg.evaluateRaw(CARD, req, obs), expected())).map(([k]) => k), ['requirement']);
+  assert.deepEqual(JSON.parse(cg.evaluateRaw(CARD, req, obs)).missing_capabilities, ['task.other']);
+  req.extra = undefined;
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [], 'an undefined member is absent');
+  req.extra = 1;
+  assert.throws(() => cg.evaluateRaw(CARD, req, obs), (e) => e.input === 'requirement');
+  delete req.extra;
+  obs.now = null;
+  assert.equal(cg.evaluateRaw(CARD, req, obs), fresh(CARD, JSON.stringify(req), '{"lag_ms":"500"}'));
+  delete obs.now;
+  const t0 = Date.now();
+  const d = cg.evaluateRaw(CARD, req, obs);
+  assert.equal(d, freshWithin(t0, Date.now(), CARD, req, obs, d), 'now the clock is in it');
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), []);
+});
+
+test('a getter that evaluates again while its object is read works, as through the raw export', () => {
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  let inner = 0;
+  const req = {
+    require: ['task.execute.v3'],
+    get min_version() {
+      inner += 1;
+      assert.equal(JSON.parse(cg.evaluateRaw(CARD_TEXT, '{"max_stale":"10s"}', obs)).verdict, 'valid');
+      return '3.0.0';
+    },
+    max_stale: '10s',
+  };
+  const d = cg.evaluateRaw(CARD, req, obs);
+  assert.ok(inner >= 1);
+  assert.equal(d, fresh(CARD, '{"require":["task.execute.v3"],"min_version":"3.0.0","max_stale":"10s"}', obs));
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).verdict, 'valid');
+});

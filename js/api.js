@@ -397,7 +397,9 @@ function createApi(raw, env) {
       if (known !== null) return known.slot;
       const key = plainKey(requirement);
       if (key !== undefined) {
-        const slot = requirements.slot(requirements.json, key, defined(requirement));
+        // Read from the key itself, so the slot holds exactly what its key says even if a
+        // getter answered differently when the object was read again.
+        const slot = requirements.slot(requirements.json, key, key);
         // Only the object that brought a key is remembered (a new object per call would pay
         // for a copy each time).
         if (requirements.read) requirements.remember(requirement, JSON.parse(key), key, slot);
@@ -416,7 +418,7 @@ function createApi(raw, env) {
     } else if (obs !== null && typeof obs === 'object' && !Array.isArray(obs)) {
       const key = plainKey(obs);
       if (key !== undefined) {
-        const slot = observations.slot(observations.json, key, obs);
+        const slot = observations.slot(observations.json, key, key);
         // The caller's object, when plain data, finds the slot next time without withClock
         // (only the object that brought the key, as for requirements).
         if (observations.read && plainData(observation, true, { left: KEY_NODES_MAX })) {

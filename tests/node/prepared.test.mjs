@@ -330,3 +330,26 @@ test('a getter that evaluates again while its object is read works, as through t
   assert.equal(d, fresh(CARD, '{"require":["task.execute.v3"],"min_version":"3.0.0","max_stale":"10s"}', obs));
   assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).verdict, 'valid');
 });
+
+test('a getter that answers differently on each read never leaves a slot holding another requirement than its key', () => {
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  const floor = newRequirement();
+  const min = JSON.parse(floor).min_version;
+  let read = 0;
+  // Read once to check the data and once for the key: a third read (the old crossing of the
+  // object) would see the card's own version, which the card meets.
+  const req = {
+    require: ['task.execute.v3'],
+    get min_version() {
+      read += 1;
+      return read <= 2 ? `9${min}` : '1';
+    },
+    max_stale: '10s',
+  };
+  const first = JSON.parse(cg.evaluateRaw(CARD, req, obs));
+  assert.equal(first.verdict, 'rejected');
+  // A plain object with the JSON that keyed the slot gets that requirement's decision.
+  const plain = { require: ['task.execute.v3'], min_version: `9${min}`, max_stale: '10s' };
+  assert.equal(cg.evaluateRaw(CARD, plain, obs), fresh(CARD, JSON.stringify(plain), obs));
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, plain, obs)).verdict, 'rejected');
+});

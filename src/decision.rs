@@ -49,10 +49,11 @@ impl FreshnessBasis {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "js", derive(tsify::Tsify))]
 pub struct ConditionOutcome {
-    /// Whether it held.
-    pub passed: bool,
+    // Members are declared in RFC 8785 order, so the canonical writer never moves them.
     /// A sentence explaining why, with figures.
     pub message: String,
+    /// Whether it held.
+    pub passed: bool,
 }
 
 /// The three conditions' outcomes (`a`, `b`, `c` on the wire).
@@ -401,19 +402,20 @@ pub struct RejectedJson<'a> {
 #[derive(Debug, serde::Serialize)]
 #[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct ReasonJson<'a> {
+    // Members are declared in RFC 8785 order, so the canonical writer never moves them.
     /// The stable code.
     pub code: ReasonCode,
     /// The condition it fails.
     #[cfg_attr(feature = "js", tsify(type = "ConditionName"))]
     pub condition: Condition,
-    /// A sentence with the figures.
-    pub message: &'a str,
     /// The figures, by name.
     #[cfg_attr(
         feature = "js",
         tsify(type = "Record<string, number | string | boolean | null>")
     )]
     pub figures: Members<'a>,
+    /// A sentence with the figures.
+    pub message: &'a str,
     /// JSON Pointer of the offending member (card reasons only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Option<&'a str>>,

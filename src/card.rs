@@ -72,7 +72,7 @@ pub struct AgentCard {
 
 impl AgentCard {
     /// Reads the body into a strict I-JSON document, within `limits`. Whether that document is
-    /// a usable card is [`AgentCard::from_value`]'s question.
+    /// a usable card is [`AgentCard::from_document`]'s question.
     pub fn parse_document(bytes: &[u8], limits: &Limits) -> Result<Document, CardDefect> {
         if bytes.len() > limits.max_card_bytes {
             return Err(CardDefect {

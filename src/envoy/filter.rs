@@ -308,10 +308,6 @@ impl HeaderSnapshot {
             .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
     }
 
-    fn has(&self, name: &str) -> bool {
-        self.0.iter().any(|(k, _)| k.eq_ignore_ascii_case(name))
-    }
-
     /// Removes from the host's map, and from this copy, every header whose lowercase name
     /// `remove` selects (only names the map holds cost a host call).
     fn remove_where(&mut self, map: MapType, remove: impl Fn(&str) -> bool) {
@@ -345,17 +341,67 @@ fn strip_verdict_headers(map: MapType) -> HeaderSnapshot {
     snapshot
 }
 
-/// Keeps caches after the gate from reusing a valid answer longer than `cap_s` seconds.
-/// `upstream`: the response headers as the upstream sent them (less `a2a-card-*`).
-fn cap_cache_lifetime(upstream: &HeaderSnapshot, cap_s: u64) {
-    let value = response::capped_cache_control(&upstream.values("cache-control"), cap_s);
-    let _ = hostcalls::set_map_value(MapType::HttpResponseHeaders, "cache-control", Some(&value));
-    for name in LIFETIME_HEADERS_REMOVED {
-        if upstream.has(name) {
-            let _ = hostcalls::remove_map_value(MapType::HttpResponseHeaders, name);
+/// One edit of the response header map, as the host's single-header calls apply it (Envoy's
+/// `replace` removes every entry of the name and appends one, `add` appends).
+enum HeaderEdit<'a> {
+    Set(&'a str, &'a [u8]),
+    Remove(&'a str),
+    Add(&'a str, &'a [u8]),
+}
+
+/// The response headers after `edits`, applied in order to the upstream's copy: the map the
+/// same edits made one host call each would leave (same entries, same order).
+fn edited_headers<'a>(
+    upstream: &'a HeaderSnapshot,
+    edits: &[HeaderEdit<'a>],
+) -> Vec<(&'a str, &'a [u8])> {
+    let mut map: Vec<(&str, &[u8])> = upstream
+        .0
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_slice()))
+        .collect();
+    for edit in edits {
+        match *edit {
+            HeaderEdit::Set(name, value) => {
+                map.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+                map.push((name, value));
+            }
+            HeaderEdit::Remove(name) => map.retain(|(k, _)| !k.eq_ignore_ascii_case(name)),
+            HeaderEdit::Add(name, value) => map.push((name, value)),
         }
     }
-    let _ = hostcalls::add_map_value(MapType::HttpResponseHeaders, "vary", response::VARY);
+    map
+}
+
+/// Writes the verdict headers of a forwarded answer and, on a valid one, keeps caches after the
+/// gate from reusing it longer than `cap_s` seconds, in one host call (the whole map: Envoy
+/// replaces it with these entries in this order) instead of one per header.
+/// `upstream`: the response headers as the upstream sent them (less `a2a-card-*`), unchanged
+/// since (the filter holds them until it decides).
+fn write_forward_headers(
+    upstream: &HeaderSnapshot,
+    verdict: &[(&'static str, String)],
+    cap_s: Option<u64>,
+) {
+    let cache_control =
+        cap_s.map(|cap| response::capped_cache_control(&upstream.values("cache-control"), cap));
+    let mut edits: Vec<HeaderEdit> = verdict
+        .iter()
+        .map(|(name, value)| HeaderEdit::Set(name, value.as_bytes()))
+        .collect();
+    if let Some(value) = &cache_control {
+        edits.push(HeaderEdit::Set("cache-control", value.as_bytes()));
+        edits.extend(
+            LIFETIME_HEADERS_REMOVED
+                .iter()
+                .map(|n| HeaderEdit::Remove(n)),
+        );
+        edits.push(HeaderEdit::Add("vary", response::VARY.as_bytes()));
+    }
+    let _ = hostcalls::set_map_bytes(
+        MapType::HttpResponseHeaders,
+        edited_headers(upstream, &edits),
+    );
 }
 
 /// Empties the buffered response body (the answer to a `HEAD`): the headers, including the
@@ -650,16 +696,10 @@ impl CardStream {
         );
         match response::outcome(decision, config.mode, config.retry_after_s) {
             Outcome::Forward(headers) => {
-                for (name, value) in headers {
-                    let _ =
-                        hostcalls::set_map_value(MapType::HttpResponseHeaders, name, Some(&value));
-                }
-                if decision.is_valid() {
-                    cap_cache_lifetime(
-                        &card.response,
-                        response::lifetime_left_s(decision, &card.requirement),
-                    );
-                }
+                let cap_s = decision
+                    .is_valid()
+                    .then(|| response::lifetime_left_s(decision, &card.requirement));
+                write_forward_headers(&card.response, &headers, cap_s);
                 if card.head {
                     // The caller asked for headers only; the upstream was asked for the card.
                     drop_response_body();
@@ -902,5 +942,53 @@ impl HttpContext for CardStream {
         .flatten()
         .map_or(0, |b| b.len());
         self.evaluate_buffer(size, size <= config.limits.max_card_bytes, &config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{edited_headers, HeaderEdit, HeaderSnapshot};
+
+    fn snapshot(pairs: &[(&str, &str)]) -> HeaderSnapshot {
+        HeaderSnapshot(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.as_bytes().to_vec()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn edits_apply_as_the_single_header_calls_would() {
+        let upstream = snapshot(&[
+            (":status", "200"),
+            ("cache-control", "max-age=600"),
+            ("expires", "x"),
+            ("vary", "accept"),
+            ("Cache-Control", "public"),
+            ("content-length", "5"),
+        ]);
+        let edits = [
+            HeaderEdit::Set("a2a-card-verdict", b"valid"),
+            HeaderEdit::Set("cache-control", b"max-age=9"),
+            HeaderEdit::Remove("expires"),
+            HeaderEdit::Remove("surrogate-control"),
+            HeaderEdit::Add("vary", b"a2a-min-card-version"),
+        ];
+        let got: Vec<(&str, &str)> = edited_headers(&upstream, &edits)
+            .into_iter()
+            .map(|(k, v)| (k, std::str::from_utf8(v).unwrap_or("?")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (":status", "200"),
+                ("vary", "accept"),
+                ("content-length", "5"),
+                ("a2a-card-verdict", "valid"),
+                ("cache-control", "max-age=9"),
+                ("vary", "a2a-min-card-version"),
+            ]
+        );
     }
 }

@@ -21,7 +21,6 @@
 //! Every host call goes through `hostcalls` with its `Result` handled; header values are read
 //! as bytes (the SDK's string getters panic on non-UTF-8 values). Nothing here unwraps.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
@@ -36,6 +35,7 @@ use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 use super::analysis::{AnalysisCache, Lookup};
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
+use super::headers::{edited_headers, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo};
 use super::metrics;
 use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
 use super::response::{self, LocalReply, Outcome, LIFETIME_HEADERS_REMOVED, VERDICT_HEADER_PREFIX};
@@ -61,6 +61,7 @@ pub fn start() {
             config: None,
             shared: Rc::default(),
             analyses: Rc::default(),
+            requests: Rc::default(),
         })
     });
 }
@@ -72,6 +73,8 @@ struct GateRoot {
     shared: Rc<RefCell<Shared>>,
     /// Card body analyses by exact bytes, reset with the configuration (its limits).
     analyses: Rc<RefCell<AnalysisCache>>,
+    /// Recent card requests' routes and requirements, reset with the configuration.
+    requests: Rc<RefCell<RequestMemo>>,
 }
 
 impl Context for GateRoot {}
@@ -95,6 +98,7 @@ impl RootContext for GateRoot {
                 self.config = Some(Rc::new(config));
                 self.shared = Rc::default();
                 self.analyses = Rc::default();
+                self.requests = Rc::default();
                 true
             }
             Err(e) => {
@@ -121,6 +125,7 @@ impl RootContext for GateRoot {
             config: self.config.clone(),
             shared: self.shared.clone(),
             analyses: self.analyses.clone(),
+            requests: self.requests.clone(),
             id: context_id,
             card: None,
             replied: false,
@@ -136,7 +141,7 @@ struct CardRequest {
     raw_path: String,
     rule_agent: Option<String>,
     route_id: RouteId,
-    requirement: Requirement,
+    requirement: Rc<Requirement>,
     head: bool,
     decided: bool,
     /// The upstream's response headers, read once when they arrive (without the `a2a-card-*`
@@ -151,6 +156,7 @@ struct CardStream {
     config: Option<Rc<FilterConfig>>,
     shared: Rc<RefCell<Shared>>,
     analyses: Rc<RefCell<AnalysisCache>>,
+    requests: Rc<RefCell<RequestMemo>>,
     id: u32,
     card: Option<CardRequest>,
     /// Set once we sent a local reply: Envoy runs it through this filter's response callbacks
@@ -279,98 +285,25 @@ impl Context for CardStream {
     }
 }
 
-/// One copy of a header map. Every host call costs a crossing of the VM boundary (a value read
-/// also a call back into the VM to allocate it), so each map is read once, with one call, and
-/// everything the filter needs from it comes from this copy.
-#[derive(Default)]
-struct HeaderSnapshot(Vec<(String, Vec<u8>)>);
+/// A copy of a header map, read with one host call.
+fn read_headers(map: MapType) -> HeaderSnapshot {
+    HeaderSnapshot(hostcalls::get_map_bytes(map).unwrap_or_default())
+}
 
-impl HeaderSnapshot {
-    fn read(map: MapType) -> HeaderSnapshot {
-        HeaderSnapshot(hostcalls::get_map_bytes(map).unwrap_or_default())
-    }
-
-    /// Every value of a header (names compared case-insensitively).
-    fn values(&self, name: &str) -> Vec<Vec<u8>> {
-        self.0
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.clone())
-            .collect()
-    }
-
-    /// The first value of a header, as text: what the host's single-value read answers
-    /// (Envoy's `get_header_map_value` returns the first of several).
-    fn first_text(&self, name: &str) -> Option<String> {
-        self.0
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
-    }
-
-    /// Removes from the host's map, and from this copy, every header whose lowercase name
-    /// `remove` selects (only names the map holds cost a host call).
-    fn remove_where(&mut self, map: MapType, remove: impl Fn(&str) -> bool) {
-        let mut removed: Vec<String> = Vec::new();
-        self.0.retain(|(k, _)| {
-            // Envoy's names are lowercase already: copy one only when it is not.
-            let lower = if k.bytes().any(|b| b.is_ascii_uppercase()) {
-                Cow::Owned(k.to_ascii_lowercase())
-            } else {
-                Cow::Borrowed(k.as_str())
-            };
-            if !remove(&lower) {
-                return true;
-            }
-            if !removed.iter().any(|r| *r == lower) {
-                removed.push(lower.into_owned());
-            }
-            false
-        });
-        for name in removed {
-            let _ = hostcalls::remove_map_value(map, &name);
-        }
+/// Removes from the host's map, and from `snapshot`, every header whose lowercase name
+/// `remove` selects (only names the map holds cost a host call).
+fn remove_headers(snapshot: &mut HeaderSnapshot, map: MapType, remove: impl Fn(&str) -> bool) {
+    for name in snapshot.take_where(remove) {
+        let _ = hostcalls::remove_map_value(map, &name);
     }
 }
 
 /// Removes every response header (or trailer) named `a2a-card-*`: those names are the gate's.
 /// Returns what is left of the map.
 fn strip_verdict_headers(map: MapType) -> HeaderSnapshot {
-    let mut snapshot = HeaderSnapshot::read(map);
-    snapshot.remove_where(map, |k| k.starts_with(VERDICT_HEADER_PREFIX));
+    let mut snapshot = read_headers(map);
+    remove_headers(&mut snapshot, map, |k| k.starts_with(VERDICT_HEADER_PREFIX));
     snapshot
-}
-
-/// One edit of the response header map, as the host's single-header calls apply it (Envoy's
-/// `replace` removes every entry of the name and appends one, `add` appends).
-enum HeaderEdit<'a> {
-    Set(&'a str, &'a [u8]),
-    Remove(&'a str),
-    Add(&'a str, &'a [u8]),
-}
-
-/// The response headers after `edits`, applied in order to the upstream's copy: the map the
-/// same edits made one host call each would leave (same entries, same order).
-fn edited_headers<'a>(
-    upstream: &'a HeaderSnapshot,
-    edits: &[HeaderEdit<'a>],
-) -> Vec<(&'a str, &'a [u8])> {
-    let mut map: Vec<(&str, &[u8])> = upstream
-        .0
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_slice()))
-        .collect();
-    for edit in edits {
-        match *edit {
-            HeaderEdit::Set(name, value) => {
-                map.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
-                map.push((name, value));
-            }
-            HeaderEdit::Remove(name) => map.retain(|(k, _)| !k.eq_ignore_ascii_case(name)),
-            HeaderEdit::Add(name, value) => map.push((name, value)),
-        }
-    }
-    map
 }
 
 /// Writes the verdict headers of a forwarded answer and, on a valid one, keeps caches after the
@@ -668,7 +601,7 @@ impl CardStream {
             next: 0,
             re_resolve: rr.clone(),
             route: card.route_id,
-            requirement: card.requirement.clone(),
+            requirement: Requirement::clone(&card.requirement),
             ask: rr.path_for(&card.raw_path, card.rule_agent.as_deref()),
             head: card.head,
             request_path: card.path.clone(),
@@ -773,12 +706,9 @@ impl HttpContext for CardStream {
         };
         // Every request header the filter reads comes from one copy of the map (one host call;
         // the shipped configurations disable the filter on routes that serve no card).
-        let mut snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
+        let mut snapshot = read_headers(MapType::HttpRequestHeaders);
         let raw_path = snapshot.first_text(":path").unwrap_or_default();
         let path = strip_query(&raw_path);
-        let Some((route_id, matched, rule)) = config.route_and_requirement(path) else {
-            return Action::Continue;
-        };
         // Only reads serve cards for delegation; writes to a registry (registrations) pass
         // (their answers still lose any a2a-card-* header).
         let method = snapshot.first_text(":method").unwrap_or_default();
@@ -786,47 +716,80 @@ impl HttpContext for CardStream {
         if !head && !method.eq_ignore_ascii_case("GET") {
             return Action::Continue;
         }
-        let rule_agent = matched.agent;
+        // The same path with the same caller headers as a recent request: the same route and
+        // requirement (the memo lives and dies with the configuration).
+        let caller_key = snapshot.caller_key();
+        let remembered = self
+            .requests
+            .borrow()
+            .get(path, &caller_key)
+            .map(|e| (e.route_id, e.rule_agent.clone(), Rc::clone(&e.requirement)));
+        let looked_up = match remembered {
+            Some(hit) => Ok(hit),
+            None => match config.route_and_requirement(path) {
+                Some(found) => Err(found),
+                None => return Action::Continue,
+            },
+        };
         // The gate reads whole, identity-encoded cards only: no compression, no ranges, no
         // conditional answers (a 304 would carry no card to check). Only the ones present
         // are removed (each removal is a host call, and makes Envoy clear its route cache).
-        snapshot.remove_where(MapType::HttpRequestHeaders, |k| {
+        remove_headers(&mut snapshot, MapType::HttpRequestHeaders, |k| {
             REQUEST_HEADERS_REMOVED.contains(&k)
         });
         if head {
             // A valid stamp means the card was checked: ask the upstream for it.
             let _ = hostcalls::set_map_value(MapType::HttpRequestHeaders, ":method", Some("GET"));
         }
-
-        let header = |name: &str| snapshot.values(name);
-        let requirement = rule
-            .clone()
-            .map_err(|e| super::caller::CallerError {
-                header: ":path",
-                message: format!("names agents whose rules cannot both hold: {}", e.message),
-            })
-            .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
-            .and_then(|(rule, caller)| {
-                effective_requirement(&rule, &caller, config.allow_caller_relax)
-            });
-        // Observe mode (below) falls back to the rule alone, or the defaults.
-        let rule = rule.unwrap_or_else(|_| config.policy.defaults.clone());
-        let requirement = match requirement {
-            Ok(r) => r,
-            Err(e) => {
-                metrics::increment_named(&metrics::verdict("refused"));
-                log::warn!(
-                    "refused caller header on {path}: {}: {} (mode {})",
-                    e.header,
-                    e.message,
-                    config.mode.as_str()
-                );
-                if config.mode == Mode::Enforce {
-                    self.send(&response::caller_refused(&e));
-                    return Action::Pause;
-                }
-                // Observe mode never blocks: check the card against the policy's rule alone.
-                rule
+        let (route_id, rule_agent, requirement) = match looked_up {
+            Ok(hit) => hit,
+            Err((route_id, matched, rule)) => {
+                let header = |name: &str| snapshot.values(name);
+                let requirement = rule
+                    .clone()
+                    .map_err(|e| super::caller::CallerError {
+                        header: ":path",
+                        message: format!(
+                            "names agents whose rules cannot both hold: {}",
+                            e.message
+                        ),
+                    })
+                    .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
+                    .and_then(|(rule, caller)| {
+                        effective_requirement(&rule, &caller, config.allow_caller_relax)
+                    });
+                // Observe mode (below) falls back to the rule alone, or the defaults.
+                let rule = rule.unwrap_or_else(|_| config.policy.defaults.clone());
+                let requirement = match requirement {
+                    Ok(r) => {
+                        let r = Rc::new(r);
+                        self.requests.borrow_mut().put(MemoEntry {
+                            path: path.to_owned(),
+                            caller: caller_key,
+                            route_id,
+                            rule_agent: matched.agent.clone(),
+                            requirement: Rc::clone(&r),
+                        });
+                        r
+                    }
+                    Err(e) => {
+                        metrics::increment_named(&metrics::verdict("refused"));
+                        log::warn!(
+                            "refused caller header on {path}: {}: {} (mode {})",
+                            e.header,
+                            e.message,
+                            config.mode.as_str()
+                        );
+                        if config.mode == Mode::Enforce {
+                            self.send(&response::caller_refused(&e));
+                            return Action::Pause;
+                        }
+                        // Observe mode never blocks: check the card against the policy's rule
+                        // alone.
+                        Rc::new(rule)
+                    }
+                };
+                (route_id, matched.agent, requirement)
             }
         };
         self.card = Some(CardRequest {
@@ -942,53 +905,5 @@ impl HttpContext for CardStream {
         .flatten()
         .map_or(0, |b| b.len());
         self.evaluate_buffer(size, size <= config.limits.max_card_bytes, &config)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{edited_headers, HeaderEdit, HeaderSnapshot};
-
-    fn snapshot(pairs: &[(&str, &str)]) -> HeaderSnapshot {
-        HeaderSnapshot(
-            pairs
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), v.as_bytes().to_vec()))
-                .collect(),
-        )
-    }
-
-    #[test]
-    fn edits_apply_as_the_single_header_calls_would() {
-        let upstream = snapshot(&[
-            (":status", "200"),
-            ("cache-control", "max-age=600"),
-            ("expires", "x"),
-            ("vary", "accept"),
-            ("Cache-Control", "public"),
-            ("content-length", "5"),
-        ]);
-        let edits = [
-            HeaderEdit::Set("a2a-card-verdict", b"valid"),
-            HeaderEdit::Set("cache-control", b"max-age=9"),
-            HeaderEdit::Remove("expires"),
-            HeaderEdit::Remove("surrogate-control"),
-            HeaderEdit::Add("vary", b"a2a-min-card-version"),
-        ];
-        let got: Vec<(&str, &str)> = edited_headers(&upstream, &edits)
-            .into_iter()
-            .map(|(k, v)| (k, std::str::from_utf8(v).unwrap_or("?")))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                (":status", "200"),
-                ("vary", "accept"),
-                ("content-length", "5"),
-                ("a2a-card-verdict", "valid"),
-                ("cache-control", "max-age=9"),
-                ("vary", "a2a-min-card-version"),
-            ]
-        );
     }
 }

@@ -77,7 +77,20 @@ const host = {
     return 0;
   },
   proxy_remove_header_map_value(map, kp, kn) { const k = str(kp, kn); maps[map] = maps[map].filter(([n]) => n !== k); return 0; },
-  proxy_set_header_map_pairs() { return 0; },
+  proxy_set_header_map_pairs(map, p, n) {
+    const d = new DataView(mem.buffer, p, n);
+    const count = d.getUint32(0, true);
+    let o = 4 + 8 * count;
+    const pairs = [];
+    for (let i = 0; i < count; i++) {
+      const kn = d.getUint32(4 + 8 * i, true), vn = d.getUint32(8 + 8 * i, true);
+      const k = str(p + o, kn); o += kn + 1;
+      const v = str(p + o, vn); o += vn + 1;
+      pairs.push([k, v]);
+    }
+    maps[map] = pairs;
+    return 0;
+  },
   proxy_define_metric(type, np, nn, idPtr) { dv().setUint32(idPtr, metricIds.length, true); metricIds.push(str(np, nn)); return 0; },
   proxy_increment_metric() { return 0; },
   proxy_record_metric() { return 0; },

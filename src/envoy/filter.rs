@@ -21,7 +21,6 @@
 //! Every host call goes through `hostcalls` with its `Result` handled; header values are read
 //! as bytes (the SDK's string getters panic on non-UTF-8 values). Nothing here unwraps.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
@@ -36,6 +35,7 @@ use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 use super::analysis::{AnalysisCache, Lookup};
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
+use super::headers::{edited_headers, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo};
 use super::metrics;
 use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
 use super::response::{self, LocalReply, Outcome, LIFETIME_HEADERS_REMOVED, VERDICT_HEADER_PREFIX};
@@ -61,6 +61,7 @@ pub fn start() {
             config: None,
             shared: Rc::default(),
             analyses: Rc::default(),
+            requests: Rc::default(),
         })
     });
 }
@@ -72,6 +73,8 @@ struct GateRoot {
     shared: Rc<RefCell<Shared>>,
     /// Card body analyses by exact bytes, reset with the configuration (its limits).
     analyses: Rc<RefCell<AnalysisCache>>,
+    /// Recent card requests' routes and requirements, reset with the configuration.
+    requests: Rc<RefCell<RequestMemo>>,
 }
 
 impl Context for GateRoot {}
@@ -95,6 +98,7 @@ impl RootContext for GateRoot {
                 self.config = Some(Rc::new(config));
                 self.shared = Rc::default();
                 self.analyses = Rc::default();
+                self.requests = Rc::default();
                 true
             }
             Err(e) => {
@@ -121,6 +125,7 @@ impl RootContext for GateRoot {
             config: self.config.clone(),
             shared: self.shared.clone(),
             analyses: self.analyses.clone(),
+            requests: self.requests.clone(),
             id: context_id,
             card: None,
             replied: false,
@@ -136,7 +141,7 @@ struct CardRequest {
     raw_path: String,
     rule_agent: Option<String>,
     route_id: RouteId,
-    requirement: Requirement,
+    requirement: Rc<Requirement>,
     head: bool,
     decided: bool,
     /// The upstream's response headers, read once when they arrive (without the `a2a-card-*`
@@ -151,6 +156,7 @@ struct CardStream {
     config: Option<Rc<FilterConfig>>,
     shared: Rc<RefCell<Shared>>,
     analyses: Rc<RefCell<AnalysisCache>>,
+    requests: Rc<RefCell<RequestMemo>>,
     id: u32,
     card: Option<CardRequest>,
     /// Set once we sent a local reply: Envoy runs it through this filter's response callbacks
@@ -279,83 +285,56 @@ impl Context for CardStream {
     }
 }
 
-/// One copy of a header map. Every host call costs a crossing of the VM boundary (a value read
-/// also a call back into the VM to allocate it), so each map is read once, with one call, and
-/// everything the filter needs from it comes from this copy.
-#[derive(Default)]
-struct HeaderSnapshot(Vec<(String, Vec<u8>)>);
+/// A copy of a header map, read with one host call.
+fn read_headers(map: MapType) -> HeaderSnapshot {
+    HeaderSnapshot(hostcalls::get_map_bytes(map).unwrap_or_default())
+}
 
-impl HeaderSnapshot {
-    fn read(map: MapType) -> HeaderSnapshot {
-        HeaderSnapshot(hostcalls::get_map_bytes(map).unwrap_or_default())
-    }
-
-    /// Every value of a header (names compared case-insensitively).
-    fn values(&self, name: &str) -> Vec<Vec<u8>> {
-        self.0
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.clone())
-            .collect()
-    }
-
-    /// The first value of a header, as text: what the host's single-value read answers
-    /// (Envoy's `get_header_map_value` returns the first of several).
-    fn first_text(&self, name: &str) -> Option<String> {
-        self.0
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
-    }
-
-    fn has(&self, name: &str) -> bool {
-        self.0.iter().any(|(k, _)| k.eq_ignore_ascii_case(name))
-    }
-
-    /// Removes from the host's map, and from this copy, every header whose lowercase name
-    /// `remove` selects (only names the map holds cost a host call).
-    fn remove_where(&mut self, map: MapType, remove: impl Fn(&str) -> bool) {
-        let mut removed: Vec<String> = Vec::new();
-        self.0.retain(|(k, _)| {
-            // Envoy's names are lowercase already: copy one only when it is not.
-            let lower = if k.bytes().any(|b| b.is_ascii_uppercase()) {
-                Cow::Owned(k.to_ascii_lowercase())
-            } else {
-                Cow::Borrowed(k.as_str())
-            };
-            if !remove(&lower) {
-                return true;
-            }
-            if !removed.iter().any(|r| *r == lower) {
-                removed.push(lower.into_owned());
-            }
-            false
-        });
-        for name in removed {
-            let _ = hostcalls::remove_map_value(map, &name);
-        }
+/// Removes from the host's map, and from `snapshot`, every header whose lowercase name
+/// `remove` selects (only names the map holds cost a host call).
+fn remove_headers(snapshot: &mut HeaderSnapshot, map: MapType, remove: impl Fn(&str) -> bool) {
+    for name in snapshot.take_where(remove) {
+        let _ = hostcalls::remove_map_value(map, &name);
     }
 }
 
 /// Removes every response header (or trailer) named `a2a-card-*`: those names are the gate's.
 /// Returns what is left of the map.
 fn strip_verdict_headers(map: MapType) -> HeaderSnapshot {
-    let mut snapshot = HeaderSnapshot::read(map);
-    snapshot.remove_where(map, |k| k.starts_with(VERDICT_HEADER_PREFIX));
+    let mut snapshot = read_headers(map);
+    remove_headers(&mut snapshot, map, |k| k.starts_with(VERDICT_HEADER_PREFIX));
     snapshot
 }
 
-/// Keeps caches after the gate from reusing a valid answer longer than `cap_s` seconds.
-/// `upstream`: the response headers as the upstream sent them (less `a2a-card-*`).
-fn cap_cache_lifetime(upstream: &HeaderSnapshot, cap_s: u64) {
-    let value = response::capped_cache_control(&upstream.values("cache-control"), cap_s);
-    let _ = hostcalls::set_map_value(MapType::HttpResponseHeaders, "cache-control", Some(&value));
-    for name in LIFETIME_HEADERS_REMOVED {
-        if upstream.has(name) {
-            let _ = hostcalls::remove_map_value(MapType::HttpResponseHeaders, name);
-        }
+/// Writes the verdict headers of a forwarded answer and, on a valid one, keeps caches after the
+/// gate from reusing it longer than `cap_s` seconds, in one host call (the whole map: Envoy
+/// replaces it with these entries in this order) instead of one per header.
+/// `upstream`: the response headers as the upstream sent them (less `a2a-card-*`), unchanged
+/// since (the filter holds them until it decides).
+fn write_forward_headers(
+    upstream: &HeaderSnapshot,
+    verdict: &[(&'static str, String)],
+    cap_s: Option<u64>,
+) {
+    let cache_control =
+        cap_s.map(|cap| response::capped_cache_control(&upstream.values("cache-control"), cap));
+    let mut edits: Vec<HeaderEdit> = verdict
+        .iter()
+        .map(|(name, value)| HeaderEdit::Set(name, value.as_bytes()))
+        .collect();
+    if let Some(value) = &cache_control {
+        edits.push(HeaderEdit::Set("cache-control", value.as_bytes()));
+        edits.extend(
+            LIFETIME_HEADERS_REMOVED
+                .iter()
+                .map(|n| HeaderEdit::Remove(n)),
+        );
+        edits.push(HeaderEdit::Add("vary", response::VARY.as_bytes()));
     }
-    let _ = hostcalls::add_map_value(MapType::HttpResponseHeaders, "vary", response::VARY);
+    let _ = hostcalls::set_map_bytes(
+        MapType::HttpResponseHeaders,
+        edited_headers(upstream, &edits),
+    );
 }
 
 /// Empties the buffered response body (the answer to a `HEAD`): the headers, including the
@@ -622,7 +601,7 @@ impl CardStream {
             next: 0,
             re_resolve: rr.clone(),
             route: card.route_id,
-            requirement: card.requirement.clone(),
+            requirement: Requirement::clone(&card.requirement),
             ask: rr.path_for(&card.raw_path, card.rule_agent.as_deref()),
             head: card.head,
             request_path: card.path.clone(),
@@ -650,16 +629,10 @@ impl CardStream {
         );
         match response::outcome(decision, config.mode, config.retry_after_s) {
             Outcome::Forward(headers) => {
-                for (name, value) in headers {
-                    let _ =
-                        hostcalls::set_map_value(MapType::HttpResponseHeaders, name, Some(&value));
-                }
-                if decision.is_valid() {
-                    cap_cache_lifetime(
-                        &card.response,
-                        response::lifetime_left_s(decision, &card.requirement),
-                    );
-                }
+                let cap_s = decision
+                    .is_valid()
+                    .then(|| response::lifetime_left_s(decision, &card.requirement));
+                write_forward_headers(&card.response, &headers, cap_s);
                 if card.head {
                     // The caller asked for headers only; the upstream was asked for the card.
                     drop_response_body();
@@ -733,12 +706,9 @@ impl HttpContext for CardStream {
         };
         // Every request header the filter reads comes from one copy of the map (one host call;
         // the shipped configurations disable the filter on routes that serve no card).
-        let mut snapshot = HeaderSnapshot::read(MapType::HttpRequestHeaders);
+        let mut snapshot = read_headers(MapType::HttpRequestHeaders);
         let raw_path = snapshot.first_text(":path").unwrap_or_default();
         let path = strip_query(&raw_path);
-        let Some((route_id, matched, rule)) = config.route_and_requirement(path) else {
-            return Action::Continue;
-        };
         // Only reads serve cards for delegation; writes to a registry (registrations) pass
         // (their answers still lose any a2a-card-* header).
         let method = snapshot.first_text(":method").unwrap_or_default();
@@ -746,47 +716,80 @@ impl HttpContext for CardStream {
         if !head && !method.eq_ignore_ascii_case("GET") {
             return Action::Continue;
         }
-        let rule_agent = matched.agent;
+        // The same path with the same caller headers as a recent request: the same route and
+        // requirement (the memo lives and dies with the configuration).
+        let caller_key = snapshot.caller_key();
+        let remembered = self
+            .requests
+            .borrow()
+            .get(path, &caller_key)
+            .map(|e| (e.route_id, e.rule_agent.clone(), Rc::clone(&e.requirement)));
+        let looked_up = match remembered {
+            Some(hit) => Ok(hit),
+            None => match config.route_and_requirement(path) {
+                Some(found) => Err(found),
+                None => return Action::Continue,
+            },
+        };
         // The gate reads whole, identity-encoded cards only: no compression, no ranges, no
         // conditional answers (a 304 would carry no card to check). Only the ones present
         // are removed (each removal is a host call, and makes Envoy clear its route cache).
-        snapshot.remove_where(MapType::HttpRequestHeaders, |k| {
+        remove_headers(&mut snapshot, MapType::HttpRequestHeaders, |k| {
             REQUEST_HEADERS_REMOVED.contains(&k)
         });
         if head {
             // A valid stamp means the card was checked: ask the upstream for it.
             let _ = hostcalls::set_map_value(MapType::HttpRequestHeaders, ":method", Some("GET"));
         }
-
-        let header = |name: &str| snapshot.values(name);
-        let requirement = rule
-            .clone()
-            .map_err(|e| super::caller::CallerError {
-                header: ":path",
-                message: format!("names agents whose rules cannot both hold: {}", e.message),
-            })
-            .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
-            .and_then(|(rule, caller)| {
-                effective_requirement(&rule, &caller, config.allow_caller_relax)
-            });
-        // Observe mode (below) falls back to the rule alone, or the defaults.
-        let rule = rule.unwrap_or_else(|_| config.policy.defaults.clone());
-        let requirement = match requirement {
-            Ok(r) => r,
-            Err(e) => {
-                metrics::increment_named(&metrics::verdict("refused"));
-                log::warn!(
-                    "refused caller header on {path}: {}: {} (mode {})",
-                    e.header,
-                    e.message,
-                    config.mode.as_str()
-                );
-                if config.mode == Mode::Enforce {
-                    self.send(&response::caller_refused(&e));
-                    return Action::Pause;
-                }
-                // Observe mode never blocks: check the card against the policy's rule alone.
-                rule
+        let (route_id, rule_agent, requirement) = match looked_up {
+            Ok(hit) => hit,
+            Err((route_id, matched, rule)) => {
+                let header = |name: &str| snapshot.values(name);
+                let requirement = rule
+                    .clone()
+                    .map_err(|e| super::caller::CallerError {
+                        header: ":path",
+                        message: format!(
+                            "names agents whose rules cannot both hold: {}",
+                            e.message
+                        ),
+                    })
+                    .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
+                    .and_then(|(rule, caller)| {
+                        effective_requirement(&rule, &caller, config.allow_caller_relax)
+                    });
+                // Observe mode (below) falls back to the rule alone, or the defaults.
+                let rule = rule.unwrap_or_else(|_| config.policy.defaults.clone());
+                let requirement = match requirement {
+                    Ok(r) => {
+                        let r = Rc::new(r);
+                        self.requests.borrow_mut().put(MemoEntry {
+                            path: path.to_owned(),
+                            caller: caller_key,
+                            route_id,
+                            rule_agent: matched.agent.clone(),
+                            requirement: Rc::clone(&r),
+                        });
+                        r
+                    }
+                    Err(e) => {
+                        metrics::increment_named(&metrics::verdict("refused"));
+                        log::warn!(
+                            "refused caller header on {path}: {}: {} (mode {})",
+                            e.header,
+                            e.message,
+                            config.mode.as_str()
+                        );
+                        if config.mode == Mode::Enforce {
+                            self.send(&response::caller_refused(&e));
+                            return Action::Pause;
+                        }
+                        // Observe mode never blocks: check the card against the policy's rule
+                        // alone.
+                        Rc::new(rule)
+                    }
+                };
+                (route_id, matched.agent, requirement)
             }
         };
         self.card = Some(CardRequest {

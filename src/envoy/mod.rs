@@ -13,6 +13,7 @@
 pub mod analysis;
 pub mod caller;
 pub mod config;
+pub mod headers;
 pub mod metrics;
 pub mod reresolve;
 pub mod response;

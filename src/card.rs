@@ -472,8 +472,8 @@ fn array_of_strings(
         if item.members().is_none() {
             return Err(wrong_type(&item_at.to_string(), "object", item));
         }
-        match item.get(field) {
-            Some(v) if v.as_str().is_some() => out.push(v.as_str().unwrap_or_default().into()),
+        match item.get(field).map(|v| (v, v.as_str())) {
+            Some((_, Some(s))) => out.push(s.to_owned()),
             None => {
                 return Err(defect(
                     ReasonCode::MissingField,
@@ -481,7 +481,9 @@ fn array_of_strings(
                     format!("card has no {item_at}/{field} member, which the gate needs"),
                 ))
             }
-            Some(other) => return Err(wrong_type(&format!("{item_at}/{field}"), "string", other)),
+            Some((other, None)) => {
+                return Err(wrong_type(&format!("{item_at}/{field}"), "string", other))
+            }
         }
     }
     Ok(out)

@@ -414,16 +414,14 @@ pub struct Members<'d> {
     left: usize,
 }
 
-impl<'d> Members<'d> {
-    /// The next member with its name as a node (to tell a plain name from an escaped one).
-    pub(crate) fn next_with_key_node(&mut self) -> Option<(Node<'d>, Node<'d>)> {
+impl<'d> Iterator for Members<'d> {
+    type Item = (&'d str, Node<'d>);
+
+    fn next(&mut self) -> Option<(&'d str, Node<'d>)> {
         if self.left == 0 {
             return None;
         }
-        let key = Node {
-            doc: self.doc,
-            at: self.next,
-        };
+        let key = self.doc.str_at(self.next);
         let value = Node {
             doc: self.doc,
             at: self.next + 1,
@@ -431,15 +429,6 @@ impl<'d> Members<'d> {
         self.left -= 1;
         self.next = self.doc.end_of(self.next + 1);
         Some((key, value))
-    }
-}
-
-impl<'d> Iterator for Members<'d> {
-    type Item = (&'d str, Node<'d>);
-
-    fn next(&mut self) -> Option<(&'d str, Node<'d>)> {
-        let (key, value) = self.next_with_key_node()?;
-        Some((key.as_str().unwrap_or_default(), value))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -3,26 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ensureConsumer, importPackage, requirePackage } from './consumer.mjs';
-import { cli } from './helpers.mjs';
+import { cli, FRESH_CARD, STALE_CARD } from './helpers.mjs';
 
 const dir = ensureConsumer();
 const cg = await importPackage(dir);
 const cjs = await requirePackage(dir);
 
-// The seed's incident: the edge replica serves the pre-deploy card, 40 s behind.
-const STALE_CARD = {
-  name: 'worker-7',
-  version: '2.0.0',
-  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true },
-  skills: [{ id: 'task.execute.v2', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
-};
-const FRESH_CARD = {
-  ...STALE_CARD,
-  version: '3.0.0',
-  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a/v3', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
-};
 const REQ = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s' };
 const NOW = '2026-11-09T12:00:40Z';
 

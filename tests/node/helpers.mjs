@@ -9,6 +9,21 @@ export { ROOT };
 export const VECTORS_DIR = join(ROOT, 'tests', 'vectors');
 export const CLI = join(ROOT, 'target', 'release', 'cardgate');
 
+// The seed's incident: the edge replica serves the pre-deploy card, 40 s behind.
+export const STALE_CARD = {
+  name: 'worker-7',
+  version: '2.0.0',
+  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  skills: [{ id: 'task.execute.v2', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
+};
+export const FRESH_CARD = {
+  ...STALE_CARD,
+  version: '3.0.0',
+  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a/v3', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
+};
+
 /** Every case of tests/vectors/*.json, with `file` added. */
 export function loadVectors() {
   const files = readdirSync(VECTORS_DIR).filter((f) => f.endsWith('.json')).sort();

@@ -8,19 +8,15 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ensureConsumer, requirePackage } from './consumer.mjs';
+import { FRESH_CARD } from './helpers.mjs';
 
 const dir = ensureConsumer();
 const cg = await requirePackage(dir);
 // The same instance of the raw glue as the package's (one require cache entry).
 const raw = createRequire(join(dir, 'cjs.cjs'))(join(dir, 'node_modules', 'cardgate', 'node', 'cardgate.js'));
 
-const CARD = {
-  name: 'worker-7',
-  version: '3.0.0',
-  supportedInterfaces: [{ url: 'wss://worker-7.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true },
-  skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
-};
+// The incident's fresh card (tests/node/helpers.mjs).
+const CARD = FRESH_CARD;
 const CARD_TEXT = JSON.stringify(CARD);
 const NOW = '2026-11-09T12:00:40Z';
 

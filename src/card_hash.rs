@@ -50,16 +50,17 @@ impl CardHash {
 
     /// Hashes a parsed card document.
     pub fn of_document(card: &Document) -> CardHash {
-        let mut canonical = String::with_capacity(card.canonical_len_hint());
+        let mut canonical = Vec::with_capacity(card.canonical_len_hint());
         jcs::write_node(&mut canonical, card.root(), Some("signatures"));
-        let digest = Sha256::digest(canonical.as_bytes());
-        let mut hex = String::with_capacity(7 + 64);
-        hex.push_str("sha256:");
-        for &byte in digest.iter() {
-            hex.push(crate::jcs::hex_digit(byte >> 4));
-            hex.push(crate::jcs::hex_digit(byte));
+        let digest = Sha256::digest(&canonical);
+        let mut hex = [0u8; 7 + 64];
+        let (prefix, digits) = hex.split_at_mut(7);
+        prefix.copy_from_slice(b"sha256:");
+        for (pair, &byte) in digits.chunks_exact_mut(2).zip(digest.iter()) {
+            pair.copy_from_slice(&[jcs::hex_byte(byte >> 4), jcs::hex_byte(byte)]);
         }
-        CardHash(hex)
+        // Only ASCII was written.
+        CardHash(String::from_utf8_lossy(&hex).into_owned())
     }
 
     /// Parses a pin: `sha256:` and 64 lowercase hex digits.

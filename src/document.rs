@@ -169,16 +169,16 @@ impl Document {
 
     /// The bytes of a string slot's `at`, `len` and `plain` (no character-boundary checks).
     #[inline]
-    fn str_bytes(&self, at: usize, len: usize, plain: bool) -> Option<&[u8]> {
+    pub(crate) fn str_bytes(&self, at: usize, len: usize, plain: bool) -> Option<&[u8]> {
         let buffer = if plain { &self.text } else { &self.decoded };
         buffer.as_bytes().get(at..at + len)
     }
 
-    /// A plain string's JSON text with its quotes (`text[at - 1..at + len + 1]`), which is
+    /// A plain string's JSON text with its quotes, as bytes (`text[at - 1..at + len + 1]`), which is
     /// also its RFC 8785 form.
     #[inline]
-    pub(crate) fn quoted_plain(&self, at: usize, len: usize) -> Option<&str> {
-        self.text.get(at.checked_sub(1)?..at + len + 1)
+    pub(crate) fn quoted_plain_bytes(&self, at: usize, len: usize) -> Option<&[u8]> {
+        self.text.as_bytes().get(at.checked_sub(1)?..at + len + 1)
     }
 
     /// Whether the string slot at `index` holds `name` (lengths compared first).

@@ -27,9 +27,10 @@ pub fn canonicalize(value: &Value) -> String {
 
 /// The RFC 8785 canonical form of a parsed document.
 pub fn canonicalize_document(doc: &Document) -> String {
-    let mut out = String::with_capacity(doc.canonical_len_hint());
+    let mut out = Vec::with_capacity(doc.canonical_len_hint());
     write_node(&mut out, doc.root(), None);
-    out
+    // The writer copies UTF-8 text and ASCII punctuation only, so this never takes the lossy arm.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Appends the canonical form of `node` to `out`, leaving out the member named `skip` if
@@ -37,44 +38,66 @@ pub fn canonicalize_document(doc: &Document) -> String {
 ///
 /// Walks the document's slots directly: one match per slot, strings copied whole when their
 /// JSON text had no escape (that text has no `"`, `\` or control character, so it is its own
-/// canonical form), and one scratch list for every object's members, used as a stack.
-pub(crate) fn write_node(out: &mut String, node: Node<'_>, skip: Option<&str>) {
+/// canonical form), and one scratch list for every object's members, used as a stack. Bytes,
+/// not a `String`: the card hash only needs the bytes, and every piece written is UTF-8.
+pub(crate) fn write_node(out: &mut Vec<u8>, node: Node<'_>, skip: Option<&str>) {
     let (doc, at) = node.position();
     let mut writer = TapeWriter {
         doc,
         out,
-        members: Vec::new(),
+        // Room for the members of a few nested objects of a typical card without regrowing.
+        members: Vec::with_capacity(48),
     };
     writer.value(at, skip);
 }
 
-struct TapeWriter<'d, 'o> {
-    doc: &'d Document,
-    out: &'o mut String,
-    /// Name, the name's slot index, and the value's slot index of each member of the objects
-    /// being written (innermost last).
-    members: Vec<(&'d str, usize, usize)>,
+/// Where the writers put text: a `String` (decisions) or bytes (the card hash).
+pub trait Sink {
+    /// Appends `s`.
+    fn put(&mut self, s: &str);
 }
 
-impl<'d> TapeWriter<'d, '_> {
+impl Sink for String {
+    #[inline]
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, s: &str) {
+        self.extend_from_slice(s.as_bytes());
+    }
+}
+
+struct TapeWriter<'d, 'o> {
+    doc: &'d Document,
+    out: &'o mut Vec<u8>,
+    /// The sort key and the name's slot index of each member of the objects being written
+    /// (innermost last); the value's slot follows its name's.
+    members: Vec<(u64, usize)>,
+}
+
+impl TapeWriter<'_, '_> {
     fn value(&mut self, at: usize, skip: Option<&str>) {
         match self.doc.slot(at) {
-            Slot::Null => self.out.push_str("null"),
-            Slot::Bool(true) => self.out.push_str("true"),
-            Slot::Bool(false) => self.out.push_str("false"),
+            Slot::Null => self.out.extend_from_slice(b"null"),
+            Slot::Bool(true) => self.out.extend_from_slice(b"true"),
+            Slot::Bool(false) => self.out.extend_from_slice(b"false"),
             Slot::Number(n) => write_number(self.out, n),
             Slot::Str { at, len, plain } => self.string(at, len, plain),
             Slot::Array { len, .. } => {
-                self.out.push('[');
+                self.out.push(b'[');
                 let mut item = at + 1;
                 for i in 0..len {
                     if i > 0 {
-                        self.out.push(',');
+                        self.out.push(b',');
                     }
                     self.value(item, None);
                     item = self.doc.end_of(item);
                 }
-                self.out.push(']');
+                self.out.push(b']');
             }
             Slot::Object { len, .. } => self.object(at + 1, len, skip),
         }
@@ -83,9 +106,10 @@ impl<'d> TapeWriter<'d, '_> {
     /// A string slot: a plain one is copied with its quotes straight from the JSON text (that
     /// text has no `"`, `\` or control character, so it is its own canonical form); others are
     /// escaped.
+    #[inline]
     fn string(&mut self, at: usize, len: usize, plain: bool) {
-        match self.doc.quoted_plain(at, len).filter(|_| plain) {
-            Some(quoted) => self.out.push_str(quoted),
+        match self.doc.quoted_plain_bytes(at, len).filter(|_| plain) {
+            Some(quoted) => self.out.extend_from_slice(quoted),
             None => write_string(self.out, self.doc.str_text(at, len, plain)),
         }
     }
@@ -96,33 +120,63 @@ impl<'d> TapeWriter<'d, '_> {
         let mut key = first;
         for _ in 0..len {
             if let Slot::Str { at, len, plain } = self.doc.slot(key) {
-                let name = self.doc.str_text(at, len, plain);
-                if Some(name) != skip {
-                    self.members.push((name, key, key + 1));
+                let name = self.doc.str_bytes(at, len, plain).unwrap_or_default();
+                if skip.is_none_or(|s| s.as_bytes() != name) {
+                    self.members.push((sort_prefix(name), key));
                 }
             }
             key = self.doc.end_of(key + 1);
         }
+        let doc = self.doc;
         if let Some(own) = self.members.get_mut(base..) {
-            own.sort_unstable_by(|a, b| utf16_cmp(a.0, b.0));
+            own.sort_unstable_by(|a, b| member_order(doc, *a, *b));
         }
-        self.out.push('{');
+        self.out.push(b'{');
         for i in base..self.members.len() {
-            let Some(&(_, key, value)) = self.members.get(i) else {
+            let Some(&(_, key)) = self.members.get(i) else {
                 break;
             };
             if i > base {
-                self.out.push(',');
+                self.out.push(b',');
             }
             if let Slot::Str { at, len, plain } = self.doc.slot(key) {
                 self.string(at, len, plain);
             }
-            self.out.push(':');
-            self.value(value, None);
+            self.out.push(b':');
+            self.value(key + 1, None);
         }
         self.members.truncate(base);
-        self.out.push('}');
+        self.out.push(b'}');
     }
+}
+
+/// A member name's first eight bytes as a big-endian number (zeros past its end): comparing
+/// two of them compares the names' first bytes in one step.
+#[inline]
+fn sort_prefix(name: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = name.len().min(8);
+    if let (Some(to), Some(from)) = (word.get_mut(..n), name.get(..n)) {
+        to.copy_from_slice(from);
+    }
+    u64::from_be_bytes(word)
+}
+
+/// RFC 8785 member order of two members given as (sort prefix, name slot): the prefixes decide
+/// when their first differing byte is below 0xEE in both (UTF-8 byte order is UTF-16 order
+/// there, see [`utf16_cmp`], and a zero past a name's end sorts the shorter name first, as a
+/// prefix should); otherwise the names are compared in full.
+#[inline]
+fn member_order(doc: &Document, a: (u64, usize), b: (u64, usize)) -> std::cmp::Ordering {
+    let diff = a.0 ^ b.0;
+    if diff != 0 {
+        let shift = 56 - (diff.leading_zeros() & !7);
+        let (x, y) = ((a.0 >> shift) & 0xff, (b.0 >> shift) & 0xff);
+        if x < 0xEE && y < 0xEE {
+            return a.0.cmp(&b.0);
+        }
+    }
+    utf16_cmp(doc.str_at(a.1), doc.str_at(b.1))
 }
 
 /// Orders two strings as sequences of UTF-16 code units (RFC 8785 §3.2.3) without converting
@@ -161,29 +215,26 @@ pub fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 /// Appends an ECMAScript-formatted number. Non-finite numbers cannot occur in a parsed
 /// [`Value`]; should one be constructed by hand it is written as `null`, as
 /// `JSON.stringify` does.
-pub fn write_number(out: &mut String, n: f64) {
+pub fn write_number<S: Sink + ?Sized>(out: &mut S, n: f64) {
     if !n.is_finite() {
-        out.push_str("null");
+        out.put("null");
     } else if n == 0.0 {
-        out.push('0'); // also -0
+        out.put("0"); // also -0
     } else if n.fract() == 0.0 && n.abs() < 1e15 {
         // An integer below 10^15 is exact and ECMAScript writes its plain digits: no need for
         // the shortest-digits search.
         write_integer(out, n);
     } else {
         let mut buf = ryu_js::Buffer::new();
-        out.push_str(buf.format_finite(n));
+        out.put(buf.format_finite(n));
     }
 }
 
 /// Appends the digits of `n`, an integer with magnitude below 10^15.
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn write_integer(out: &mut String, n: f64) {
-    if n < 0.0 {
-        out.push('-');
-    }
+fn write_integer<S: Sink + ?Sized>(out: &mut S, n: f64) {
     let mut value = n.abs() as u64;
-    let mut digits = [0u8; 16];
+    let mut digits = [b'-'; 17];
     let mut start = digits.len();
     while start > 0 {
         start -= 1;
@@ -195,46 +246,50 @@ fn write_integer(out: &mut String, n: f64) {
             break;
         }
     }
-    for &d in digits.get(start..).unwrap_or_default() {
-        out.push(char::from(d));
+    if n < 0.0 {
+        start -= 1; // digits[start] is still '-'
     }
+    // Only ASCII digits and '-' were written.
+    out.put(std::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or_default());
 }
 
-/// The lowercase hex digit of the low four bits of `n`.
-pub(crate) fn hex_digit(n: u8) -> char {
-    char::from_digit(u32::from(n & 0xf), 16).unwrap_or('0')
+/// The lowercase hex digit of the low four bits of `n`, as an ASCII byte.
+#[inline]
+pub(crate) fn hex_byte(n: u8) -> u8 {
+    b"0123456789abcdef"
+        .get(usize::from(n & 0xf))
+        .copied()
+        .unwrap_or(b'0')
 }
 
 /// Appends a JSON string with RFC 8785's minimal escaping: runs of characters that need no
 /// escape are copied at once, and found eight bytes at a time.
-pub fn write_string(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('"');
+pub fn write_string<S: Sink + ?Sized>(out: &mut S, s: &str) {
+    out.put("\"");
     let bytes = s.as_bytes();
     let mut run = 0;
     let mut i = 0;
     while let Some(at) = next_escape(bytes, i) {
         let b = bytes.get(at).copied().unwrap_or(0);
-        out.push_str(s.get(run..at).unwrap_or_default());
+        out.put(s.get(run..at).unwrap_or_default());
         match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            0x08 => out.push_str("\\b"),
-            b'\t' => out.push_str("\\t"),
-            b'\n' => out.push_str("\\n"),
-            0x0c => out.push_str("\\f"),
-            b'\r' => out.push_str("\\r"),
+            b'"' => out.put("\\\""),
+            b'\\' => out.put("\\\\"),
+            0x08 => out.put("\\b"),
+            b'\t' => out.put("\\t"),
+            b'\n' => out.put("\\n"),
+            0x0c => out.put("\\f"),
+            b'\r' => out.put("\\r"),
             _ => {
-                out.push_str("\\u00");
-                out.push(hex_digit(b >> 4));
-                out.push(hex_digit(b));
+                let escape = [b'\\', b'u', b'0', b'0', hex_byte(b >> 4), hex_byte(b)];
+                out.put(std::str::from_utf8(&escape).unwrap_or_default());
             }
         }
         run = at + 1;
         i = at + 1;
     }
-    out.push_str(s.get(run..).unwrap_or_default());
-    out.push('"');
+    out.put(s.get(run..).unwrap_or_default());
+    out.put("\"");
 }
 
 /// Whether `b` must be escaped in a JSON string: `"`, `\` or a control character.
@@ -403,6 +458,64 @@ mod tests {
             for y in words {
                 let want = x.encode_utf16().cmp(y.encode_utf16());
                 assert_eq!(utf16_cmp(x, y), want, "{x:?} vs {y:?}");
+            }
+        }
+    }
+
+    /// The writer's member order (eight-byte prefixes first) is UTF-16 order for names that
+    /// share long prefixes, end inside a prefix, hold NULs or differ past byte eight.
+    #[test]
+    fn member_order_is_utf16_order() {
+        let mut words: Vec<String> = [
+            "",
+            "a",
+            "ab",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefgh\0",
+            "abcdefg\0",
+            "\0",
+            "a\0",
+            "\u{7f}",
+            "\u{80}",
+            "\u{e000}",
+            "\u{ffff}",
+            "\u{10000}",
+            "\u{1f600}",
+            "abcdefg\u{e000}",
+            "abcdefg\u{1f600}",
+            "abcdef\u{e000}",
+            "abcdef\u{1f600}",
+            "abcdefgh\u{e000}",
+            "abcdefgh\u{1f600}",
+            "ééééx",
+            "éééé\u{e000}",
+            "éééé\u{10000}",
+        ]
+        .iter()
+        .map(|w| (*w).to_owned())
+        .collect();
+        words.push("x".repeat(40));
+        words.push(format!("{}y", "x".repeat(40)));
+        for x in &words {
+            for y in &words {
+                if x == y {
+                    continue;
+                }
+                let doc = Document::from_value(&Value::Object(vec![
+                    (x.clone(), Value::Number(1.0)),
+                    (y.clone(), Value::Number(2.0)),
+                ]));
+                let first = if x.encode_utf16().cmp(y.encode_utf16()).is_lt() {
+                    x
+                } else {
+                    y
+                };
+                let written = canonicalize_document(&doc);
+                let mut want = String::from("{");
+                write_string(&mut want, first);
+                assert!(written.starts_with(&want), "{x:?} vs {y:?}: {written:?}");
             }
         }
     }

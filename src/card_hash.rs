@@ -8,7 +8,44 @@ use crate::jcs;
 use crate::json::Value;
 use crate::InputError;
 use sha2::{Digest, Sha256};
+use std::cell::Cell;
 use std::fmt;
+
+/// A SHA-256 implementation a host supplies: the digest of its argument, or `None` to fall
+/// back to the sha2 crate.
+pub type HostSha256 = fn(&[u8]) -> Option<[u8; 32]>;
+
+thread_local! {
+    static HOST_SHA256: Cell<Option<HostSha256>> = const { Cell::new(None) };
+}
+
+/// Lets this thread's card hashes use the host's SHA-256 (for instance Node's `node:crypto`,
+/// which uses the CPU's SHA instructions where a Wasm build of sha2 cannot), or, with `None`,
+/// the sha2 crate again. The hook is tried first on inputs of several lengths (empty, short,
+/// one and several 64-byte blocks, past 1 KiB) and refused (returns false, nothing changes) if
+/// any digest it gives differs from sha2's, so a broken hook cannot change a card hash. A hook
+/// may decline an input (`None`, for instance a short one): sha2 hashes that one.
+pub fn set_host_sha256(hook: Option<HostSha256>) -> bool {
+    if let Some(f) = hook {
+        let agrees = |len: usize| {
+            let input: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            f(&input).is_none_or(|d| d.as_slice() == Sha256::digest(&input).as_slice())
+        };
+        if ![0, 3, 64, 1024, 1087, 4160].into_iter().all(agrees) {
+            return false;
+        }
+    }
+    HOST_SHA256.with(|h| h.set(hook));
+    true
+}
+
+/// SHA-256 of `bytes`, by the host's implementation when one is set and answers.
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    if let Some(digest) = HOST_SHA256.with(Cell::get).and_then(|f| f(bytes)) {
+        return digest;
+    }
+    Sha256::digest(bytes).into()
+}
 
 /// A card hash, always `sha256:` followed by 64 lowercase hex digits.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Deserialize)]
@@ -52,7 +89,7 @@ impl CardHash {
     pub fn of_document(card: &Document) -> CardHash {
         let mut canonical = Vec::with_capacity(card.canonical_len_hint());
         jcs::write_node(&mut canonical, card.root(), Some("signatures"));
-        let digest = Sha256::digest(&canonical);
+        let digest = sha256(&canonical);
         let mut hex = [0u8; 7 + 64];
         let (prefix, digits) = hex.split_at_mut(7);
         prefix.copy_from_slice(b"sha256:");
@@ -95,6 +132,50 @@ impl fmt::Display for CardHash {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sha2_digest(data: &[u8]) -> Option<[u8; 32]> {
+        Some(Sha256::digest(data).into())
+    }
+
+    static COUNTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    fn counting(data: &[u8]) -> Option<[u8; 32]> {
+        COUNTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        sha2_digest(data)
+    }
+
+    fn wrong_past_1k(data: &[u8]) -> Option<[u8; 32]> {
+        let mut d = sha2_digest(data)?;
+        if data.len() > 1024 {
+            d[0] ^= 1;
+        }
+        Some(d)
+    }
+
+    fn declines(_: &[u8]) -> Option<[u8; 32]> {
+        None
+    }
+
+    /// A host SHA-256 is used only if it agrees with sha2; a wrong one is refused and the
+    /// card hash stays the same (each test runs on its own thread, so the hook is this test's).
+    #[test]
+    fn host_sha256_is_checked_before_use() {
+        let long = Value::Object(vec![("d".into(), Value::String("x".repeat(3000)))]);
+        let want = CardHash::of(&long);
+        assert!(!set_host_sha256(Some(wrong_past_1k)));
+        assert_eq!(CardHash::of(&long), want);
+        assert!(set_host_sha256(Some(declines)));
+        assert_eq!(CardHash::of(&long), want);
+        assert!(set_host_sha256(Some(counting)));
+        let before = COUNTED.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(CardHash::of(&long), want);
+        assert_eq!(
+            COUNTED.load(std::sync::atomic::Ordering::SeqCst),
+            before + 1
+        );
+        assert!(set_host_sha256(None));
+        assert_eq!(CardHash::of(&long), want);
+    }
 
     #[test]
     fn known_answer() {

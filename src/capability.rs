@@ -106,8 +106,8 @@ impl Capability {
             Capability::Flag(Flag::Streaming) => card.streaming,
             Capability::Flag(Flag::PushNotifications) => card.push_notifications,
             Capability::Flag(Flag::ExtendedAgentCard) => card.extended_agent_card,
-            Capability::Binding(b) => card.bindings.contains(b),
-            Capability::Protocol(v) => card.protocols.contains(v),
+            Capability::Binding(b) => card.bindings.iter().any(|x| x == b),
+            Capability::Protocol(v) => card.protocols.iter().any(|x| x == v),
         }
     }
 }

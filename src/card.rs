@@ -10,7 +10,7 @@ use crate::capability::major_minor;
 use crate::document::{Document, Kind, Node};
 use crate::json::{self, pointer_token, JsonErrorKind};
 use crate::reason::ReasonCode;
-use crate::sdk_reading::{self, Reading, Sdk};
+use crate::sdk_reading::{self, label, Label, Reading, Sdk};
 use std::fmt;
 
 /// Limits on what the gate will read.
@@ -63,9 +63,9 @@ pub struct AgentCard {
     /// `capabilities.extendedAgentCard` is true in every SDK reading.
     pub extended_agent_card: bool,
     /// Protocol bindings every SDK reading offers an interface for, in card order.
-    pub bindings: Vec<String>,
+    pub bindings: Vec<Label>,
     /// `Major.Minor` protocol versions every SDK reading offers an interface for.
-    pub protocols: Vec<String>,
+    pub protocols: Vec<Label>,
     /// Per reading, what it offers; kept to explain a capability one reading lacks.
     pub readings: Vec<(Sdk, Reading)>,
 }
@@ -146,8 +146,8 @@ impl AgentCard {
             readings.push((sdk, reading));
         }
         let all = |f: &dyn Fn(&Reading) -> bool| readings.iter().all(|(_, r)| f(r));
-        let mut bindings: Vec<String> = Vec::new();
-        let mut protocols: Vec<String> = Vec::new();
+        let mut bindings: Vec<Label> = Vec::new();
+        let mut protocols: Vec<Label> = Vec::new();
         if let Some((_, first)) = readings.first() {
             for (binding, version) in &first.interfaces {
                 if !binding.is_empty()
@@ -160,7 +160,7 @@ impl AgentCard {
                     if !protocols.iter().any(|p| p == mm)
                         && all(&|r| r.interfaces.iter().any(|(_, v)| major_minor(v) == Some(mm)))
                     {
-                        protocols.push(mm.to_string());
+                        protocols.push(label(mm));
                     }
                 }
             }
@@ -185,6 +185,9 @@ impl AgentCard {
         let strings = |list: &[String]| -> usize {
             list.iter().map(String::capacity).sum::<usize>() + std::mem::size_of_val(list)
         };
+        let labels = |list: &[Label]| -> usize {
+            list.iter().map(label_heap).sum::<usize>() + std::mem::size_of_val(list)
+        };
         let readings: usize = self
             .readings
             .iter()
@@ -193,7 +196,7 @@ impl AgentCard {
                     + r.interfaces
                         .iter()
                         .map(|(b, v)| {
-                            b.capacity() + v.capacity() + 2 * std::mem::size_of::<String>()
+                            label_heap(b) + label_heap(v) + 2 * std::mem::size_of::<Label>()
                         })
                         .sum::<usize>()
             })
@@ -202,8 +205,8 @@ impl AgentCard {
             + self.version.capacity()
             + strings(&self.skill_ids)
             + strings(&self.extension_uris)
-            + strings(&self.bindings)
-            + strings(&self.protocols)
+            + labels(&self.bindings)
+            + labels(&self.protocols)
             + readings
     }
 
@@ -220,8 +223,8 @@ impl AgentCard {
             &self.skill_ids,
             &self.extension_uris,
             &flags,
-            self.bindings.iter().map(String::as_str),
-            self.protocols.iter().map(String::as_str),
+            self.bindings.iter().map(|b| &**b),
+            self.protocols.iter().map(|p| &**p),
         )
     }
 
@@ -239,7 +242,7 @@ impl AgentCard {
             reading
                 .interfaces
                 .iter()
-                .map(|(b, _)| b.as_str())
+                .map(|(b, _)| &**b)
                 .filter(|b| !b.is_empty()),
             reading
                 .interfaces
@@ -307,6 +310,14 @@ const INTERFACE_MEMBERS: [(&str, &str); 2] = [
 ];
 
 /// The JSON types of every member an SDK reading looks at, and no member spelled twice.
+/// The heap a label holds (none for a usual spelling).
+fn label_heap(label: &Label) -> usize {
+    match label {
+        std::borrow::Cow::Borrowed(_) => 0,
+        std::borrow::Cow::Owned(s) => s.capacity(),
+    }
+}
+
 fn check_shape(doc: Node<'_>) -> Result<(), CardDefect> {
     if let Some(caps) = nullable(doc, &"", "capabilities", "object")? {
         for (camel, snake) in CAPABILITY_FLAGS {

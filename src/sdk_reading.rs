@@ -20,6 +20,8 @@
 //! No library does this: the rules are the SDKs' own code paths, restated for the members the
 //! gate reads, and checked against the real SDKs by `tests/sdk_parity/`.
 
+use std::borrow::Cow;
+
 use crate::document::{Kind, Members, Node};
 
 /// One SDK reading.
@@ -57,7 +59,30 @@ pub struct Reading {
     /// `capabilities.extendedAgentCard`.
     pub extended_agent_card: bool,
     /// `(protocolBinding, protocolVersion)` of each interface, as strings (`""` when unset).
-    pub interfaces: Vec<(String, String)>,
+    pub interfaces: Vec<(Label, Label)>,
+}
+
+/// A binding or protocol version as an SDK reads it. The usual spellings are static, so a
+/// reading of a usual card allocates one list per SDK and no string.
+pub type Label = Cow<'static, str>;
+
+/// `s` as a [`Label`]: borrowed when it is a usual spelling, else owned.
+pub fn label(s: &str) -> Label {
+    const USUAL: [&str; 9] = [
+        "",
+        "JSONRPC",
+        "GRPC",
+        "HTTP+JSON",
+        "0.3",
+        "0.3.0",
+        "1.0",
+        "1.0.0",
+        "1",
+    ];
+    match USUAL.iter().find(|u| **u == s) {
+        Some(u) => Cow::Borrowed(*u),
+        None => Cow::Owned(s.to_owned()),
+    }
 }
 
 /// A reading the SDK refuses: the card raises an error in it.
@@ -90,8 +115,8 @@ fn flag(v: Option<Node<'_>>) -> bool {
 }
 
 /// A string member as a proto3 field ends up: `null` or absent is `""`.
-fn string(v: Option<Node<'_>>) -> String {
-    v.and_then(Node::as_str).unwrap_or_default().to_string()
+fn string(v: Option<Node<'_>>) -> Label {
+    label(v.and_then(Node::as_str).unwrap_or_default())
 }
 
 fn has(obj: Node<'_>, key: &str) -> bool {
@@ -145,11 +170,11 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
         .is_some_and(|s| !s.is_empty());
     let interfaces = if !has(doc, "supportedInterfaces") && url_truthy {
         let transport = match doc.get("preferredTransport") {
-            None => "JSONRPC".to_string(),
+            None => Cow::Borrowed("JSONRPC"),
             other => string(other),
         };
         let version = match doc.get("protocolVersion") {
-            None => "0.3.0".to_string(),
+            None => Cow::Borrowed("0.3.0"),
             other => string(other),
         };
         let mut list = vec![(transport, version.clone())];
@@ -179,7 +204,7 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
 
 /// A protobuf JSON list of `AgentInterface`s (both readers agree on this shape: camelCase or
 /// snake_case member names, `null` as unset).
-fn proto_interfaces(list: Option<Node<'_>>) -> Vec<(String, String)> {
+fn proto_interfaces(list: Option<Node<'_>>) -> Vec<(Label, Label)> {
     list.and_then(Node::items)
         .into_iter()
         .flatten()
@@ -266,17 +291,17 @@ fn js_to_core(doc: Node<'_>) -> Reading {
     let caps = doc.get("capabilities");
     let get = |key: &str| caps.and_then(|c| c.get(key));
     let binding = match doc.get("preferredTransport").and_then(Node::as_str) {
-        Some(s) => s.to_string(),
-        None => "JSONRPC".to_string(),
+        Some(s) => label(s),
+        None => Cow::Borrowed("JSONRPC"),
     };
     let version = match doc.get("protocolVersion").and_then(Node::as_str) {
-        Some(s) if !s.is_empty() => s.to_string(),
-        _ => "0.3".to_string(),
+        Some(s) if !s.is_empty() => label(s),
+        _ => Cow::Borrowed("0.3"),
     };
     let mut interfaces = vec![(binding, version)];
     if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
         for item in extra {
-            interfaces.push((string(item.get("transport")), "0.3".to_string()));
+            interfaces.push((string(item.get("transport")), Cow::Borrowed("0.3")));
         }
     }
     Reading {
@@ -446,7 +471,7 @@ mod tests {
     }
 
     fn bindings(r: &Reading) -> Vec<&str> {
-        r.interfaces.iter().map(|(b, _)| b.as_str()).collect()
+        r.interfaces.iter().map(|(b, _)| &**b).collect()
     }
 
     #[test]
@@ -463,7 +488,7 @@ mod tests {
         let d = doc(r#"{"url":"https://a","preferredTransport":null,"protocolVersion":null}"#);
         assert_eq!(
             read(d.root(), Sdk::Python).unwrap().interfaces,
-            [(String::new(), String::new())]
+            [(Label::from(""), Label::from(""))]
         );
     }
 

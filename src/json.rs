@@ -272,7 +272,8 @@ pub fn parse_document(bytes: &[u8], max_depth: usize) -> Result<Document, JsonEr
         refusal: None,
         path: Vec::new(),
         doc: Document::for_text(text),
-        keys: Vec::new(),
+        // Room for the open objects' keys of a usual card without regrowing.
+        keys: Vec::with_capacity(32),
         text,
     };
     let mut de = serde_json::Deserializer::from_str(text);

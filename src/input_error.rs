@@ -118,6 +118,17 @@ where
         })
 }
 
+/// [`read_typed`] from JSON text that `json::parse` has already accepted (so it is UTF-8), with
+/// serde_json's `str` reader: the one the document reader uses too, so that each wasm module
+/// holds one build of serde_json's lexer and of the typed readers, not one per reader type.
+pub(crate) fn read_json_text<'de, T: serde::Deserialize<'de>>(
+    bytes: &'de [u8],
+) -> Result<T, InputError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| InputError::type_error("", format!("not UTF-8: {e}")))?;
+    read_typed(&mut serde_json::Deserializer::from_str(text))
+}
+
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }

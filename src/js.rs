@@ -15,7 +15,6 @@
 
 use std::cell::{RefCell, RefMut};
 
-use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
@@ -23,26 +22,21 @@ use crate::api;
 use crate::resolution::{Answer, Outcome, Resolution, ResolutionLimits, Step};
 use crate::{Decision, InputError, InputErrorKind, Observation, Requirement, Timestamp};
 
-/// An input error as the JS wrapper receives it.
-#[derive(Serialize)]
-struct JsInputError<'a> {
-    kind: &'static str,
-    message: &'a str,
-    path: &'a str,
-}
-
-/// The thrown value for an input error: `{kind, message, path}`.
+/// The thrown value for an input error: `{kind, message, path}`, a plain object (built by
+/// `JSON.parse` of its canonical JSON, members in that order: serde-wasm-bindgen's serializer
+/// and its string cache are then not linked for this one cold object).
 fn js_error(err: &InputError) -> JsValue {
+    use crate::json::Value;
     let kind = match err.kind {
         InputErrorKind::Type => "type",
         InputErrorKind::Range => "range",
     };
-    let value = JsInputError {
-        kind,
-        message: &err.message,
-        path: &err.path,
-    };
-    serde_wasm_bindgen::to_value(&value).unwrap_or_else(JsValue::from)
+    let value = Value::Object(vec![
+        ("kind".into(), Value::String(kind.into())),
+        ("message".into(), Value::String(err.message.clone())),
+        ("path".into(), Value::String(err.path.clone())),
+    ]);
+    json_parse(&crate::jcs::canonicalize(&value))
 }
 
 /// A requirement or observation as JavaScript gives it: JSON text (read verbatim, strictly),
@@ -92,6 +86,10 @@ fn input<T>(
 
 #[wasm_bindgen]
 extern "C" {
+    /// `JSON.parse` (of text this module wrote: it does not throw).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+    fn json_parse(text: &str) -> JsValue;
+
     /// `Array.isArray`.
     #[wasm_bindgen(js_namespace = Array, js_name = isArray)]
     fn is_array(value: &JsValue) -> bool;

@@ -9,7 +9,7 @@
 //! An agent's rule replaces the defaults member by member: a member the rule sets wins, a member
 //! it leaves out comes from `defaults`. `$comment` members are allowed wherever a rule is.
 
-use crate::input_error::{range, read_typed, Object};
+use crate::input_error::{range, read_json_text, Object};
 use crate::json;
 use crate::requirement::{requirement_members, Requirement};
 use crate::InputError;
@@ -185,7 +185,7 @@ impl Policy {
         json::parse(bytes, 32).map_err(|e| {
             InputError::type_error(e.path(), format!("policy is not valid I-JSON: {e}"))
         })?;
-        let input: PolicyInput = read_typed(&mut serde_json::Deserializer::from_slice(bytes))?;
+        let input: PolicyInput = read_json_text(bytes)?;
         Ok(input.policy())
     }
 
@@ -285,8 +285,7 @@ mod tests {
             (r#"{"agents":{"w":{},"\u0077":{}}}"#, "/agents/w"),
             (r#"{"agents":{"":{}}}"#, "/agents/"),
         ] {
-            let e = read_typed::<PolicyInput, _>(&mut serde_json::Deserializer::from_str(text))
-                .unwrap_err();
+            let e = read_json_text::<PolicyInput>(text.as_bytes()).unwrap_err();
             assert_eq!(e.path, path, "{text}: {e}");
         }
     }

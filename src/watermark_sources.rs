@@ -169,9 +169,54 @@ fn same_figure(a: &WatermarkValue, b: &WatermarkValue) -> bool {
     match (a, b) {
         (WatermarkValue::Text(t), WatermarkValue::Number(n))
         | (WatermarkValue::Number(n), WatermarkValue::Text(t)) => {
-            t.trim_matches([' ', '\t']).parse::<f64>().ok() == Some(*n)
+            parse_f64(t.trim_matches([' ', '\t'])) == Some(*n)
         }
         _ => false,
+    }
+}
+
+/// `text.parse::<f64>()` for finite results: an optional sign, digits with an optional point,
+/// an optional exponent, read by the JSON reader once put in JSON's form (serde_json's float
+/// parser is exact, as `parse` is), so that core's own float parser (`dec2flt`, about 16 KB of
+/// Wasm with its tables) is not linked into the wasm modules. `inf`, `nan` and figures out of
+/// `f64`'s range are `None` (they never equal an envelope's number, which is finite).
+pub(crate) fn parse_f64(text: &str) -> Option<f64> {
+    let (negative, rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, text.get(1..)?),
+        Some(b'+') => (false, text.get(1..)?),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match rest.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e)),
+        None => (rest, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+        return None;
+    }
+    let mut json = String::with_capacity(text.len() + 2);
+    if negative {
+        json.push('-');
+    }
+    // JSON has no leading zeros, no empty integer part and no point without a fraction.
+    let int = int.trim_start_matches('0');
+    json.push_str(if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        json.push('.');
+        json.push_str(frac);
+    }
+    if let Some(e) = exponent {
+        let e_digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if e_digits.is_empty() || !digits(e_digits) {
+            return None;
+        }
+        json.push('e');
+        json.push_str(e);
+    }
+    match crate::json::parse(json.as_bytes(), 1) {
+        Ok(Value::Number(x)) => Some(x),
+        _ => None,
     }
 }
 
@@ -194,6 +239,41 @@ mod tests {
                 .filter(|(k, _)| *k == name)
                 .map(|(_, v)| v.as_bytes().to_vec())
                 .collect()
+        }
+    }
+
+    #[test]
+    fn parse_f64_is_str_parse() {
+        let mut cases: Vec<String> = [
+            "0", "-0", "+0", "00", "007", "1.", ".5", ".", "", "+", "-", "1e3", "1E3", "1e+3",
+            "1e-3", "1e", "1e+", "e3", "1.5e2", "-.5", "+.5e1", "inf", "-inf", "infinity", "NaN",
+            "nan", "1e400", "-1e400", "1e-400", "0e99999999999999999999", "1e99999999999999999999",
+            "1e-99999999999999999999", "0.1", "0.30000000000000004", "9007199254740993",
+            "123456789012345678901234567890", "1_000", "1,5", " 1", "1 ", "0x10", "1..2", "1.2.3",
+            "--1", "+-1", "1e1.5", "٣",
+            "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791",
+            "2.4703282292062327e-324", "2.4703282292062328e-324",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..5_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = f64::from_bits(x);
+            cases.push(format!("{f}"));
+            cases.push(format!("{f:e}"));
+            cases.push(format!("{}.{:03}", x % 100_000, x % 1000));
+        }
+        for t in cases {
+            let want = t.parse::<f64>().ok().filter(|f| f.is_finite());
+            assert_eq!(
+                parse_f64(&t).map(f64::to_bits),
+                want.map(f64::to_bits),
+                "{t:?}"
+            );
         }
     }
 

@@ -9,7 +9,7 @@
 //! ordered by a fingerprint (the length and an unkeyed 64-bit checksum of the bytes, one pass of
 //! 8-byte words): entries whose fingerprints match are then compared in full, 8 bytes at a time
 //! (a byte-wise `memcmp`, what comparing `Vec<u8>` keys costs in Wasm, took several microseconds
-//! per 4 KB card). The map is ordered (`BTreeMap`): no hasher seed to draw from the host; bodies
+//! per 4 KB card). The map is ordered ([`VecMap`], sorted by fingerprint): no hasher seed to draw from the host; bodies
 //! an upstream crafts to share a fingerprint only share a bucket, never an analysis, and a bucket
 //! holds at most [`MAX_ENTRIES`] entries.
 //!
@@ -22,8 +22,7 @@
 //! card as the whole body use the cache (envelope routes, `card_pointer`/`watermark_pointer`,
 //! read their watermark from the body, so they evaluate every answer in full).
 
-use std::collections::BTreeMap;
-
+use super::vec_map::VecMap;
 use crate::gate::{analyze, Analysis};
 use crate::Limits;
 
@@ -55,7 +54,7 @@ pub enum Lookup {
 
 /// Analyses by exact body bytes, bounded, least recently used evicted first.
 pub struct AnalysisCache {
-    entries: BTreeMap<Fingerprint, Vec<Entry>>,
+    entries: VecMap<Fingerprint, Vec<Entry>>,
     len: usize,
     bytes: usize,
     clock: u64,
@@ -73,7 +72,7 @@ impl AnalysisCache {
     /// A cache with explicit bounds (tests use small ones).
     pub fn with_bounds(max_entries: usize, max_bytes: usize) -> AnalysisCache {
         AnalysisCache {
-            entries: BTreeMap::new(),
+            entries: VecMap::new(),
             len: 0,
             bytes: 0,
             clock: 0,
@@ -116,14 +115,16 @@ impl AnalysisCache {
                     break;
                 }
             }
-            self.bytes += weight;
-            self.len += 1;
-            self.entries.entry(key).or_default().push(Entry {
-                body: body.to_vec(),
-                analysis,
-                weight,
-                used: self.clock,
-            });
+            if let Some(bucket) = self.entries.get_or_insert_with(key, Vec::new) {
+                self.bytes += weight;
+                self.len += 1;
+                bucket.push(Entry {
+                    body: body.to_vec(),
+                    analysis,
+                    weight,
+                    used: self.clock,
+                });
+            }
         }
         (out, Lookup::Miss)
     }
@@ -304,12 +305,16 @@ mod tests {
         // b sits first in a's bucket, as a body crafted to collide with a would.
         let key = fingerprint(&a);
         for body in [&b, &a] {
-            cache.entries.entry(key).or_default().push(Entry {
-                body: body.clone(),
-                analysis: analyze(body, &Limits::default()),
-                weight: weight(body),
-                used: 0,
-            });
+            cache
+                .entries
+                .get_or_insert_with(key, Vec::new)
+                .unwrap()
+                .push(Entry {
+                    body: body.clone(),
+                    analysis: analyze(body, &Limits::default()),
+                    weight: weight(body),
+                    used: 0,
+                });
             cache.len += 1;
             cache.bytes += weight(body);
         }

@@ -27,7 +27,7 @@ use crate::{InputError, Limits, Policy, Requirement};
 use super::reresolve::ReResolve;
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
 use crate::duration::Millis;
-use crate::input_error::{present, present_object, range, read_typed, Object, RangeMessage};
+use crate::input_error::{present, present_object, range, read_json_text, Object, RangeMessage};
 use crate::policy::policy_members;
 use crate::resolution::ResolutionLimits;
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
@@ -382,7 +382,7 @@ impl FilterConfig {
                 format!("plugin configuration is not valid I-JSON: {e}"),
             )
         })?;
-        let input: ConfigInput = read_typed(&mut serde_json::Deserializer::from_slice(bytes))?;
+        let input: ConfigInput = read_json_text(bytes)?;
         FilterConfig::from_input(&input)
     }
 

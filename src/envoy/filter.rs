@@ -475,10 +475,12 @@ fn advance(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32, owner: 
             return;
         }
         let rr = &p.re_resolve;
-        let bucket = buckets
-            .entry(rr.budget_slot)
-            .or_insert_with(|| super::reresolve::TokenBucket::new(rr.per_second, rr.burst));
-        if !bucket.take(now_ns) {
+        let took = buckets
+            .get_or_insert_with(rr.budget_slot, || {
+                super::reresolve::TokenBucket::new(rr.per_second, rr.burst)
+            })
+            .is_some_and(|bucket| bucket.take(now_ns));
+        if !took {
             metrics::increment(metrics::RERESOLVE_OVER_BUDGET);
             p.resolution.stop(ResolutionOutcome::OverBudget);
             continue;
@@ -609,7 +611,10 @@ impl CardStream {
             started_ns: now_ns,
             accepted: None,
         };
-        self.shared.borrow_mut().pending.insert(self.id, pending);
+        self.shared
+            .borrow_mut()
+            .pending
+            .insert(self.id, Box::new(pending));
         advance(&self.shared, config, self.id, self.id);
         let _ = hostcalls::set_effective_context(self.id);
         Action::Pause

@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod reresolve;
 pub mod response;
 pub mod routes;
+pub mod vec_map;
 
 #[cfg(target_arch = "wasm32")]
 mod filter;

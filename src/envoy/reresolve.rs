@@ -15,7 +15,7 @@
 //! - [`Flights`]: concurrent re-resolutions that need the same cluster and path share one call;
 //! - [`TokenBucket`]: calls per second per VM; when empty, the resolution stops `over_budget`.
 
-use std::collections::BTreeMap;
+use super::vec_map::VecMap;
 
 use crate::resolution::{Answer, Resolution, ResolutionLimits};
 use crate::watermark_sources::WatermarkSources;
@@ -345,22 +345,23 @@ pub struct Pending {
 #[derive(Debug, Default)]
 pub struct Shared {
     /// Streams waiting on a resolution, by context id.
-    pub pending: BTreeMap<u32, Pending>,
+    pub pending: VecMap<u32, Box<Pending>>,
     /// Calls in flight.
     pub flights: Flights,
     /// Reusable cards.
     pub cache: CardCache,
     /// Token buckets by budget slot.
-    pub buckets: BTreeMap<usize, TokenBucket>,
+    pub buckets: VecMap<usize, TokenBucket>,
 }
 
 impl Shared {
     /// Takes a token from the bucket of `re_resolve`'s slot.
     pub fn take_token(&mut self, re_resolve: &ReResolve, now_ns: u64) -> bool {
         self.buckets
-            .entry(re_resolve.budget_slot)
-            .or_insert_with(|| TokenBucket::new(re_resolve.per_second, re_resolve.burst))
-            .take(now_ns)
+            .get_or_insert_with(re_resolve.budget_slot, || {
+                TokenBucket::new(re_resolve.per_second, re_resolve.burst)
+            })
+            .is_some_and(|bucket| bucket.take(now_ns))
     }
 }
 

@@ -376,9 +376,10 @@ fn js_parse_int(s: &str) -> Option<f64> {
     if run.is_empty() {
         return None;
     }
-    // Only the sign, finiteness and comparisons with 0 and 3 matter here; f64 parsing of a
-    // digit run is exact for those.
-    let value: f64 = run.parse().ok()?;
+    // Only the sign, finiteness and comparisons with 0 and 3 matter here. The digit run is read
+    // by the JSON reader's exact float parser (`str::parse` would link core's dec2flt, 16 KB,
+    // into the wasm modules); a run too long for a finite double is `None`.
+    let value = crate::watermark_sources::parse_f64(run)?;
     if !value.is_finite() {
         return None;
     }

@@ -627,6 +627,20 @@ LEGACY_NEAR_MISS = [("url", ["URL", "Url", "url\u0000"]),
                     ("supportsAuthenticatedExtendedCard", ["supportsAuthenticatedExtendedcard",
                                                            "SupportsAuthenticatedExtendedCard"]),
                     ("additionalInterfaces", ["additionalinterfaces", "AdditionalInterfaces"])]
+NUL_ALIASES = [
+    ("v1", ("skills\u0000",), [skill("other.skill")]), ("v1", ("skills\u0000x",), None),
+    ("v1", ("capabilities\u0000",), None), ("v1", ("capabilities\u0000",), {}),
+    ("v1", ("capabilities", "streaming\u0000"), None), ("v1", ("capabilities", "streaming\u0000"), True),
+    ("v1", ("capabilities", "extensions\u0000"), None), ("v1", ("capabilities", "push_notifications\u0000"), True),
+    ("v1", ("capabilities", "extended_agent_card\u0000"), True),
+    ("v1", ("skills", 0, "id\u0000"), "other.skill"), ("v1", ("capabilities", "extensions", 0, "uri\u0000"), EXT2),
+    ("v1", ("supported_interfaces\u0000",), None), ("v1", ("supported_interfaces\u0000",), [iface("GRPC", "0.3")]),
+    ("legacy", ("supported_interfaces\u0000",), [iface("GRPC", "0.3")]),
+    ("v1", ("supportedInterfaces", 0, "protocol_binding\u0000"), "GRPC"),
+    ("v1", ("supportedInterfaces", 0, "protocol_version\u0000"), None),
+    ("proto", ("supportedInterfaces", 0, "protocol_binding\u0000"), None),
+    ("v1", ("name\u0000",), 5), ("v1", ("supportedInterfaces\u0000",), None), ("v1", ("foo\u0000",), None),
+]
 # protobuf json_format reads "[...]" member names as extensions and refuses them on a message
 # type without extensions (every A2A message), ignore_unknown_fields or not.
 EXTENSION_NAMES = ["[x]", "[lf.a2a.v1.x]", "[]"]
@@ -674,6 +688,16 @@ def grid_keys():
         c["capabilities"] = {}
         c[name] = dict(caps, pushNotifications=True, extendedAgentCard=True)
         out.append((f"keys {fam} {name!r} holds the flags", c))
+    # a2a-sdk's protobuf (upb) finds a member by its proto field name only up to a U+0000: in
+    # every message object, `<field>\u0000<anything>` is a second spelling of `<field>`.
+    for fam, path, value in NUL_ALIASES:
+        c = template(fam)
+        if path[-1].startswith("supported_interfaces"):
+            c.pop("supportedInterfaces", None)
+            c["supported_interfaces"] = [iface("JSONRPC", "1.0")]
+        node = at(c, path)
+        node[path[-1]] = copy.deepcopy(value)
+        out.append((f"keys {fam} {dotted(path)!r}={json_text(value)}", c))
     for (path, fam), name in itertools.product(EXTENSION_PLACES, EXTENSION_NAMES):
         if name != "[x]" and path != ():
             continue

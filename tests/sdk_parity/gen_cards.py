@@ -827,10 +827,12 @@ def grid_odd_chars():
 
 
 def detect_card():
-    """Proto-shaped, `supportedInterfaces: []`, a snake_case flag, no other legacy member: the
-    JS legacyCompat resolver converts it (camelCase flags only) only if protocolVersion is
-    legacy; everywhere else push_notifications is read."""
-    c = proto_card()
+    """Proto-shaped (`security: [{"schemes": []}]`, which the v0.3 conversion also takes),
+    `supportedInterfaces: []`, a snake_case flag, no other legacy member: the JS legacyCompat
+    resolver converts it (camelCase flags only: no pushNotifications) exactly when
+    protocolVersion is a legacy version; every other reading has pushNotifications."""
+    c = base("v1")
+    c["security"] = [{"schemes": []}]
     c["supportedInterfaces"] = []
     c["capabilities"]["push_notifications"] = True
     c["protocolVersion"] = "1.0"
@@ -954,6 +956,16 @@ def grid_elements():
         else:
             lst.append(copy.deepcopy(elem))
         out.append((f"elems {fam} {dotted(path)} {where} {json_text(elem) if where != 'dup' else 'first'}", c))
+    # Object.values order: array-index keys first, ascending, then insertion order.
+    typed, untyped = {"type": "http", "scheme": "bearer"}, {"httpAuthSecurityScheme": {"scheme": "bearer"}}
+    for keys in [("b", "0"), ("b", "1", "0"), ("b", "4294967295"), ("b", "4294967294"), ("b", "01"), ("b", "-1"),
+                 ("b", "1.0"), ("b", "1e0"), ("0", "b")]:
+        for first_typed in (True, False):
+            c = base("v1")
+            c["capabilities"]["push_notifications"] = True
+            c["securitySchemes"] = {k: copy.deepcopy(typed if (i == 0) == first_typed else untyped)
+                                    for i, k in enumerate(keys)}
+            out.append((f"elems v1 securitySchemes keys {'/'.join(keys)} first-inserted {'typed' if first_typed else 'untyped'}", c))
     for first in [None, [], "x", 1, {"type": None}, {}]:
         for fam in ["v1", "legacy"]:
             c = base(fam)

@@ -63,7 +63,24 @@ PyPI a2a-sdk `parse_agent_card`: three compatibility steps on the dict, then pro
   P7 A member with the wrong JSON type is refused by ParseDict ("types v1 capabilities.streaming=
      \"true\"", "types v1 version=3"), except legacy members that P4 drops unread on a card with
      the supportedInterfaces key ("types hybrid url=5" accepted); additionalInterfaces:{} is
-     falsy -> [] (accepted).
+     falsy -> [] (accepted). Strings and numbers for booleans ("false", "", "0", 0, 1) and
+     numbers or booleans for strings are refused ("scalar ..."), so are a null element or a
+     non-list value in a repeated field ("elems v1 skills.0.tags after null", "empty v1
+     skills.0.tags={}"). A string or a list where a message is expected is iterated as member
+     names: "x" or [] reads as an empty message ("elems proto supported_interfaces after \"x\"").
+  P8 protobuf's upb backend looks a member name up as a proto FIELD name (snake_case) only up to
+     its first U+0000 (the lowerCamel JSON-name lookup is exact). In the card, capabilities, a
+     skill, an extension or an interface, `skills\u0000`, `skills\u0000x`, `streaming\u0000`,
+     `id\u0000`, `uri\u0000`, `protocol_binding\u0000`... is a second spelling of that field
+     (P1/P2: the last in document order wins, null clears, two non-null flag spellings refuse):
+     "keys v1 'skills\x00'=[...]" -> only other.skill; "keys v1 'capabilities\x00'=null" -> no
+     flags; "keys v1 'skills.0.id\x00'=..." -> the other id. `pushNotifications\u0000`,
+     `supportedInterfaces\u0000` and `foo\u0000` are unknown names (ignored). No other reader
+     does this (JS and the gate compare names whole).
+  P9 A member name in protobuf's extension syntax (`[` [A-Za-z0-9._]* `]`, `[]` included, one
+     trailing "\n" allowed) in any object ParseDict reads as a message refuses the card, whatever
+     ignore_unknown_fields says: "keys v1 (top).[x]=1", "keys v1 skills.0.[x]=1", also inside
+     provider or a securitySchemes value; inside a Struct (extension params) it is data.
 
 npm @a2a-js/sdk `DefaultAgentCardResolver.normalizeAgentCard`: three paths; only the v0.3
 conversion can throw. `AgentCardResolver.default` (what ClientFactory uses) has legacyCompat off.
@@ -97,7 +114,22 @@ conversion can throw. `AgentCardResolver.default` (what ClientFactory uses) has 
   J4 Else the raw object, unchanged: snake_case never read, nulls stay null, legacy members never
      mapped (every v0.3 card has no interface at all under the default resolver: "legacy url=...
      preferredTransport='GRPC'" -> js_default has no binding), no type checks. Never throws.
-  J5 ClientFactory picks an interface by binding case-insensitively (`jsonrpc` selects JSONRPC)
+  J6 AgentCard.fromJSON throws on a null item of a list it maps ("elems proto
+     supported_interfaces after null"); other odd items are coerced (String(), Boolean()).
+  J7 isLegacyVersion trims ECMAScript whitespace (U+FEFF, U+00A0, U+1680, U+3000, U+2028, tab,
+     LF; not U+200B, U+180E, U+0085) and parseInt reads the leading ASCII digits of the first two
+     dot segments: "0.3x", "0.3-rc", "0x0.3", "0 .3", "+0.3", "-0.3", "0.3e1", "0." + 500 zeros
+     + "3" and "0.30" are legacy; "0.\u0663", "0.-3", ".3", "0.", "0" + 400 nines after the dot
+     (Infinity) are not ("pver detect ..." cards: pushNotifications is lost exactly when the
+     conversion runs).
+Every reader (and the gate) compares member names and values after JSON decoding and exactly:
+escaped spellings are the same member ("esc ..."); letter case, separators, a trailing space,
+zero-width, fullwidth or dotless-i spellings are unknown members ("keys ..."; except P8);
+U+0000, control and invisible characters in values are kept ("nul ..."); flags or legacy members
+in another container (top level, an interface, a skill, capabilities.capabilities) are read by
+no reading ("box ..."); skill ids and extension uris are taken as written, without case folding,
+trimming or Unicode normalization ("skill ...", "exturi ...").
+ (`jsonrpc` selects JSONRPC)
      and prefers the one whose protocolVersion is exactly "1.0"; an interface without binding
      makes it throw. This test compares binding strings exactly, as cardgate's vocabulary does,
      and counts `protocol:` per interface independently of its binding.

@@ -168,6 +168,9 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
         ))
     };
 
+    // Step 3, `_handle_security_compatibility`.
+    python_security(doc)?;
+
     let caps = caps.filter(|c| !c.is_null());
     Ok(Reading {
         streaming: flag(caps.and_then(|c| c.get("streaming"))),
@@ -175,6 +178,102 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
         extended_agent_card,
         interfaces,
     })
+}
+
+/// `_handle_security_compatibility`, as far as it refuses cards: `security` (of the card, of each
+/// skill) is read as v0.3 requirements (`[{scheme: [scopes]}]`) unless that object has the key
+/// `securityRequirements`, and `securitySchemes` must be a map of objects (the v0.3 `type` is
+/// popped from each). What protobuf then finds inside a scheme is not modelled.
+fn python_security(doc: Node<'_>) -> Result<(), Refusal> {
+    if !has(doc, "securityRequirements") {
+        python_legacy_security(doc.get("security"), "/security")?;
+    }
+    for (i, skill) in doc
+        .get("skills")
+        .and_then(Node::items)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if !has(skill, "securityRequirements") {
+            python_legacy_security(skill.get("security"), &format!("/skills/{i}/security"))?;
+        }
+    }
+    let schemes = match doc.get("securitySchemes").map(|v| (v, v.kind())) {
+        None | Some((_, Kind::Null)) => return Ok(()),
+        Some((_, Kind::Object(members))) => members,
+        Some((v, _)) => {
+            return Err(Refusal {
+                path: "/securitySchemes".into(),
+                message: format!(
+                    "a2a-sdk refuses the card: securitySchemes must be an object (a map of \
+                     schemes), found {}",
+                    v.type_name()
+                ),
+            })
+        }
+    };
+    for (name, scheme) in schemes {
+        if scheme.members().is_none() {
+            return Err(Refusal {
+                path: format!("/securitySchemes/{}", crate::json::pointer_token(name)),
+                message: format!(
+                    "a2a-sdk refuses the card: a security scheme must be an object, found {}",
+                    scheme.type_name()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `_map_legacy_security` then protobuf: `null`, `[]`, `{}` and `""` are read as no requirement;
+/// otherwise every element must be an object whose every value (the scopes) is `null` or a list
+/// of strings. The v1.0 shape `[{"schemes": {"bearer": {"list": []}}}]` is refused (its scopes
+/// are an object).
+fn python_legacy_security(v: Option<Node<'_>>, at: &str) -> Result<(), Refusal> {
+    let refuse = |path: String, what: &str| Refusal {
+        path,
+        message: format!(
+            "a2a-sdk refuses the card: it reads {at} as v0.3 security requirements \
+             ([{{\"scheme\": [\"scope\", ...]}}]) and {what}"
+        ),
+    };
+    let items = match v.map(|v| (v, v.kind())) {
+        None | Some((_, Kind::Null)) => return Ok(()),
+        Some((_, Kind::Array(items))) => items,
+        Some((_, Kind::Object(members))) if members.len() == 0 => return Ok(()),
+        Some((_, Kind::String(""))) => return Ok(()),
+        Some((v, _)) => {
+            return Err(refuse(at.to_string(), &format!("found {}", v.type_name())));
+        }
+    };
+    for (i, item) in items.enumerate() {
+        let members = match item.members() {
+            Some(m) => m,
+            None => {
+                return Err(refuse(
+                    format!("{at}/{i}"),
+                    &format!("an element is {}", item.type_name()),
+                ))
+            }
+        };
+        for (scheme, scopes) in members {
+            let ok = match scopes.kind() {
+                Kind::Null => true,
+                Kind::Array(mut list) => list.all(|s| s.as_str().is_some()),
+                _ => false,
+            };
+            if !ok {
+                return Err(refuse(
+                    format!("{at}/{i}/{}", crate::json::pointer_token(scheme)),
+                    "the scopes of a scheme are not a list of strings (the v1.0 shape belongs in \
+                     securityRequirements)",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A protobuf JSON list of `AgentInterface`s (both readers agree on this shape: camelCase or
@@ -517,6 +616,37 @@ mod tests {
             r#"{"supportsAuthenticatedExtendedCard":true,"capabilities":{"extended_agent_card":null}}"#,
         );
         assert!(read(d.root(), Sdk::Python).unwrap().extended_agent_card);
+    }
+
+    #[test]
+    fn python_reads_security_as_v0_3() {
+        let refused = |text: &str| read(doc(text).root(), Sdk::Python).err().map(|r| r.path);
+        // The v1.0 shape under the v0.3 name: its scopes are an object.
+        assert_eq!(
+            refused(r#"{"security":[{"schemes":{"b":{"list":[]}}}]}"#).as_deref(),
+            Some("/security/0/schemes")
+        );
+        assert_eq!(
+            refused(r#"{"skills":[{"id":"a","security":[null]}]}"#).as_deref(),
+            Some("/skills/0/security/0")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":{"b":[]}}"#).as_deref(),
+            Some("/securitySchemes/b")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":[]}"#).as_deref(),
+            Some("/securitySchemes")
+        );
+        for fine in [
+            r#"{"security":[{"b":["read"]},{"c":null}],"securitySchemes":{"b":{"type":"http"}}}"#,
+            r#"{"security":{},"skills":[{"id":"a","security":""}]}"#,
+            r#"{"security":[{"schemes":[]}],"securitySchemes":null}"#,
+            // With securityRequirements, `security` is dropped unread.
+            r#"{"security":5,"securityRequirements":[]}"#,
+        ] {
+            assert_eq!(refused(fine), None, "{fine}");
+        }
     }
 
     #[test]

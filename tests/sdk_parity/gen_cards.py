@@ -34,6 +34,7 @@ Grids (each label says which one and which values):
   skill  skill id edge cases (empty, blank, case, duplicates, reserved prefixes, NFC/NFD)
   ext    (see above); exturi: extension uri edge cases
   box    capability flags and legacy members inside the wrong container
+  secshape `security` (card, skill, with and without securityRequirements) and securitySchemes shapes
   top    top-level values that are not a card object
   rand   seeded random combinations of all of the above
 
@@ -1091,6 +1092,35 @@ def grid_box():
     return out
 
 
+SECURITY_VALUES = [None, [], {}, "", "x", 0, 1, True, False, {"a": []}, [{}], [{"bearer": []}], [{"bearer": None}],
+                   [{"bearer": ["read"]}], [{"bearer": [None]}], [{"bearer": [1]}], [{"bearer": [True]}],
+                   [{"bearer": "read"}], [{"bearer": {}}], [{"schemes": {"bearer": {"list": []}}}],
+                   [{"schemes": []}], [None], [1], ["x"], [[]], [{"bearer": []}, None]]
+SCHEMES_VALUES = [None, {}, [], "", 0, "x", [1], {"a": None}, {"a": []}, {"a": "x"}, {"a": 1}, {"a": {}},
+                  {"a": {"type": "http", "scheme": "bearer"}}, {"a": {"type": "bogus"}}]
+
+
+def grid_security_shapes():
+    """`security` (card, skill) and `securitySchemes` shapes: a2a-sdk reads `security` as v0.3
+    requirements unless the object has `securityRequirements`."""
+    out = []
+    for value, place in itertools.product(SECURITY_VALUES, ["card", "card+securityRequirements",
+                                                            "card+security_requirements", "skill",
+                                                            "skill+securityRequirements"]):
+        c = base("v1")
+        c["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+        obj = c if place.startswith("card") else c["skills"][0]
+        obj["security"] = copy.deepcopy(value)
+        if "+" in place:
+            obj[place.split("+")[1]] = [{"schemes": {"bearer": {"list": []}}}]
+        out.append((f"secshape {place} security={json_text(value)}", c))
+    for value, fam in itertools.product(SCHEMES_VALUES, ["v1", "legacy"]):
+        c = base(fam)
+        c["securitySchemes"] = copy.deepcopy(value)
+        out.append((f"secshape {fam} securitySchemes={json_text(value)}", c))
+    return out
+
+
 def grid_top():
     out = []
     for v in [[], [base("v1")], "card", 1, None, True, {}, {"card": base("v1")}, {"agentCard": base("v1")}]:
@@ -1101,7 +1131,7 @@ def grid_top():
 GRIDS = [grid_issue, grid_ext, grid_legacy, grid_hybrid, grid_additional, grid_iface, grid_list,
          grid_caps, grid_flags, grid_security, grid_nulls, grid_modes, grid_proto, grid_case, grid_types,
          grid_keys, grid_escapes, grid_odd_chars, grid_long, grid_scalar, grid_empty, grid_elements,
-         grid_protocol_versions, grid_skill_ids, grid_extension_uris, grid_box, grid_top]
+         grid_protocol_versions, grid_skill_ids, grid_extension_uris, grid_box, grid_security_shapes, grid_top]
 RANDOM_CARDS = 300
 
 

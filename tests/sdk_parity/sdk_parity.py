@@ -57,6 +57,15 @@ PyPI a2a-sdk `parse_agent_card`: three compatibility steps on the dict, then pro
   P5 `security` is always mapped as v0.3 ({name:[scopes]}); the proto shape
      security:[{"schemes":...}] is refused ("sec v1 security=proto-security"); a proto-shaped
      securitySchemes (no `type`) + securityRequirements is accepted ("sec v1 security=proto-schemes").
+     Exactly ("secshape ..."): `security` of the card and of each skill is popped and, unless
+     that object has the KEY securityRequirements, iterated as a list of {scheme: scopes}: null,
+     [], {} and "" give no requirement; a number or boolean, a non-empty string or object, an
+     element that is not an object, scopes that are not null or a list of strings refuse the card
+     (so does `[{"schemes": {...}}]`, whose scopes are an object; `[{"schemes": []}]` is read).
+     With securityRequirements present, `security` is dropped unread, whatever it holds.
+     securitySchemes, when truthy, must be an object whose values are objects (`type` is popped
+     from each); [], "" and 0 then fail in ParseDict (a map must be an object): only null, {} or
+     an object of objects is read (a scheme's inner fields are not modelled by the gate).
   P6 capabilities null or missing: accepted with every flag false (unless P3); skills missing:
      accepted, no skills; skills:null: refused (the security step iterates it); name/version/
      skills[].id missing or null: accepted as "" ("null v1 name=null").

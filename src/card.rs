@@ -389,7 +389,7 @@ fn proto_member_names(
 
 /// `json_format._VALID_EXTENSION_NAME.match`: `[`, then `[A-Za-z0-9._]*`, `]`, then the end or a
 /// single line feed (Python's `$`).
-fn is_protobuf_extension_name(key: &str) -> bool {
+pub(crate) fn is_protobuf_extension_name(key: &str) -> bool {
     let key = key.strip_suffix('\n').unwrap_or(key);
     key.strip_prefix('[')
         .and_then(|k| k.strip_suffix(']'))

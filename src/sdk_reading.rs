@@ -170,6 +170,8 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
 
     // Step 3, `_handle_security_compatibility`.
     python_security(doc)?;
+    // Step 4, ParseDict: the JSON types protobuf accepts, in every message of the card.
+    python_message(doc, "", &CARD)?;
 
     let caps = caps.filter(|c| !c.is_null());
     Ok(Reading {
@@ -225,6 +227,237 @@ fn python_security(doc: Node<'_>) -> Result<(), Refusal> {
         }
     }
     Ok(())
+}
+
+/// What a protobuf field holds, as far as `ParseDict` checks JSON types.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `string`: a string (or `null`).
+    Str,
+    /// `bool`: `true` or `false` (or `null`).
+    Bool,
+    /// `repeated string`: a list of strings (or `null`; a `null` element is refused).
+    Strs,
+    /// A message: an object (or `null`). (protobuf also takes a string or a list, iterated as
+    /// member names; the gate does not.)
+    Msg(&'static [Field]),
+    /// `repeated` message: a list of objects (or `null`).
+    Msgs(&'static [Field]),
+    /// `map<string, message>`: an object of objects (or `null`).
+    Map(&'static [Field]),
+    /// `google.protobuf.Struct`: an object (or `null`), anything inside.
+    Struct,
+    /// Checked elsewhere (`securitySchemes`, by `python_security`).
+    Unchecked,
+}
+
+/// One field: its JSON (lowerCamel) name, its proto (snake_case) name, its shape, and whether it
+/// is proto3 `optional` (two non-null spellings then refuse the card).
+#[derive(Clone, Copy)]
+struct Field(&'static str, &'static str, Shape, bool);
+
+const STRING_LIST: [Field; 1] = [Field("list", "list", Shape::Strs, false)];
+const SECURITY_REQUIREMENT: [Field; 1] =
+    [Field("schemes", "schemes", Shape::Map(&STRING_LIST), false)];
+const PROVIDER: [Field; 2] = [
+    Field("url", "url", Shape::Str, false),
+    Field("organization", "organization", Shape::Str, false),
+];
+const SIGNATURE: [Field; 3] = [
+    Field("protected", "protected", Shape::Str, false),
+    Field("signature", "signature", Shape::Str, false),
+    Field("header", "header", Shape::Struct, false),
+];
+const INTERFACE: [Field; 4] = [
+    Field("url", "url", Shape::Str, false),
+    Field("protocolBinding", "protocol_binding", Shape::Str, false),
+    Field("tenant", "tenant", Shape::Str, false),
+    Field("protocolVersion", "protocol_version", Shape::Str, false),
+];
+const EXTENSION: [Field; 4] = [
+    Field("uri", "uri", Shape::Str, false),
+    Field("description", "description", Shape::Str, false),
+    Field("required", "required", Shape::Bool, false),
+    Field("params", "params", Shape::Struct, false),
+];
+const CAPABILITIES: [Field; 4] = [
+    Field("streaming", "streaming", Shape::Bool, true),
+    Field("pushNotifications", "push_notifications", Shape::Bool, true),
+    Field("extensions", "extensions", Shape::Msgs(&EXTENSION), false),
+    Field(
+        "extendedAgentCard",
+        "extended_agent_card",
+        Shape::Bool,
+        true,
+    ),
+];
+const SKILL: [Field; 8] = [
+    Field("id", "id", Shape::Str, false),
+    Field("name", "name", Shape::Str, false),
+    Field("description", "description", Shape::Str, false),
+    Field("tags", "tags", Shape::Strs, false),
+    Field("examples", "examples", Shape::Strs, false),
+    Field("inputModes", "input_modes", Shape::Strs, false),
+    Field("outputModes", "output_modes", Shape::Strs, false),
+    Field(
+        "securityRequirements",
+        "security_requirements",
+        Shape::Msgs(&SECURITY_REQUIREMENT),
+        false,
+    ),
+];
+const CARD: [Field; 14] = [
+    Field("name", "name", Shape::Str, false),
+    Field("description", "description", Shape::Str, false),
+    Field(
+        "supportedInterfaces",
+        "supported_interfaces",
+        Shape::Msgs(&INTERFACE),
+        false,
+    ),
+    Field("provider", "provider", Shape::Msg(&PROVIDER), false),
+    Field("version", "version", Shape::Str, false),
+    Field("documentationUrl", "documentation_url", Shape::Str, true),
+    Field(
+        "capabilities",
+        "capabilities",
+        Shape::Msg(&CAPABILITIES),
+        false,
+    ),
+    Field(
+        "securitySchemes",
+        "security_schemes",
+        Shape::Unchecked,
+        false,
+    ),
+    Field(
+        "securityRequirements",
+        "security_requirements",
+        Shape::Msgs(&SECURITY_REQUIREMENT),
+        false,
+    ),
+    Field(
+        "defaultInputModes",
+        "default_input_modes",
+        Shape::Strs,
+        false,
+    ),
+    Field(
+        "defaultOutputModes",
+        "default_output_modes",
+        Shape::Strs,
+        false,
+    ),
+    Field("skills", "skills", Shape::Msgs(&SKILL), false),
+    Field("signatures", "signatures", Shape::Msgs(&SIGNATURE), false),
+    Field("iconUrl", "icon_url", Shape::Str, true),
+];
+
+/// protobuf `ParseDict` on one message object (after the compatibility steps, which only remove
+/// members or add well-typed ones): every member it takes for a field (by JSON name, by proto
+/// name, or by proto name up to a U+0000, the upb lookup) must have a JSON type that field
+/// accepts; a proto3 `optional` field must not get two non-null values; a member name in
+/// extension syntax (`[x]`) refuses the card. Other members are ignored, as with
+/// `ignore_unknown_fields`.
+fn python_message(obj: Node<'_>, at: &str, fields: &[Field]) -> Result<(), Refusal> {
+    let members = match obj.members() {
+        Some(m) => m,
+        None => return Ok(()),
+    };
+    let refuse = |key: &str, why: String| Refusal {
+        path: format!("{at}/{}", crate::json::pointer_token(key)),
+        message: format!("a2a-sdk refuses the card: {why}"),
+    };
+    let mut optional_seen: [bool; 14] = [false; 14];
+    for (key, value) in members {
+        let proto_name = key.split('\0').next().unwrap_or_default();
+        let found = fields.iter().enumerate().find(|(_, f)| {
+            f.0 == key || f.1 == key || (proto_name.len() < key.len() && f.1 == proto_name)
+        });
+        let (i, field) = match found {
+            Some(found) => found,
+            None if crate::card::is_protobuf_extension_name(key) => {
+                return Err(refuse(
+                    key,
+                    format!("protobuf reads the member name {key:?} as an extension, and A2A messages have none"),
+                ))
+            }
+            None => continue,
+        };
+        if value.is_null() {
+            continue;
+        }
+        if field.3 {
+            if let Some(seen) = optional_seen.get_mut(i) {
+                if *seen {
+                    return Err(refuse(
+                        key,
+                        format!("{at}/{} is given twice (protobuf refuses two values for one optional field)", field.0),
+                    ));
+                }
+                *seen = true;
+            }
+        }
+        let path = format!("{at}/{}", crate::json::pointer_token(key));
+        python_value(value, &path, field.2)?;
+    }
+    Ok(())
+}
+
+/// One non-null value against its field's shape.
+fn python_value(v: Node<'_>, at: &str, shape: Shape) -> Result<(), Refusal> {
+    let bad = |path: String, want: &str, found: Node<'_>| {
+        Err(Refusal {
+            message: format!(
+                "a2a-sdk refuses the card: protobuf wants {want} at {path}, found {}",
+                found.type_name()
+            ),
+            path,
+        })
+    };
+    match (shape, v.kind()) {
+        (Shape::Unchecked, _)
+        | (Shape::Str, Kind::String(_))
+        | (Shape::Bool, Kind::Bool(_))
+        | (Shape::Struct, Kind::Object(_)) => Ok(()),
+        (Shape::Str, _) => bad(at.to_string(), "a string", v),
+        (Shape::Bool, _) => bad(at.to_string(), "true or false", v),
+        (
+            Shape::Struct | Shape::Msg(_),
+            Kind::Array(_) | Kind::String(_) | Kind::Number(_) | Kind::Bool(_) | Kind::Null,
+        ) => bad(at.to_string(), "an object", v),
+        (Shape::Msg(fields), Kind::Object(_)) => python_message(v, at, fields),
+        (Shape::Strs, Kind::Array(items)) => {
+            for (i, item) in items.enumerate() {
+                if item.as_str().is_none() {
+                    return bad(format!("{at}/{i}"), "a string (a list element)", item);
+                }
+            }
+            Ok(())
+        }
+        (Shape::Msgs(fields), Kind::Array(items)) => {
+            for (i, item) in items.enumerate() {
+                let item_at = format!("{at}/{i}");
+                if item.members().is_none() {
+                    return bad(item_at, "an object (a list element)", item);
+                }
+                python_message(item, &item_at, fields)?;
+            }
+            Ok(())
+        }
+        (Shape::Strs | Shape::Msgs(_), _) => bad(at.to_string(), "a list", v),
+        (Shape::Map(fields), Kind::Object(members)) => {
+            for (key, item) in members {
+                let item_at = format!("{at}/{}", crate::json::pointer_token(key));
+                if item.members().is_none() {
+                    return bad(item_at, "an object (a map value)", item);
+                }
+                python_message(item, &item_at, fields)?;
+            }
+            Ok(())
+        }
+        (Shape::Map(_), _) => bad(at.to_string(), "an object (a map)", v),
+    }
 }
 
 /// `_map_legacy_security` then protobuf: `null`, `[]`, `{}` and `""` are read as no requirement;
@@ -644,6 +877,42 @@ mod tests {
             r#"{"security":[{"schemes":[]}],"securitySchemes":null}"#,
             // With securityRequirements, `security` is dropped unread.
             r#"{"security":5,"securityRequirements":[]}"#,
+        ] {
+            assert_eq!(refused(fine), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn python_checks_every_message_field_type() {
+        let refused = |text: &str| read(doc(text).root(), Sdk::Python).err().map(|r| r.path);
+        for (text, path) in [
+            (
+                r#"{"skills":[{"id":"a","tags":["x",null]}]}"#,
+                "/skills/0/tags/1",
+            ),
+            (r#"{"description":5}"#, "/description"),
+            (r#"{"default_input_modes":"text"}"#, "/default_input_modes"),
+            (r#"{"provider":{"url\u0000x":5}}"#, "/provider/url\0x"),
+            (r#"{"signatures":[{"[x]":1}]}"#, "/signatures/0/[x]"),
+            (
+                r#"{"securityRequirements":[{"schemes":{"b":{"list":[1]}}}]}"#,
+                "/securityRequirements/0/schemes/b/list/0",
+            ),
+            (
+                r#"{"documentationUrl":"a","documentation_url":"b"}"#,
+                "/documentation_url",
+            ),
+            (
+                r#"{"capabilities":{"extensions":[{"uri":"u","params":[]}]}}"#,
+                "/capabilities/extensions/0/params",
+            ),
+        ] {
+            assert_eq!(refused(text).as_deref(), Some(path), "{text}");
+        }
+        for fine in [
+            r#"{"documentationUrl":"a","documentation_url":null,"iconUrl":null}"#,
+            r#"{"provider":null,"signatures":null,"skills":[{"id":"a","tags":null}]}"#,
+            r#"{"unknown":[null],"capabilities":{"extensions":[{"uri":"u","params":{"[x]":1}}]}}"#,
         ] {
             assert_eq!(refused(fine), None, "{fine}");
         }

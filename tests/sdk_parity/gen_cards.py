@@ -34,6 +34,7 @@ Grids (each label says which one and which values):
   skill  skill id edge cases (empty, blank, case, duplicates, reserved prefixes, NFC/NFD)
   ext    (see above); exturi: extension uri edge cases
   box    capability flags and legacy members inside the wrong container
+  pdtypes JSON types of every other field of every message protobuf parses (a2a-sdk refuses)
   secshape `security` (card, skill, with and without securityRequirements) and securitySchemes shapes
   top    top-level values that are not a card object
   rand   seeded random combinations of all of the above
@@ -1121,6 +1122,60 @@ def grid_security_shapes():
     return out
 
 
+def full_card():
+    """A v1 card with every message a2a-sdk parses filled in."""
+    c = base("v1")
+    c["provider"] = {"organization": "Example", "url": "https://example.com"}
+    c["documentationUrl"] = "https://example.com/docs"
+    c["iconUrl"] = "https://example.com/icon.png"
+    c["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+    c["securityRequirements"] = [{"schemes": {"bearer": {"list": ["read"]}}}]
+    c["signatures"] = [{"protected": "e30", "signature": "c2ln", "header": {"kid": "k1"}}]
+    c["skills"][0].update(examples=["do it"], inputModes=["text/plain"], output_modes=["text/plain"],
+                          securityRequirements=[{"schemes": {"bearer": {"list": []}}}])
+    c["capabilities"]["extensions"][0].update(description="trace", required=False, params={"a": 1})
+    c["supportedInterfaces"][0]["tenant"] = "t1"
+    return c
+
+
+PROTO_TYPED = [("description",), ("provider",), ("provider", "url"), ("provider", "organization"), ("documentationUrl",),
+               ("iconUrl",), ("securityRequirements",), ("securityRequirements", 0, "schemes"),
+               ("securityRequirements", 0, "schemes", "bearer"), ("securityRequirements", 0, "schemes", "bearer", "list"),
+               ("defaultInputModes",), ("defaultOutputModes",), ("signatures",), ("signatures", 0, "protected"),
+               ("signatures", 0, "header"), ("skills", 0, "name"), ("skills", 0, "description"), ("skills", 0, "tags"),
+               ("skills", 0, "examples"), ("skills", 0, "inputModes"), ("skills", 0, "output_modes"),
+               ("skills", 0, "securityRequirements"), ("capabilities", "extensions", 0, "description"),
+               ("capabilities", "extensions", 0, "required"), ("capabilities", "extensions", 0, "params"),
+               ("supportedInterfaces", 0, "url"), ("supportedInterfaces", 0, "tenant")]
+PROTO_VALUES = [1, True, "x", [], {}, [None], [1], ["x"], [{}]]
+
+
+def grid_proto_types():
+    """The JSON types protobuf ParseDict accepts for every field of every message of the card."""
+    out = []
+    for path, v in itertools.product(PROTO_TYPED, PROTO_VALUES):
+        c = full_card()
+        at(c, path)[path[-1]] = copy.deepcopy(v)
+        out.append((f"pdtypes {dotted(path)}={json_text(v)}", c))
+    for camel, snake in (("documentationUrl", "documentation_url"), ("iconUrl", "icon_url")):
+        for second in ("https://example.com/other", None):
+            c = full_card()
+            c[snake] = second
+            out.append((f"pdtypes {camel} and {snake}={json_text(second)}", c))
+    for obj, key, v in ((("provider",), "url\u0000", 5), (("provider",), "url\u0000", "https://x"),
+                        (("provider",), "[x]", 1), (("signatures", 0), "[x]", 1),
+                        (("securityRequirements", 0), "[x]", 1), (("securitySchemes", "bearer"), "[x]", 1),
+                        (("capabilities", "extensions", 0), "required\u0000", "yes"),
+                        (("skills", 0), "tags\u0000", 5), ((), "icon_url\u0000", "https://x")):
+        c = full_card()
+        node = c
+        for step in obj:
+            node = node[step]
+        node[key] = v
+        out.append((f"pdtypes {dotted(obj) or '(top)'}.{key!r}={json_text(v)}", c))
+    return out
+
+
 def grid_top():
     out = []
     for v in [[], [base("v1")], "card", 1, None, True, {}, {"card": base("v1")}, {"agentCard": base("v1")}]:
@@ -1131,7 +1186,8 @@ def grid_top():
 GRIDS = [grid_issue, grid_ext, grid_legacy, grid_hybrid, grid_additional, grid_iface, grid_list,
          grid_caps, grid_flags, grid_security, grid_nulls, grid_modes, grid_proto, grid_case, grid_types,
          grid_keys, grid_escapes, grid_odd_chars, grid_long, grid_scalar, grid_empty, grid_elements,
-         grid_protocol_versions, grid_skill_ids, grid_extension_uris, grid_box, grid_security_shapes, grid_top]
+         grid_protocol_versions, grid_skill_ids, grid_extension_uris, grid_box, grid_security_shapes,
+         grid_proto_types, grid_top]
 RANDOM_CARDS = 300
 
 

@@ -21,6 +21,7 @@
 //! gate reads, and checked against the real SDKs by `tests/sdk_parity/`.
 
 use crate::document::{Kind, Members, Node};
+use std::fmt;
 
 /// One SDK reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,7 +172,7 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
     // Step 3, `_handle_security_compatibility`.
     python_security(doc)?;
     // Step 4, ParseDict: the JSON types protobuf accepts, in every message of the card.
-    python_message(doc, "", &CARD)?;
+    python_message(doc, &"", &CARD)?;
 
     let caps = caps.filter(|c| !c.is_null());
     Ok(Reading {
@@ -197,8 +198,9 @@ fn python_security(doc: Node<'_>) -> Result<(), Refusal> {
         .flatten()
         .enumerate()
     {
-        if !has(skill, "securityRequirements") {
-            python_legacy_security(skill.get("security"), &format!("/skills/{i}/security"))?;
+        let security = skill.get("security").filter(|v| !v.is_null());
+        if security.is_some() && !has(skill, "securityRequirements") {
+            python_legacy_security(security, &format!("/skills/{i}/security"))?;
         }
     }
     let schemes = match doc.get("securitySchemes").map(|v| (v, v.kind())) {
@@ -359,17 +361,14 @@ const CARD: [Field; 14] = [
 /// accepts; a proto3 `optional` field must not get two non-null values; a member name in
 /// extension syntax (`[x]`) refuses the card. Other members are ignored, as with
 /// `ignore_unknown_fields`.
-fn python_message(obj: Node<'_>, at: &str, fields: &[Field]) -> Result<(), Refusal> {
+fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Result<(), Refusal> {
     let members = match obj.members() {
         Some(m) => m,
         None => return Ok(()),
     };
-    let refuse = |key: &str, why: String| Refusal {
-        path: format!("{at}/{}", crate::json::pointer_token(key)),
-        message: format!("a2a-sdk refuses the card: {why}"),
-    };
     let mut optional_seen: [bool; 14] = [false; 14];
     for (key, value) in members {
+        let here = Child(at, Step::Key(key));
         let proto_name = key.split('\0').next().unwrap_or_default();
         let found = fields.iter().enumerate().find(|(_, f)| {
             f.0 == key || f.1 == key || (proto_name.len() < key.len() && f.1 == proto_name)
@@ -377,10 +376,13 @@ fn python_message(obj: Node<'_>, at: &str, fields: &[Field]) -> Result<(), Refus
         let (i, field) = match found {
             Some(found) => found,
             None if crate::card::is_protobuf_extension_name(key) => {
-                return Err(refuse(
-                    key,
-                    format!("protobuf reads the member name {key:?} as an extension, and A2A messages have none"),
-                ))
+                return Err(Refusal {
+                    path: here.to_string(),
+                    message: format!(
+                        "a2a-sdk refuses the card: protobuf reads the member name {key:?} as an \
+                         extension, and A2A messages have none"
+                    ),
+                })
             }
             None => continue,
         };
@@ -390,29 +392,49 @@ fn python_message(obj: Node<'_>, at: &str, fields: &[Field]) -> Result<(), Refus
         if field.3 {
             if let Some(seen) = optional_seen.get_mut(i) {
                 if *seen {
-                    return Err(refuse(
-                        key,
-                        format!("{at}/{} is given twice (protobuf refuses two values for one optional field)", field.0),
-                    ));
+                    return Err(Refusal {
+                        path: here.to_string(),
+                        message: format!(
+                            "a2a-sdk refuses the card: {at}/{} is given twice (protobuf refuses \
+                             two values for one optional field)",
+                            field.0
+                        ),
+                    });
                 }
                 *seen = true;
             }
         }
-        let path = format!("{at}/{}", crate::json::pointer_token(key));
-        python_value(value, &path, field.2)?;
+        python_value(value, &here, field.2)?;
     }
     Ok(())
 }
 
+/// One step of a JSON Pointer below a parent, spelled only when a refusal names it.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+struct Child<'a>(&'a dyn fmt::Display, Step<'a>);
+
+impl fmt::Display for Child<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Step::Key(key) => write!(f, "{}/{}", self.0, crate::json::pointer_token(key)),
+            Step::Index(i) => write!(f, "{}/{i}", self.0),
+        }
+    }
+}
+
 /// One non-null value against its field's shape.
-fn python_value(v: Node<'_>, at: &str, shape: Shape) -> Result<(), Refusal> {
-    let bad = |path: String, want: &str, found: Node<'_>| {
+fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), Refusal> {
+    let bad = |path: &dyn fmt::Display, want: &str, found: Node<'_>| {
         Err(Refusal {
             message: format!(
                 "a2a-sdk refuses the card: protobuf wants {want} at {path}, found {}",
                 found.type_name()
             ),
-            path,
+            path: path.to_string(),
         })
     };
     match (shape, v.kind()) {
@@ -420,43 +442,47 @@ fn python_value(v: Node<'_>, at: &str, shape: Shape) -> Result<(), Refusal> {
         | (Shape::Str, Kind::String(_))
         | (Shape::Bool, Kind::Bool(_))
         | (Shape::Struct, Kind::Object(_)) => Ok(()),
-        (Shape::Str, _) => bad(at.to_string(), "a string", v),
-        (Shape::Bool, _) => bad(at.to_string(), "true or false", v),
+        (Shape::Str, _) => bad(at, "a string", v),
+        (Shape::Bool, _) => bad(at, "true or false", v),
         (
             Shape::Struct | Shape::Msg(_),
             Kind::Array(_) | Kind::String(_) | Kind::Number(_) | Kind::Bool(_) | Kind::Null,
-        ) => bad(at.to_string(), "an object", v),
+        ) => bad(at, "an object", v),
         (Shape::Msg(fields), Kind::Object(_)) => python_message(v, at, fields),
         (Shape::Strs, Kind::Array(items)) => {
             for (i, item) in items.enumerate() {
                 if item.as_str().is_none() {
-                    return bad(format!("{at}/{i}"), "a string (a list element)", item);
+                    return bad(
+                        &Child(at, Step::Index(i)),
+                        "a string (a list element)",
+                        item,
+                    );
                 }
             }
             Ok(())
         }
         (Shape::Msgs(fields), Kind::Array(items)) => {
             for (i, item) in items.enumerate() {
-                let item_at = format!("{at}/{i}");
+                let item_at = Child(at, Step::Index(i));
                 if item.members().is_none() {
-                    return bad(item_at, "an object (a list element)", item);
+                    return bad(&item_at, "an object (a list element)", item);
                 }
                 python_message(item, &item_at, fields)?;
             }
             Ok(())
         }
-        (Shape::Strs | Shape::Msgs(_), _) => bad(at.to_string(), "a list", v),
+        (Shape::Strs | Shape::Msgs(_), _) => bad(at, "a list", v),
         (Shape::Map(fields), Kind::Object(members)) => {
             for (key, item) in members {
-                let item_at = format!("{at}/{}", crate::json::pointer_token(key));
+                let item_at = Child(at, Step::Key(key));
                 if item.members().is_none() {
-                    return bad(item_at, "an object (a map value)", item);
+                    return bad(&item_at, "an object (a map value)", item);
                 }
                 python_message(item, &item_at, fields)?;
             }
             Ok(())
         }
-        (Shape::Map(_), _) => bad(at.to_string(), "an object (a map)", v),
+        (Shape::Map(_), _) => bad(at, "an object (a map)", v),
     }
 }
 

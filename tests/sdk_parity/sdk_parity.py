@@ -77,6 +77,12 @@ PyPI a2a-sdk `parse_agent_card`: three compatibility steps on the dict, then pro
      non-list value in a repeated field ("elems v1 skills.0.tags after null", "empty v1
      skills.0.tags={}"). A string or a list where a message is expected is iterated as member
      names: "x" or [] reads as an empty message ("elems proto supported_interfaces after \"x\"").
+     The same holds in every message ParseDict reaches ("pdtypes ..."): provider, signatures
+     (header is a Struct: an object), securityRequirements (schemes: a map of {list: [strings]}),
+     skill name/description/tags/examples/inputModes/outputModes, extension description/
+     required (boolean)/params (Struct), interface url/tenant; documentationUrl and iconUrl are
+     proto3 optional (P1: two non-null spellings refuse). Not modelled by the gate: the inside
+     of a securitySchemes value ("pdtypes securitySchemes.bearer.'[x]'=1" stays PARTIAL).
   P8 protobuf's upb backend looks a member name up as a proto FIELD name (snake_case) only up to
      its first U+0000 (the lowerCamel JSON-name lookup is exact). In the card, capabilities, a
      skill, an extension or an interface, `skills\u0000`, `skills\u0000x`, `streaming\u0000`,

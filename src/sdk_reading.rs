@@ -218,15 +218,37 @@ fn python_security(doc: Node<'_>) -> Result<(), Refusal> {
         }
     };
     for (name, scheme) in schemes {
+        let at = Child(&"/securitySchemes", Step::Key(name));
         if scheme.members().is_none() {
             return Err(Refusal {
-                path: format!("/securitySchemes/{}", crate::json::pointer_token(name)),
+                path: at.to_string(),
                 message: format!(
                     "a2a-sdk refuses the card: a security scheme must be an object, found {}",
                     scheme.type_name()
                 ),
             });
         }
+        // The v0.3 `type` is popped and, when known, the rest becomes that scheme's message;
+        // otherwise the rest is read as a v1.0 `SecurityScheme` (one of five wrappers).
+        let fields: &[Field] = match scheme.get("type").map(|t| (t, t.kind())) {
+            Some((_, Kind::String("apiKey"))) => &API_KEY_SCHEME_V03,
+            Some((_, Kind::String("http"))) => &HTTP_AUTH_SCHEME,
+            Some((_, Kind::String("oauth2"))) => &OAUTH2_SCHEME,
+            Some((_, Kind::String("openIdConnect"))) => &OPEN_ID_CONNECT_SCHEME,
+            Some((_, Kind::String("mutualTLS"))) => &MTLS_SCHEME,
+            Some((t, Kind::Array(_) | Kind::Object(_))) => {
+                return Err(Refusal {
+                    path: Child(&at, Step::Key("type")).to_string(),
+                    message: format!(
+                        "a2a-sdk refuses the card: a security scheme's type must be hashable \
+                         (it looks it up in a dict), found {}",
+                        t.type_name()
+                    ),
+                })
+            }
+            _ => &SECURITY_SCHEME,
+        };
+        python_message(scheme, &at, fields)?;
     }
     Ok(())
 }
@@ -247,112 +269,187 @@ enum Shape {
     Msgs(&'static [Field]),
     /// `map<string, message>`: an object of objects (or `null`).
     Map(&'static [Field]),
+    /// `map<string, string>`: an object of strings (or `null`).
+    StrMap,
     /// `google.protobuf.Struct`: an object (or `null`), anything inside.
     Struct,
     /// Checked elsewhere (`securitySchemes`, by `python_security`).
     Unchecked,
 }
 
-/// One field: its JSON (lowerCamel) name, its proto (snake_case) name, its shape, and whether it
-/// is proto3 `optional` (two non-null spellings then refuse the card).
+/// One field: its JSON (lowerCamel) name, its proto (snake_case) name, its shape, and its oneof
+/// group within the message (0: none; a proto3 `optional` field is a group of its own): two
+/// non-null values in one group refuse the card.
 #[derive(Clone, Copy)]
-struct Field(&'static str, &'static str, Shape, bool);
+struct Field(&'static str, &'static str, Shape, u8);
 
-const STRING_LIST: [Field; 1] = [Field("list", "list", Shape::Strs, false)];
-const SECURITY_REQUIREMENT: [Field; 1] =
-    [Field("schemes", "schemes", Shape::Map(&STRING_LIST), false)];
-const PROVIDER: [Field; 2] = [
-    Field("url", "url", Shape::Str, false),
-    Field("organization", "organization", Shape::Str, false),
+const API_KEY_SCHEME: [Field; 3] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("location", "location", Shape::Str, 0),
+    Field("name", "name", Shape::Str, 0),
 ];
-const SIGNATURE: [Field; 3] = [
-    Field("protected", "protected", Shape::Str, false),
-    Field("signature", "signature", Shape::Str, false),
-    Field("header", "header", Shape::Struct, false),
+/// A v0.3 `apiKey` scheme: a2a-sdk renames `in` to `location` before protobuf reads it.
+const API_KEY_SCHEME_V03: [Field; 4] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("location", "location", Shape::Str, 0),
+    Field("name", "name", Shape::Str, 0),
+    Field("in", "in", Shape::Str, 0),
 ];
-const INTERFACE: [Field; 4] = [
-    Field("url", "url", Shape::Str, false),
-    Field("protocolBinding", "protocol_binding", Shape::Str, false),
-    Field("tenant", "tenant", Shape::Str, false),
-    Field("protocolVersion", "protocol_version", Shape::Str, false),
+const HTTP_AUTH_SCHEME: [Field; 3] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("scheme", "scheme", Shape::Str, 0),
+    Field("bearerFormat", "bearer_format", Shape::Str, 0),
 ];
-const EXTENSION: [Field; 4] = [
-    Field("uri", "uri", Shape::Str, false),
-    Field("description", "description", Shape::Str, false),
-    Field("required", "required", Shape::Bool, false),
-    Field("params", "params", Shape::Struct, false),
-];
-const CAPABILITIES: [Field; 4] = [
-    Field("streaming", "streaming", Shape::Bool, true),
-    Field("pushNotifications", "push_notifications", Shape::Bool, true),
-    Field("extensions", "extensions", Shape::Msgs(&EXTENSION), false),
+const OAUTH_FLOW: [Field; 6] = [
+    Field("authorizationUrl", "authorization_url", Shape::Str, 0),
     Field(
-        "extendedAgentCard",
-        "extended_agent_card",
-        Shape::Bool,
-        true,
+        "deviceAuthorizationUrl",
+        "device_authorization_url",
+        Shape::Str,
+        0,
+    ),
+    Field("tokenUrl", "token_url", Shape::Str, 0),
+    Field("refreshUrl", "refresh_url", Shape::Str, 0),
+    Field("scopes", "scopes", Shape::StrMap, 0),
+    Field("pkceRequired", "pkce_required", Shape::Bool, 0),
+];
+/// `OAuthFlows`: one flow at most (a oneof), unlike v0.3, where several could be listed.
+const OAUTH_FLOWS: [Field; 5] = [
+    Field(
+        "authorizationCode",
+        "authorization_code",
+        Shape::Msg(&OAUTH_FLOW),
+        1,
+    ),
+    Field(
+        "clientCredentials",
+        "client_credentials",
+        Shape::Msg(&OAUTH_FLOW),
+        1,
+    ),
+    Field("implicit", "implicit", Shape::Msg(&OAUTH_FLOW), 1),
+    Field("password", "password", Shape::Msg(&OAUTH_FLOW), 1),
+    Field("deviceCode", "device_code", Shape::Msg(&OAUTH_FLOW), 1),
+];
+const OAUTH2_SCHEME: [Field; 3] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("flows", "flows", Shape::Msg(&OAUTH_FLOWS), 0),
+    Field("oauth2MetadataUrl", "oauth2_metadata_url", Shape::Str, 0),
+];
+const OPEN_ID_CONNECT_SCHEME: [Field; 2] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("openIdConnectUrl", "open_id_connect_url", Shape::Str, 0),
+];
+const MTLS_SCHEME: [Field; 1] = [Field("description", "description", Shape::Str, 0)];
+const SECURITY_SCHEME: [Field; 5] = [
+    Field(
+        "apiKeySecurityScheme",
+        "api_key_security_scheme",
+        Shape::Msg(&API_KEY_SCHEME),
+        1,
+    ),
+    Field(
+        "httpAuthSecurityScheme",
+        "http_auth_security_scheme",
+        Shape::Msg(&HTTP_AUTH_SCHEME),
+        1,
+    ),
+    Field(
+        "oauth2SecurityScheme",
+        "oauth2_security_scheme",
+        Shape::Msg(&OAUTH2_SCHEME),
+        1,
+    ),
+    Field(
+        "openIdConnectSecurityScheme",
+        "open_id_connect_security_scheme",
+        Shape::Msg(&OPEN_ID_CONNECT_SCHEME),
+        1,
+    ),
+    Field(
+        "mtlsSecurityScheme",
+        "mtls_security_scheme",
+        Shape::Msg(&MTLS_SCHEME),
+        1,
     ),
 ];
+const STRING_LIST: [Field; 1] = [Field("list", "list", Shape::Strs, 0)];
+const SECURITY_REQUIREMENT: [Field; 1] = [Field("schemes", "schemes", Shape::Map(&STRING_LIST), 0)];
+const PROVIDER: [Field; 2] = [
+    Field("url", "url", Shape::Str, 0),
+    Field("organization", "organization", Shape::Str, 0),
+];
+const SIGNATURE: [Field; 3] = [
+    Field("protected", "protected", Shape::Str, 0),
+    Field("signature", "signature", Shape::Str, 0),
+    Field("header", "header", Shape::Struct, 0),
+];
+const INTERFACE: [Field; 4] = [
+    Field("url", "url", Shape::Str, 0),
+    Field("protocolBinding", "protocol_binding", Shape::Str, 0),
+    Field("tenant", "tenant", Shape::Str, 0),
+    Field("protocolVersion", "protocol_version", Shape::Str, 0),
+];
+const EXTENSION: [Field; 4] = [
+    Field("uri", "uri", Shape::Str, 0),
+    Field("description", "description", Shape::Str, 0),
+    Field("required", "required", Shape::Bool, 0),
+    Field("params", "params", Shape::Struct, 0),
+];
+const CAPABILITIES: [Field; 4] = [
+    Field("streaming", "streaming", Shape::Bool, 1),
+    Field("pushNotifications", "push_notifications", Shape::Bool, 2),
+    Field("extensions", "extensions", Shape::Msgs(&EXTENSION), 0),
+    Field("extendedAgentCard", "extended_agent_card", Shape::Bool, 3),
+];
 const SKILL: [Field; 8] = [
-    Field("id", "id", Shape::Str, false),
-    Field("name", "name", Shape::Str, false),
-    Field("description", "description", Shape::Str, false),
-    Field("tags", "tags", Shape::Strs, false),
-    Field("examples", "examples", Shape::Strs, false),
-    Field("inputModes", "input_modes", Shape::Strs, false),
-    Field("outputModes", "output_modes", Shape::Strs, false),
+    Field("id", "id", Shape::Str, 0),
+    Field("name", "name", Shape::Str, 0),
+    Field("description", "description", Shape::Str, 0),
+    Field("tags", "tags", Shape::Strs, 0),
+    Field("examples", "examples", Shape::Strs, 0),
+    Field("inputModes", "input_modes", Shape::Strs, 0),
+    Field("outputModes", "output_modes", Shape::Strs, 0),
     Field(
         "securityRequirements",
         "security_requirements",
         Shape::Msgs(&SECURITY_REQUIREMENT),
-        false,
+        0,
     ),
 ];
-const CARD: [Field; 14] = [
-    Field("name", "name", Shape::Str, false),
-    Field("description", "description", Shape::Str, false),
+const CARD: [Field; 15] = [
+    Field("name", "name", Shape::Str, 0),
+    Field("description", "description", Shape::Str, 0),
     Field(
         "supportedInterfaces",
         "supported_interfaces",
         Shape::Msgs(&INTERFACE),
-        false,
+        0,
     ),
-    Field("provider", "provider", Shape::Msg(&PROVIDER), false),
-    Field("version", "version", Shape::Str, false),
-    Field("documentationUrl", "documentation_url", Shape::Str, true),
+    Field("provider", "provider", Shape::Msg(&PROVIDER), 0),
+    Field("version", "version", Shape::Str, 0),
+    Field("documentationUrl", "documentation_url", Shape::Str, 1),
+    Field("capabilities", "capabilities", Shape::Msg(&CAPABILITIES), 0),
+    // a2a-sdk's step 3 maps `securitySchemes` (checked by `python_security`); a
+    // `security_schemes` reaches protobuf as it is.
+    Field("securitySchemes", "securitySchemes", Shape::Unchecked, 0),
     Field(
-        "capabilities",
-        "capabilities",
-        Shape::Msg(&CAPABILITIES),
-        false,
-    ),
-    Field(
-        "securitySchemes",
         "security_schemes",
-        Shape::Unchecked,
-        false,
+        "security_schemes",
+        Shape::Map(&SECURITY_SCHEME),
+        0,
     ),
     Field(
         "securityRequirements",
         "security_requirements",
         Shape::Msgs(&SECURITY_REQUIREMENT),
-        false,
+        0,
     ),
-    Field(
-        "defaultInputModes",
-        "default_input_modes",
-        Shape::Strs,
-        false,
-    ),
-    Field(
-        "defaultOutputModes",
-        "default_output_modes",
-        Shape::Strs,
-        false,
-    ),
-    Field("skills", "skills", Shape::Msgs(&SKILL), false),
-    Field("signatures", "signatures", Shape::Msgs(&SIGNATURE), false),
-    Field("iconUrl", "icon_url", Shape::Str, true),
+    Field("defaultInputModes", "default_input_modes", Shape::Strs, 0),
+    Field("defaultOutputModes", "default_output_modes", Shape::Strs, 0),
+    Field("skills", "skills", Shape::Msgs(&SKILL), 0),
+    Field("signatures", "signatures", Shape::Msgs(&SIGNATURE), 0),
+    Field("iconUrl", "icon_url", Shape::Str, 2),
 ];
 
 /// protobuf `ParseDict` on one message object (after the compatibility steps, which only remove
@@ -366,14 +463,14 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
         Some(m) => m,
         None => return Ok(()),
     };
-    let mut optional_seen: [bool; 14] = [false; 14];
+    let mut group_seen = [false; 4];
     for (key, value) in members {
         let here = Child(at, Step::Key(key));
         let proto_name = key.split('\0').next().unwrap_or_default();
-        let found = fields.iter().enumerate().find(|(_, f)| {
+        let found = fields.iter().find(|f| {
             f.0 == key || f.1 == key || (proto_name.len() < key.len() && f.1 == proto_name)
         });
-        let (i, field) = match found {
+        let field = match found {
             Some(found) => found,
             None if crate::card::is_protobuf_extension_name(key) => {
                 return Err(Refusal {
@@ -389,14 +486,15 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
         if value.is_null() {
             continue;
         }
-        if field.3 {
-            if let Some(seen) = optional_seen.get_mut(i) {
+        if field.3 > 0 {
+            if let Some(seen) = group_seen.get_mut(usize::from(field.3)) {
                 if *seen {
                     return Err(Refusal {
                         path: here.to_string(),
                         message: format!(
-                            "a2a-sdk refuses the card: {at}/{} is given twice (protobuf refuses \
-                             two values for one optional field)",
+                            "a2a-sdk refuses the card: {here} is a second value for a oneof \
+                             (or optional) field that already has one ({}), which protobuf \
+                             refuses",
                             field.0
                         ),
                     });
@@ -483,6 +581,15 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
             Ok(())
         }
         (Shape::Map(_), _) => bad(at, "an object (a map)", v),
+        (Shape::StrMap, Kind::Object(members)) => {
+            for (key, item) in members {
+                if item.as_str().is_none() {
+                    return bad(&Child(at, Step::Key(key)), "a string (a map value)", item);
+                }
+            }
+            Ok(())
+        }
+        (Shape::StrMap, _) => bad(at, "an object (a map)", v),
     }
 }
 
@@ -897,7 +1004,30 @@ mod tests {
             refused(r#"{"securitySchemes":[]}"#).as_deref(),
             Some("/securitySchemes")
         );
+        // Inside a scheme: v0.3 OAuth flows are a oneof in v1.0; `in` becomes `location`.
+        assert_eq!(
+            refused(
+                r#"{"securitySchemes":{"o":{"type":"oauth2","flows":{"password":{"scopes":{}},"implicit":{}}}}}"#
+            )
+            .as_deref(),
+            Some("/securitySchemes/o/flows/implicit")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":{"k":{"type":"apiKey","in":5}}}"#).as_deref(),
+            Some("/securitySchemes/k/in")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":{"k":{"type":[]}}}"#).as_deref(),
+            Some("/securitySchemes/k/type")
+        );
+        assert_eq!(
+            refused(r#"{"security_schemes":{"h":{"httpAuthSecurityScheme":{"scheme":5}}}}"#)
+                .as_deref(),
+            Some("/security_schemes/h/httpAuthSecurityScheme/scheme")
+        );
         for fine in [
+            r#"{"securitySchemes":{"o":{"type":"oauth2","flows":{"password":{"scopes":{"r":"R"}},"implicit":null}}}}"#,
+            r#"{"securitySchemes":{"x":{"type":"bogus","mtlsSecurityScheme":{}}},"security_schemes":{"h":{"type":"http","scheme":5}}}"#,
             r#"{"security":[{"b":["read"]},{"c":null}],"securitySchemes":{"b":{"type":"http"}}}"#,
             r#"{"security":{},"skills":[{"id":"a","security":""}]}"#,
             r#"{"security":[{"schemes":[]}],"securitySchemes":null}"#,

@@ -35,6 +35,7 @@ Grids (each label says which one and which values):
   ext    (see above); exturi: extension uri edge cases
   box    capability flags and legacy members inside the wrong container
   pdtypes JSON types of every other field of every message protobuf parses (a2a-sdk refuses)
+  schemes the inside of securitySchemes / security_schemes values (v0.3 types, v1.0 wrappers)
   secshape `security` (card, skill, with and without securityRequirements) and securitySchemes shapes
   top    top-level values that are not a card object
   rand   seeded random combinations of all of the above
@@ -1176,6 +1177,50 @@ def grid_proto_types():
     return out
 
 
+SCHEME_CASES = {
+    "apiKey": {"type": "apiKey", "in": "header", "name": "X-Key", "description": "k"},
+    "apiKey in=5": {"type": "apiKey", "in": 5, "name": "X-Key"},
+    "apiKey in+location": {"type": "apiKey", "in": "header", "location": "query", "name": "X-Key"},
+    "apiKey name=[]": {"type": "apiKey", "in": "header", "name": []},
+    "http scheme=5": {"type": "http", "scheme": 5},
+    "http bearerFormat=null": {"type": "http", "scheme": "bearer", "bearerFormat": None},
+    "oauth2 clientCredentials": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://t", "scopes": {"read": "Read"}}}},
+    "oauth2 two flows": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://t", "scopes": {}},
+                                                    "authorizationCode": {"authorizationUrl": "https://a", "tokenUrl": "https://t", "scopes": {}}}},
+    "oauth2 one flow + null flow": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://t", "scopes": {}},
+                                                               "implicit": None}},
+    "oauth2 scopes list": {"type": "oauth2", "flows": {"password": {"tokenUrl": "https://t", "scopes": ["read"]}}},
+    "oauth2 scope value 1": {"type": "oauth2", "flows": {"password": {"tokenUrl": "https://t", "scopes": {"read": 1}}}},
+    "oauth2 pkceRequired='yes'": {"type": "oauth2", "flows": {"authorizationCode": {"authorizationUrl": "https://a", "tokenUrl": "https://t", "scopes": {}, "pkceRequired": "yes"}}},
+    "oauth2 flows=[]": {"type": "oauth2", "flows": []},
+    "oauth2 metadata": {"type": "oauth2", "flows": {"implicit": {"authorizationUrl": "https://a", "scopes": {}}}, "oauth2MetadataUrl": "https://m"},
+    "openIdConnect": {"type": "openIdConnect", "openIdConnectUrl": "https://o"},
+    "openIdConnect url=5": {"type": "openIdConnect", "openIdConnectUrl": 5},
+    "mutualTLS": {"type": "mutualTLS", "description": "mtls"},
+    "type=[]": {"type": [], "scheme": "bearer"},
+    "type={}": {"type": {}, "scheme": "bearer"},
+    "type=5": {"type": 5, "scheme": "bearer"},
+    "type=bogus": {"type": "bogus", "scheme": 5},
+    "type=APIKEY": {"type": "APIKEY", "name": 5},
+    "v1 http": {"httpAuthSecurityScheme": {"scheme": "bearer"}},
+    "v1 http scheme=5": {"httpAuthSecurityScheme": {"scheme": 5}},
+    "v1 two wrappers": {"httpAuthSecurityScheme": {"scheme": "bearer"}, "mtlsSecurityScheme": {}},
+    "v1 wrapper snake+camel": {"httpAuthSecurityScheme": {"scheme": "bearer"}, "http_auth_security_scheme": {"scheme": "basic"}},
+    "v1 wrapper list": {"httpAuthSecurityScheme": []},
+}
+
+
+def grid_schemes():
+    """The inside of a securitySchemes (or security_schemes) value, as a2a-sdk maps and parses it."""
+    out = []
+    for (name, scheme), key in itertools.product(SCHEME_CASES.items(), ["securitySchemes", "security_schemes"]):
+        c = base("v1")
+        c[key] = {"s": copy.deepcopy(scheme)}
+        c["security"] = [{"s": []}]
+        out.append((f"schemes {key} {name}", c))
+    return out
+
+
 def grid_top():
     out = []
     for v in [[], [base("v1")], "card", 1, None, True, {}, {"card": base("v1")}, {"agentCard": base("v1")}]:
@@ -1187,7 +1232,7 @@ GRIDS = [grid_issue, grid_ext, grid_legacy, grid_hybrid, grid_additional, grid_i
          grid_caps, grid_flags, grid_security, grid_nulls, grid_modes, grid_proto, grid_case, grid_types,
          grid_keys, grid_escapes, grid_odd_chars, grid_long, grid_scalar, grid_empty, grid_elements,
          grid_protocol_versions, grid_skill_ids, grid_extension_uris, grid_box, grid_security_shapes,
-         grid_proto_types, grid_top]
+         grid_proto_types, grid_schemes, grid_top]
 RANDOM_CARDS = 300
 
 

@@ -81,8 +81,14 @@ PyPI a2a-sdk `parse_agent_card`: three compatibility steps on the dict, then pro
      (header is a Struct: an object), securityRequirements (schemes: a map of {list: [strings]}),
      skill name/description/tags/examples/inputModes/outputModes, extension description/
      required (boolean)/params (Struct), interface url/tenant; documentationUrl and iconUrl are
-     proto3 optional (P1: two non-null spellings refuse). Not modelled by the gate: the inside
-     of a securitySchemes value ("pdtypes securitySchemes.bearer.'[x]'=1" stays PARTIAL).
+     proto3 optional (P1: two non-null spellings refuse). Security schemes ("schemes ..."): the
+     step pops each securitySchemes value's `type` (a list or object `type` raises: unhashable)
+     and, for apiKey/http/oauth2/openIdConnect/mutualTLS, wraps the rest as that v1.0 message
+     (apiKey: `in` -> `location`); other types leave the rest to be read as a v1.0
+     SecurityScheme, whose five wrappers are a oneof. OAuthFlows is a oneof too, so a v0.3
+     oauth2 scheme listing two flows is refused ("schemes securitySchemes oauth2 two flows");
+     scopes are map<string, string>. `security_schemes` (snake_case) is not mapped: its values
+     are read as v1.0 SecuritySchemes (a v0.3 `type` is then an unknown member).
   P8 protobuf's upb backend looks a member name up as a proto FIELD name (snake_case) only up to
      its first U+0000 (the lowerCamel JSON-name lookup is exact). In the card, capabilities, a
      skill, an extension or an interface, `skills\u0000`, `skills\u0000x`, `streaming\u0000`,

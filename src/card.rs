@@ -309,6 +309,100 @@ const INTERFACE_MEMBERS: [(&str, &str); 2] = [
     ("protocolVersion", "protocol_version"),
 ];
 
+/// The snake_case field names of the protobuf messages a2a-sdk parses the objects the gate reads
+/// into (`lf.a2a.v1.AgentCard`, `AgentCapabilities`, `AgentInterface`, `AgentSkill`,
+/// `AgentExtension`).
+const CARD_FIELDS: [&str; 14] = [
+    "name",
+    "description",
+    "supported_interfaces",
+    "provider",
+    "version",
+    "documentation_url",
+    "capabilities",
+    "security_schemes",
+    "security_requirements",
+    "default_input_modes",
+    "default_output_modes",
+    "skills",
+    "signatures",
+    "icon_url",
+];
+const CAPABILITIES_FIELDS: [&str; 4] = [
+    "streaming",
+    "push_notifications",
+    "extensions",
+    "extended_agent_card",
+];
+const INTERFACE_FIELDS: [&str; 4] = ["url", "protocol_binding", "tenant", "protocol_version"];
+const SKILL_FIELDS: [&str; 8] = [
+    "id",
+    "name",
+    "description",
+    "tags",
+    "examples",
+    "input_modes",
+    "output_modes",
+    "security_requirements",
+];
+const EXTENSION_FIELDS: [&str; 4] = ["uri", "description", "required", "params"];
+
+/// Member names a2a-sdk's protobuf reader (`json_format.ParseDict` on the upb backend) reads
+/// otherwise than every other reader, in an object it parses as a message with `fields`:
+///
+/// - a name holding U+0000 is looked up as a field name only up to that character, so
+///   `skills\u0000x` is a second spelling of `skills` (the last one in the document wins, `null`
+///   clears it): `ambiguous_member`;
+/// - a name in brackets (`[x]`, protobuf's extension syntax, also with one trailing line feed)
+///   makes it refuse the card, as no A2A message has extensions: `sdk_refuses_card`.
+fn proto_member_names(
+    obj: Node<'_>,
+    at: &dyn fmt::Display,
+    fields: &[&str],
+) -> Result<(), CardDefect> {
+    for (key, _) in obj.members().into_iter().flatten() {
+        if let Some(nul) = key.find('\0') {
+            let field = key.get(..nul).unwrap_or_default();
+            if fields.contains(&field) {
+                let path = format!("{at}/{}", pointer_token(key));
+                return Err(defect(
+                    ReasonCode::AmbiguousMember,
+                    &path,
+                    format!(
+                        "card member {path} holds U+0000 after the name {field:?}; a2a-sdk \
+                         (protobuf) reads it as a second {at}/{field}, the other SDKs ignore it, \
+                         so the gate cannot tell which value the caller will use"
+                    ),
+                ));
+            }
+        } else if is_protobuf_extension_name(key) {
+            let path = format!("{at}/{}", pointer_token(key));
+            return Err(defect(
+                ReasonCode::SdkRefusesCard,
+                &path,
+                format!(
+                    "a2a-sdk refuses the card: protobuf reads the member name {key:?} as an \
+                     extension, and A2A messages have none"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `json_format._VALID_EXTENSION_NAME.match`: `[`, then `[A-Za-z0-9._]*`, `]`, then the end or a
+/// single line feed (Python's `$`).
+pub(crate) fn is_protobuf_extension_name(key: &str) -> bool {
+    let key = key.strip_suffix('\n').unwrap_or(key);
+    key.strip_prefix('[')
+        .and_then(|k| k.strip_suffix(']'))
+        .is_some_and(|inner| {
+            inner
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
+        })
+}
+
 /// The JSON types of every member an SDK reading looks at, and no member spelled twice.
 /// The heap a label holds (none for a usual spelling).
 fn label_heap(label: &Label) -> usize {
@@ -319,7 +413,31 @@ fn label_heap(label: &Label) -> usize {
 }
 
 fn check_shape(doc: Node<'_>) -> Result<(), CardDefect> {
+    proto_member_names(doc, &"", &CARD_FIELDS)?;
+    for (i, skill) in doc
+        .get("skills")
+        .and_then(Node::items)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        proto_member_names(skill, &Item("", "/skills", i), &SKILL_FIELDS)?;
+    }
     if let Some(caps) = nullable(doc, &"", "capabilities", "object")? {
+        proto_member_names(caps, &"/capabilities", &CAPABILITIES_FIELDS)?;
+        for (i, ext) in caps
+            .get("extensions")
+            .and_then(Node::items)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            proto_member_names(
+                ext,
+                &Item("", "/capabilities/extensions", i),
+                &EXTENSION_FIELDS,
+            )?;
+        }
         for (camel, snake) in CAPABILITY_FLAGS {
             unambiguous(caps, &"/capabilities", camel, snake)?;
             for key in [camel, snake] {
@@ -334,6 +452,7 @@ fn check_shape(doc: Node<'_>) -> Result<(), CardDefect> {
             if item.members().is_none() {
                 return Err(wrong_type(&item_at.to_string(), "object", item));
             }
+            proto_member_names(item, &item_at, &INTERFACE_FIELDS)?;
             for (camel, snake) in INTERFACE_MEMBERS {
                 unambiguous(item, &item_at, camel, snake)?;
                 for key in [camel, snake] {
@@ -554,6 +673,40 @@ mod tests {
         );
         let d = read("[]").unwrap_err();
         assert_eq!(d.code, ReasonCode::NotAnObject);
+        // a2a-sdk's protobuf reads a name up to U+0000: `skills\u0000` is a second `skills`.
+        let d = read(
+            r#"{"name":"W","version":"3","capabilities":{},"skills":[{"id":"a"}],"skills\u0000":[]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (d.code, d.path.as_str()),
+            (ReasonCode::AmbiguousMember, "/skills\0")
+        );
+        let d = read(
+            r#"{"name":"W","version":"3","capabilities":{"streaming":true,"streaming\u0000x":null},"skills":[]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(d.code, ReasonCode::AmbiguousMember);
+        let d = read(
+            r#"{"name":"W","version":"3","capabilities":{},"skills":[{"id":"a","id\u0000":"b"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(d.path, "/skills/0/id\0");
+        // camelCase names and names that are no field are looked up exactly.
+        assert!(read(
+            r#"{"name":"W","version":"3","capabilities":{"pushNotifications\u0000":null},"skills":[],"x\u0000":1}"#
+        )
+        .is_ok());
+        // `[x]` is a protobuf extension name: a2a-sdk refuses the card.
+        let d =
+            read(r#"{"name":"W","version":"3","capabilities":{},"skills":[{"id":"a","[x]":1}]}"#)
+                .unwrap_err();
+        assert_eq!(
+            (d.code, d.path.as_str()),
+            (ReasonCode::SdkRefusesCard, "/skills/0/[x]")
+        );
+        assert!(is_protobuf_extension_name("[]") && is_protobuf_extension_name("[a.B_9]\n"));
+        assert!(!is_protobuf_extension_name("[a b]") && !is_protobuf_extension_name("[x]\n\n"));
         let big = format!("{{\"name\":\"{}\"}}", "x".repeat(70_000));
         assert_eq!(read(&big).unwrap_err().code, ReasonCode::BodyTooLarge);
     }

@@ -23,6 +23,7 @@
 use std::borrow::Cow;
 
 use crate::document::{Kind, Members, Node};
+use std::fmt;
 
 /// One SDK reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +194,11 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
         ))
     };
 
+    // Step 3, `_handle_security_compatibility`.
+    python_security(doc)?;
+    // Step 4, ParseDict: the JSON types protobuf accepts, in every message of the card.
+    python_message(doc, &"", &CARD)?;
+
     let caps = caps.filter(|c| !c.is_null());
     Ok(Reading {
         streaming: flag(caps.and_then(|c| c.get("streaming"))),
@@ -200,6 +206,465 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
         extended_agent_card,
         interfaces,
     })
+}
+
+/// `_handle_security_compatibility`, as far as it refuses cards: `security` (of the card, of each
+/// skill) is read as v0.3 requirements (`[{scheme: [scopes]}]`) unless that object has the key
+/// `securityRequirements`, and `securitySchemes` must be a map of objects (the v0.3 `type` is
+/// popped from each). What protobuf then finds inside a scheme is not modelled.
+fn python_security(doc: Node<'_>) -> Result<(), Refusal> {
+    if !has(doc, "securityRequirements") {
+        python_legacy_security(doc.get("security"), "/security")?;
+    }
+    for (i, skill) in doc
+        .get("skills")
+        .and_then(Node::items)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let security = skill.get("security").filter(|v| !v.is_null());
+        if security.is_some() && !has(skill, "securityRequirements") {
+            python_legacy_security(security, &format!("/skills/{i}/security"))?;
+        }
+    }
+    let schemes = match doc.get("securitySchemes").map(|v| (v, v.kind())) {
+        None | Some((_, Kind::Null)) => return Ok(()),
+        Some((_, Kind::Object(members))) => members,
+        Some((v, _)) => {
+            return Err(Refusal {
+                path: "/securitySchemes".into(),
+                message: format!(
+                    "a2a-sdk refuses the card: securitySchemes must be an object (a map of \
+                     schemes), found {}",
+                    v.type_name()
+                ),
+            })
+        }
+    };
+    for (name, scheme) in schemes {
+        let at = Child(&"/securitySchemes", Step::Key(name));
+        if scheme.members().is_none() {
+            return Err(Refusal {
+                path: at.to_string(),
+                message: format!(
+                    "a2a-sdk refuses the card: a security scheme must be an object, found {}",
+                    scheme.type_name()
+                ),
+            });
+        }
+        // The v0.3 `type` is popped and, when known, the rest becomes that scheme's message;
+        // otherwise the rest is read as a v1.0 `SecurityScheme` (one of five wrappers).
+        let fields: &[Field] = match scheme.get("type").map(|t| (t, t.kind())) {
+            Some((_, Kind::String("apiKey"))) => &API_KEY_SCHEME_V03,
+            Some((_, Kind::String("http"))) => &HTTP_AUTH_SCHEME,
+            Some((_, Kind::String("oauth2"))) => &OAUTH2_SCHEME,
+            Some((_, Kind::String("openIdConnect"))) => &OPEN_ID_CONNECT_SCHEME,
+            Some((_, Kind::String("mutualTLS"))) => &MTLS_SCHEME,
+            Some((t, Kind::Array(_) | Kind::Object(_))) => {
+                return Err(Refusal {
+                    path: Child(&at, Step::Key("type")).to_string(),
+                    message: format!(
+                        "a2a-sdk refuses the card: a security scheme's type must be hashable \
+                         (it looks it up in a dict), found {}",
+                        t.type_name()
+                    ),
+                })
+            }
+            _ => &SECURITY_SCHEME,
+        };
+        python_message(scheme, &at, fields)?;
+    }
+    Ok(())
+}
+
+/// What a protobuf field holds, as far as `ParseDict` checks JSON types.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `string`: a string (or `null`).
+    Str,
+    /// `bool`: `true` or `false` (or `null`).
+    Bool,
+    /// `repeated string`: a list of strings (or `null`; a `null` element is refused).
+    Strs,
+    /// A message: an object (or `null`). (protobuf also takes a string or a list, iterated as
+    /// member names; the gate does not.)
+    Msg(&'static [Field]),
+    /// `repeated` message: a list of objects (or `null`).
+    Msgs(&'static [Field]),
+    /// `map<string, message>`: an object of objects (or `null`).
+    Map(&'static [Field]),
+    /// `map<string, string>`: an object of strings (or `null`).
+    StrMap,
+    /// `google.protobuf.Struct`: an object (or `null`), anything inside.
+    Struct,
+    /// Checked elsewhere (`securitySchemes`, by `python_security`).
+    Unchecked,
+}
+
+/// One field: its JSON (lowerCamel) name, its proto (snake_case) name, its shape, and its oneof
+/// group within the message (0: none; a proto3 `optional` field is a group of its own): two
+/// non-null values in one group refuse the card.
+#[derive(Clone, Copy)]
+struct Field(&'static str, &'static str, Shape, u8);
+
+const API_KEY_SCHEME: [Field; 3] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("location", "location", Shape::Str, 0),
+    Field("name", "name", Shape::Str, 0),
+];
+/// A v0.3 `apiKey` scheme: a2a-sdk renames `in` to `location` before protobuf reads it.
+const API_KEY_SCHEME_V03: [Field; 4] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("location", "location", Shape::Str, 0),
+    Field("name", "name", Shape::Str, 0),
+    Field("in", "in", Shape::Str, 0),
+];
+const HTTP_AUTH_SCHEME: [Field; 3] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("scheme", "scheme", Shape::Str, 0),
+    Field("bearerFormat", "bearer_format", Shape::Str, 0),
+];
+const OAUTH_FLOW: [Field; 6] = [
+    Field("authorizationUrl", "authorization_url", Shape::Str, 0),
+    Field(
+        "deviceAuthorizationUrl",
+        "device_authorization_url",
+        Shape::Str,
+        0,
+    ),
+    Field("tokenUrl", "token_url", Shape::Str, 0),
+    Field("refreshUrl", "refresh_url", Shape::Str, 0),
+    Field("scopes", "scopes", Shape::StrMap, 0),
+    Field("pkceRequired", "pkce_required", Shape::Bool, 0),
+];
+/// `OAuthFlows`: one flow at most (a oneof), unlike v0.3, where several could be listed.
+const OAUTH_FLOWS: [Field; 5] = [
+    Field(
+        "authorizationCode",
+        "authorization_code",
+        Shape::Msg(&OAUTH_FLOW),
+        1,
+    ),
+    Field(
+        "clientCredentials",
+        "client_credentials",
+        Shape::Msg(&OAUTH_FLOW),
+        1,
+    ),
+    Field("implicit", "implicit", Shape::Msg(&OAUTH_FLOW), 1),
+    Field("password", "password", Shape::Msg(&OAUTH_FLOW), 1),
+    Field("deviceCode", "device_code", Shape::Msg(&OAUTH_FLOW), 1),
+];
+const OAUTH2_SCHEME: [Field; 3] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("flows", "flows", Shape::Msg(&OAUTH_FLOWS), 0),
+    Field("oauth2MetadataUrl", "oauth2_metadata_url", Shape::Str, 0),
+];
+const OPEN_ID_CONNECT_SCHEME: [Field; 2] = [
+    Field("description", "description", Shape::Str, 0),
+    Field("openIdConnectUrl", "open_id_connect_url", Shape::Str, 0),
+];
+const MTLS_SCHEME: [Field; 1] = [Field("description", "description", Shape::Str, 0)];
+const SECURITY_SCHEME: [Field; 5] = [
+    Field(
+        "apiKeySecurityScheme",
+        "api_key_security_scheme",
+        Shape::Msg(&API_KEY_SCHEME),
+        1,
+    ),
+    Field(
+        "httpAuthSecurityScheme",
+        "http_auth_security_scheme",
+        Shape::Msg(&HTTP_AUTH_SCHEME),
+        1,
+    ),
+    Field(
+        "oauth2SecurityScheme",
+        "oauth2_security_scheme",
+        Shape::Msg(&OAUTH2_SCHEME),
+        1,
+    ),
+    Field(
+        "openIdConnectSecurityScheme",
+        "open_id_connect_security_scheme",
+        Shape::Msg(&OPEN_ID_CONNECT_SCHEME),
+        1,
+    ),
+    Field(
+        "mtlsSecurityScheme",
+        "mtls_security_scheme",
+        Shape::Msg(&MTLS_SCHEME),
+        1,
+    ),
+];
+const STRING_LIST: [Field; 1] = [Field("list", "list", Shape::Strs, 0)];
+const SECURITY_REQUIREMENT: [Field; 1] = [Field("schemes", "schemes", Shape::Map(&STRING_LIST), 0)];
+const PROVIDER: [Field; 2] = [
+    Field("url", "url", Shape::Str, 0),
+    Field("organization", "organization", Shape::Str, 0),
+];
+const SIGNATURE: [Field; 3] = [
+    Field("protected", "protected", Shape::Str, 0),
+    Field("signature", "signature", Shape::Str, 0),
+    Field("header", "header", Shape::Struct, 0),
+];
+const INTERFACE: [Field; 4] = [
+    Field("url", "url", Shape::Str, 0),
+    Field("protocolBinding", "protocol_binding", Shape::Str, 0),
+    Field("tenant", "tenant", Shape::Str, 0),
+    Field("protocolVersion", "protocol_version", Shape::Str, 0),
+];
+const EXTENSION: [Field; 4] = [
+    Field("uri", "uri", Shape::Str, 0),
+    Field("description", "description", Shape::Str, 0),
+    Field("required", "required", Shape::Bool, 0),
+    Field("params", "params", Shape::Struct, 0),
+];
+const CAPABILITIES: [Field; 4] = [
+    Field("streaming", "streaming", Shape::Bool, 1),
+    Field("pushNotifications", "push_notifications", Shape::Bool, 2),
+    Field("extensions", "extensions", Shape::Msgs(&EXTENSION), 0),
+    Field("extendedAgentCard", "extended_agent_card", Shape::Bool, 3),
+];
+const SKILL: [Field; 8] = [
+    Field("id", "id", Shape::Str, 0),
+    Field("name", "name", Shape::Str, 0),
+    Field("description", "description", Shape::Str, 0),
+    Field("tags", "tags", Shape::Strs, 0),
+    Field("examples", "examples", Shape::Strs, 0),
+    Field("inputModes", "input_modes", Shape::Strs, 0),
+    Field("outputModes", "output_modes", Shape::Strs, 0),
+    Field(
+        "securityRequirements",
+        "security_requirements",
+        Shape::Msgs(&SECURITY_REQUIREMENT),
+        0,
+    ),
+];
+const CARD: [Field; 15] = [
+    Field("name", "name", Shape::Str, 0),
+    Field("description", "description", Shape::Str, 0),
+    Field(
+        "supportedInterfaces",
+        "supported_interfaces",
+        Shape::Msgs(&INTERFACE),
+        0,
+    ),
+    Field("provider", "provider", Shape::Msg(&PROVIDER), 0),
+    Field("version", "version", Shape::Str, 0),
+    Field("documentationUrl", "documentation_url", Shape::Str, 1),
+    Field("capabilities", "capabilities", Shape::Msg(&CAPABILITIES), 0),
+    // a2a-sdk's step 3 maps `securitySchemes` (checked by `python_security`); a
+    // `security_schemes` reaches protobuf as it is.
+    Field("securitySchemes", "securitySchemes", Shape::Unchecked, 0),
+    Field(
+        "security_schemes",
+        "security_schemes",
+        Shape::Map(&SECURITY_SCHEME),
+        0,
+    ),
+    Field(
+        "securityRequirements",
+        "security_requirements",
+        Shape::Msgs(&SECURITY_REQUIREMENT),
+        0,
+    ),
+    Field("defaultInputModes", "default_input_modes", Shape::Strs, 0),
+    Field("defaultOutputModes", "default_output_modes", Shape::Strs, 0),
+    Field("skills", "skills", Shape::Msgs(&SKILL), 0),
+    Field("signatures", "signatures", Shape::Msgs(&SIGNATURE), 0),
+    Field("iconUrl", "icon_url", Shape::Str, 2),
+];
+
+/// protobuf `ParseDict` on one message object (after the compatibility steps, which only remove
+/// members or add well-typed ones): every member it takes for a field (by JSON name, by proto
+/// name, or by proto name up to a U+0000, the upb lookup) must have a JSON type that field
+/// accepts; a proto3 `optional` field must not get two non-null values; a member name in
+/// extension syntax (`[x]`) refuses the card. Other members are ignored, as with
+/// `ignore_unknown_fields`.
+fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Result<(), Refusal> {
+    let members = match obj.members() {
+        Some(m) => m,
+        None => return Ok(()),
+    };
+    let mut group_seen = [false; 4];
+    for (key, value) in members {
+        let here = Child(at, Step::Key(key));
+        let proto_name = key.split('\0').next().unwrap_or_default();
+        let found = fields.iter().find(|f| {
+            f.0 == key || f.1 == key || (proto_name.len() < key.len() && f.1 == proto_name)
+        });
+        let field = match found {
+            Some(found) => found,
+            None if crate::card::is_protobuf_extension_name(key) => {
+                return Err(Refusal {
+                    path: here.to_string(),
+                    message: format!(
+                        "a2a-sdk refuses the card: protobuf reads the member name {key:?} as an \
+                         extension, and A2A messages have none"
+                    ),
+                })
+            }
+            None => continue,
+        };
+        if value.is_null() {
+            continue;
+        }
+        if field.3 > 0 {
+            if let Some(seen) = group_seen.get_mut(usize::from(field.3)) {
+                if *seen {
+                    return Err(Refusal {
+                        path: here.to_string(),
+                        message: format!(
+                            "a2a-sdk refuses the card: {here} is a second value for a oneof \
+                             (or optional) field that already has one ({}), which protobuf \
+                             refuses",
+                            field.0
+                        ),
+                    });
+                }
+                *seen = true;
+            }
+        }
+        python_value(value, &here, field.2)?;
+    }
+    Ok(())
+}
+
+/// One step of a JSON Pointer below a parent, spelled only when a refusal names it.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+struct Child<'a>(&'a dyn fmt::Display, Step<'a>);
+
+impl fmt::Display for Child<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Step::Key(key) => write!(f, "{}/{}", self.0, crate::json::pointer_token(key)),
+            Step::Index(i) => write!(f, "{}/{i}", self.0),
+        }
+    }
+}
+
+/// One non-null value against its field's shape.
+fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), Refusal> {
+    let bad = |path: &dyn fmt::Display, want: &str, found: Node<'_>| {
+        Err(Refusal {
+            message: format!(
+                "a2a-sdk refuses the card: protobuf wants {want} at {path}, found {}",
+                found.type_name()
+            ),
+            path: path.to_string(),
+        })
+    };
+    match (shape, v.kind()) {
+        (Shape::Unchecked, _)
+        | (Shape::Str, Kind::String(_))
+        | (Shape::Bool, Kind::Bool(_))
+        | (Shape::Struct, Kind::Object(_)) => Ok(()),
+        (Shape::Str, _) => bad(at, "a string", v),
+        (Shape::Bool, _) => bad(at, "true or false", v),
+        (
+            Shape::Struct | Shape::Msg(_),
+            Kind::Array(_) | Kind::String(_) | Kind::Number(_) | Kind::Bool(_) | Kind::Null,
+        ) => bad(at, "an object", v),
+        (Shape::Msg(fields), Kind::Object(_)) => python_message(v, at, fields),
+        (Shape::Strs, Kind::Array(items)) => {
+            for (i, item) in items.enumerate() {
+                if item.as_str().is_none() {
+                    return bad(
+                        &Child(at, Step::Index(i)),
+                        "a string (a list element)",
+                        item,
+                    );
+                }
+            }
+            Ok(())
+        }
+        (Shape::Msgs(fields), Kind::Array(items)) => {
+            for (i, item) in items.enumerate() {
+                let item_at = Child(at, Step::Index(i));
+                if item.members().is_none() {
+                    return bad(&item_at, "an object (a list element)", item);
+                }
+                python_message(item, &item_at, fields)?;
+            }
+            Ok(())
+        }
+        (Shape::Strs | Shape::Msgs(_), _) => bad(at, "a list", v),
+        (Shape::Map(fields), Kind::Object(members)) => {
+            for (key, item) in members {
+                let item_at = Child(at, Step::Key(key));
+                if item.members().is_none() {
+                    return bad(&item_at, "an object (a map value)", item);
+                }
+                python_message(item, &item_at, fields)?;
+            }
+            Ok(())
+        }
+        (Shape::Map(_), _) => bad(at, "an object (a map)", v),
+        (Shape::StrMap, Kind::Object(members)) => {
+            for (key, item) in members {
+                if item.as_str().is_none() {
+                    return bad(&Child(at, Step::Key(key)), "a string (a map value)", item);
+                }
+            }
+            Ok(())
+        }
+        (Shape::StrMap, _) => bad(at, "an object (a map)", v),
+    }
+}
+
+/// `_map_legacy_security` then protobuf: `null`, `[]`, `{}` and `""` are read as no requirement;
+/// otherwise every element must be an object whose every value (the scopes) is `null` or a list
+/// of strings. The v1.0 shape `[{"schemes": {"bearer": {"list": []}}}]` is refused (its scopes
+/// are an object).
+fn python_legacy_security(v: Option<Node<'_>>, at: &str) -> Result<(), Refusal> {
+    let refuse = |path: String, what: &str| Refusal {
+        path,
+        message: format!(
+            "a2a-sdk refuses the card: it reads {at} as v0.3 security requirements \
+             ([{{\"scheme\": [\"scope\", ...]}}]) and {what}"
+        ),
+    };
+    let items = match v.map(|v| (v, v.kind())) {
+        None | Some((_, Kind::Null)) => return Ok(()),
+        Some((_, Kind::Array(items))) => items,
+        Some((_, Kind::Object(members))) if members.len() == 0 => return Ok(()),
+        Some((_, Kind::String(""))) => return Ok(()),
+        Some((v, _)) => {
+            return Err(refuse(at.to_string(), &format!("found {}", v.type_name())));
+        }
+    };
+    for (i, item) in items.enumerate() {
+        let members = match item.members() {
+            Some(m) => m,
+            None => {
+                return Err(refuse(
+                    format!("{at}/{i}"),
+                    &format!("an element is {}", item.type_name()),
+                ))
+            }
+        };
+        for (scheme, scopes) in members {
+            let ok = match scopes.kind() {
+                Kind::Null => true,
+                Kind::Array(mut list) => list.all(|s| s.as_str().is_some()),
+                _ => false,
+            };
+            if !ok {
+                return Err(refuse(
+                    format!("{at}/{i}/{}", crate::json::pointer_token(scheme)),
+                    "the scopes of a scheme are not a list of strings (the v1.0 shape belongs in \
+                     securityRequirements)",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A protobuf JSON list of `AgentInterface`s (both readers agree on this shape: camelCase or
@@ -543,6 +1008,96 @@ mod tests {
             r#"{"supportsAuthenticatedExtendedCard":true,"capabilities":{"extended_agent_card":null}}"#,
         );
         assert!(read(d.root(), Sdk::Python).unwrap().extended_agent_card);
+    }
+
+    #[test]
+    fn python_reads_security_as_v0_3() {
+        let refused = |text: &str| read(doc(text).root(), Sdk::Python).err().map(|r| r.path);
+        // The v1.0 shape under the v0.3 name: its scopes are an object.
+        assert_eq!(
+            refused(r#"{"security":[{"schemes":{"b":{"list":[]}}}]}"#).as_deref(),
+            Some("/security/0/schemes")
+        );
+        assert_eq!(
+            refused(r#"{"skills":[{"id":"a","security":[null]}]}"#).as_deref(),
+            Some("/skills/0/security/0")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":{"b":[]}}"#).as_deref(),
+            Some("/securitySchemes/b")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":[]}"#).as_deref(),
+            Some("/securitySchemes")
+        );
+        // Inside a scheme: v0.3 OAuth flows are a oneof in v1.0; `in` becomes `location`.
+        assert_eq!(
+            refused(
+                r#"{"securitySchemes":{"o":{"type":"oauth2","flows":{"password":{"scopes":{}},"implicit":{}}}}}"#
+            )
+            .as_deref(),
+            Some("/securitySchemes/o/flows/implicit")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":{"k":{"type":"apiKey","in":5}}}"#).as_deref(),
+            Some("/securitySchemes/k/in")
+        );
+        assert_eq!(
+            refused(r#"{"securitySchemes":{"k":{"type":[]}}}"#).as_deref(),
+            Some("/securitySchemes/k/type")
+        );
+        assert_eq!(
+            refused(r#"{"security_schemes":{"h":{"httpAuthSecurityScheme":{"scheme":5}}}}"#)
+                .as_deref(),
+            Some("/security_schemes/h/httpAuthSecurityScheme/scheme")
+        );
+        for fine in [
+            r#"{"securitySchemes":{"o":{"type":"oauth2","flows":{"password":{"scopes":{"r":"R"}},"implicit":null}}}}"#,
+            r#"{"securitySchemes":{"x":{"type":"bogus","mtlsSecurityScheme":{}}},"security_schemes":{"h":{"type":"http","scheme":5}}}"#,
+            r#"{"security":[{"b":["read"]},{"c":null}],"securitySchemes":{"b":{"type":"http"}}}"#,
+            r#"{"security":{},"skills":[{"id":"a","security":""}]}"#,
+            r#"{"security":[{"schemes":[]}],"securitySchemes":null}"#,
+            // With securityRequirements, `security` is dropped unread.
+            r#"{"security":5,"securityRequirements":[]}"#,
+        ] {
+            assert_eq!(refused(fine), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn python_checks_every_message_field_type() {
+        let refused = |text: &str| read(doc(text).root(), Sdk::Python).err().map(|r| r.path);
+        for (text, path) in [
+            (
+                r#"{"skills":[{"id":"a","tags":["x",null]}]}"#,
+                "/skills/0/tags/1",
+            ),
+            (r#"{"description":5}"#, "/description"),
+            (r#"{"default_input_modes":"text"}"#, "/default_input_modes"),
+            (r#"{"provider":{"url\u0000x":5}}"#, "/provider/url\0x"),
+            (r#"{"signatures":[{"[x]":1}]}"#, "/signatures/0/[x]"),
+            (
+                r#"{"securityRequirements":[{"schemes":{"b":{"list":[1]}}}]}"#,
+                "/securityRequirements/0/schemes/b/list/0",
+            ),
+            (
+                r#"{"documentationUrl":"a","documentation_url":"b"}"#,
+                "/documentation_url",
+            ),
+            (
+                r#"{"capabilities":{"extensions":[{"uri":"u","params":[]}]}}"#,
+                "/capabilities/extensions/0/params",
+            ),
+        ] {
+            assert_eq!(refused(text).as_deref(), Some(path), "{text}");
+        }
+        for fine in [
+            r#"{"documentationUrl":"a","documentation_url":null,"iconUrl":null}"#,
+            r#"{"provider":null,"signatures":null,"skills":[{"id":"a","tags":null}]}"#,
+            r#"{"unknown":[null],"capabilities":{"extensions":[{"uri":"u","params":{"[x]":1}}]}}"#,
+        ] {
+            assert_eq!(refused(fine), None, "{fine}");
+        }
     }
 
     #[test]

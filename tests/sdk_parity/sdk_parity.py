@@ -1,7 +1,7 @@
 """SDK differential test: cardgate's verdict against what both real A2A SDKs parse out of a card.
 
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
-       [--count 700] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
+       [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
 
 For each generated card (gen_cards.py) three readings are taken, all in batch (one Python
 process, one Node process, JSON lines):
@@ -12,7 +12,7 @@ process, one Node process, JSON lines):
 Each accepted reading becomes a capability set in cardgate's vocabulary (DESIGN.md
 "Requirement"): skill ids, `extension:<uri>`, `capability:<flag>` (flag true; JS: truthy),
 `binding:<protocolBinding>` (non-empty), `protocol:<Major.Minor>` of every interface's
-protocolVersion. Then one `cardgate check CARD --pin <its hash> --require ...` per card requires
+protocolVersion. Then one `cardgate check CARD --pin <its hash> --requirement {"require": [...]}` per card requires
 every capability any reading has plus every one the card's text mentions; granted = required
 minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise.
   UNSAFE       a granted capability that an accepting reading lacks, or any grant on a card every
@@ -57,13 +57,51 @@ PyPI a2a-sdk `parse_agent_card`: three compatibility steps on the dict, then pro
   P5 `security` is always mapped as v0.3 ({name:[scopes]}); the proto shape
      security:[{"schemes":...}] is refused ("sec v1 security=proto-security"); a proto-shaped
      securitySchemes (no `type`) + securityRequirements is accepted ("sec v1 security=proto-schemes").
+     Exactly ("secshape ..."): `security` of the card and of each skill is popped and, unless
+     that object has the KEY securityRequirements, iterated as a list of {scheme: scopes}: null,
+     [], {} and "" give no requirement; a number or boolean, a non-empty string or object, an
+     element that is not an object, scopes that are not null or a list of strings refuse the card
+     (so does `[{"schemes": {...}}]`, whose scopes are an object; `[{"schemes": []}]` is read).
+     With securityRequirements present, `security` is dropped unread, whatever it holds.
+     securitySchemes, when truthy, must be an object whose values are objects (`type` is popped
+     from each); [], "" and 0 then fail in ParseDict (a map must be an object): only null, {} or
+     an object of objects is read (a scheme's inner fields are not modelled by the gate).
   P6 capabilities null or missing: accepted with every flag false (unless P3); skills missing:
      accepted, no skills; skills:null: refused (the security step iterates it); name/version/
      skills[].id missing or null: accepted as "" ("null v1 name=null").
   P7 A member with the wrong JSON type is refused by ParseDict ("types v1 capabilities.streaming=
      \"true\"", "types v1 version=3"), except legacy members that P4 drops unread on a card with
      the supportedInterfaces key ("types hybrid url=5" accepted); additionalInterfaces:{} is
-     falsy -> [] (accepted).
+     falsy -> [] (accepted). Strings and numbers for booleans ("false", "", "0", 0, 1) and
+     numbers or booleans for strings are refused ("scalar ..."), so are a null element or a
+     non-list value in a repeated field ("elems v1 skills.0.tags after null", "empty v1
+     skills.0.tags={}"). A string or a list where a message is expected is iterated as member
+     names: "x" or [] reads as an empty message ("elems proto supported_interfaces after \"x\"").
+     The same holds in every message ParseDict reaches ("pdtypes ..."): provider, signatures
+     (header is a Struct: an object), securityRequirements (schemes: a map of {list: [strings]}),
+     skill name/description/tags/examples/inputModes/outputModes, extension description/
+     required (boolean)/params (Struct), interface url/tenant; documentationUrl and iconUrl are
+     proto3 optional (P1: two non-null spellings refuse). Security schemes ("schemes ..."): the
+     step pops each securitySchemes value's `type` (a list or object `type` raises: unhashable)
+     and, for apiKey/http/oauth2/openIdConnect/mutualTLS, wraps the rest as that v1.0 message
+     (apiKey: `in` -> `location`); other types leave the rest to be read as a v1.0
+     SecurityScheme, whose five wrappers are a oneof. OAuthFlows is a oneof too, so a v0.3
+     oauth2 scheme listing two flows is refused ("schemes securitySchemes oauth2 two flows");
+     scopes are map<string, string>. `security_schemes` (snake_case) is not mapped: its values
+     are read as v1.0 SecuritySchemes (a v0.3 `type` is then an unknown member).
+  P8 protobuf's upb backend looks a member name up as a proto FIELD name (snake_case) only up to
+     its first U+0000 (the lowerCamel JSON-name lookup is exact). In the card, capabilities, a
+     skill, an extension or an interface, `skills\u0000`, `skills\u0000x`, `streaming\u0000`,
+     `id\u0000`, `uri\u0000`, `protocol_binding\u0000`... is a second spelling of that field
+     (P1/P2: the last in document order wins, null clears, two non-null flag spellings refuse):
+     "keys v1 'skills\x00'=[...]" -> only other.skill; "keys v1 'capabilities\x00'=null" -> no
+     flags; "keys v1 'skills.0.id\x00'=..." -> the other id. `pushNotifications\u0000`,
+     `supportedInterfaces\u0000` and `foo\u0000` are unknown names (ignored). No other reader
+     does this (JS and the gate compare names whole).
+  P9 A member name in protobuf's extension syntax (`[` [A-Za-z0-9._]* `]`, `[]` included, one
+     trailing "\n" allowed) in any object ParseDict reads as a message refuses the card, whatever
+     ignore_unknown_fields says: "keys v1 (top).[x]=1", "keys v1 skills.0.[x]=1", also inside
+     provider or a securitySchemes value; inside a Struct (extension params) it is data.
 
 npm @a2a-js/sdk `DefaultAgentCardResolver.normalizeAgentCard`: three paths; only the v0.3
 conversion can throw. `AgentCardResolver.default` (what ClientFactory uses) has legacyCompat off.
@@ -97,7 +135,22 @@ conversion can throw. `AgentCardResolver.default` (what ClientFactory uses) has 
   J4 Else the raw object, unchanged: snake_case never read, nulls stay null, legacy members never
      mapped (every v0.3 card has no interface at all under the default resolver: "legacy url=...
      preferredTransport='GRPC'" -> js_default has no binding), no type checks. Never throws.
-  J5 ClientFactory picks an interface by binding case-insensitively (`jsonrpc` selects JSONRPC)
+  J6 AgentCard.fromJSON throws on a null item of a list it maps ("elems proto
+     supported_interfaces after null"); other odd items are coerced (String(), Boolean()).
+  J7 isLegacyVersion trims ECMAScript whitespace (U+FEFF, U+00A0, U+1680, U+3000, U+2028, tab,
+     LF; not U+200B, U+180E, U+0085) and parseInt reads the leading ASCII digits of the first two
+     dot segments: "0.3x", "0.3-rc", "0x0.3", "0 .3", "+0.3", "-0.3", "0.3e1", "0." + 500 zeros
+     + "3" and "0.30" are legacy; "0.\u0663", "0.-3", ".3", "0.", "0" + 400 nines after the dot
+     (Infinity) are not ("pver detect ..." cards: pushNotifications is lost exactly when the
+     conversion runs).
+Every reader (and the gate) compares member names and values after JSON decoding and exactly:
+escaped spellings are the same member ("esc ..."); letter case, separators, a trailing space,
+zero-width, fullwidth or dotless-i spellings are unknown members ("keys ..."; except P8);
+U+0000, control and invisible characters in values are kept ("nul ..."); flags or legacy members
+in another container (top level, an interface, a skill, capabilities.capabilities) are read by
+no reading ("box ..."); skill ids and extension uris are taken as written, without case folding,
+trimming or Unicode normalization ("skill ...", "exturi ...").
+ (`jsonrpc` selects JSONRPC)
      and prefers the one whose protocolVersion is exactly "1.0"; an interface without binding
      makes it throw. This test compares binding strings exactly, as cardgate's vocabulary does,
      and counts `protocol:` per interface independently of its binding.
@@ -203,7 +256,7 @@ def card_hash(card):
     """DESIGN.md's card hash, computed independently (PyPI rfc8785)."""
     import rfc8785
 
-    doc = {k: v for k, v in card.items() if k != "signatures"}
+    doc = {k: v for k, v in card.items() if k != "signatures"} if isinstance(card, dict) else card
     return "sha256:" + hashlib.sha256(rfc8785.dumps(doc)).hexdigest()
 
 
@@ -214,7 +267,7 @@ def run_batch(cmd, entries, what):
     if proc.returncode != 0:
         sys.exit(f"sdk_parity: the {what} reader failed (exit {proc.returncode}):\n{proc.stderr}")
     answers = {}
-    for line in proc.stdout.splitlines():
+    for line in proc.stdout.split("\n"):  # not splitlines(): U+2028 may stand inside a line
         if line.strip():
             a = json.loads(line)
             answers[a["id"]] = a
@@ -241,9 +294,8 @@ def sdk_versions(node):
 
 
 def cardgate_check(cardgate, path, pin, required):
-    args = [cardgate, "check", str(path), "--pin", pin]
-    for cap in sorted(required):
-        args += ["--require", cap]
+    # The requirement as JSON (ASCII escapes): a capability may hold U+0000, which argv cannot.
+    args = [cardgate, "check", str(path), "--pin", pin, "--requirement", json.dumps({"require": sorted(required)})]
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"cardgate check {path} exit {proc.returncode}: {proc.stderr.strip()}")
@@ -270,7 +322,8 @@ def kind(cap):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--cardgate", required=True, help="the cardgate CLI to test")
-    ap.add_argument("--count", type=int, default=700)
+    ap.add_argument("--count", type=int, default=None,
+                    help="cards to generate (default: every grid card plus gen_cards.RANDOM_CARDS random ones)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
     ap.add_argument("--node", default="node")
@@ -299,7 +352,7 @@ def main():
         old.unlink()
     for e in entries:
         e["file"] = cards_dir / f"{e['id']:04d}.json"
-        e["file"].write_bytes(card_bytes(e["card"]))
+        e["file"].write_bytes(e["text"].encode() if "text" in e else card_bytes(e["card"]))
         e["hash"] = card_hash(e["card"])
 
     # The independent hash must be cardgate's (a few cards are enough to catch a drift).
@@ -321,7 +374,7 @@ def main():
             if r["ok"]:
                 r["caps"] = sorted(capabilities(r["view"], js=name != "py"))
         e["readings"] = readings
-        e["required"] = set(mentioned(e["card"]))
+        e["required"] = set(mentioned(e["card"])) | set(e.get("probe", []))
         for r in readings.values():
             e["required"].update(r.get("caps", []))
 

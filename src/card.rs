@@ -360,6 +360,10 @@ fn proto_member_names(
     at: &dyn fmt::Display,
     fields: &[&str],
 ) -> Result<(), CardDefect> {
+    // Both kinds of name are noted while the document is read: most cards have neither.
+    if !obj.has_unusual_names() {
+        return Ok(());
+    }
     for (key, _) in obj.members().into_iter().flatten() {
         if let Some(nul) = key.find('\0') {
             let field = key.get(..nul).unwrap_or_default();

@@ -50,6 +50,9 @@ pub struct Document {
     slots: Vec<Slot>,
     text: String,
     decoded: String,
+    /// Some member name holds U+0000 or starts with `[` (names an A2A SDK reads apart: see
+    /// [`Node::has_unusual_names`]).
+    unusual_names: bool,
 }
 
 impl Document {
@@ -60,6 +63,7 @@ impl Document {
             slots: Vec::with_capacity(text.len() / 16 + 4),
             text: text.to_owned(),
             decoded: String::new(),
+            unusual_names: false,
         }
     }
 
@@ -86,6 +90,7 @@ impl Document {
             Value::Object(members) => {
                 let head = self.open_object();
                 for (k, v) in members {
+                    self.note_name(k);
                     self.push_str(k);
                     self.push_value(v);
                 }
@@ -136,6 +141,14 @@ impl Document {
             plain: true,
         });
         self.slots.len() - 1
+    }
+
+    /// Notes a member name before its slot is pushed (see [`Node::has_unusual_names`]).
+    #[inline]
+    pub(crate) fn note_name(&mut self, name: &str) {
+        if name.starts_with('[') || name.as_bytes().contains(&0) {
+            self.unusual_names = true;
+        }
     }
 
     /// Opens an array; `close` it with its length after its elements.
@@ -288,6 +301,13 @@ impl<'d> Node<'d> {
         None
     }
 
+    /// Whether some member name anywhere in this node's document holds U+0000 or starts with
+    /// `[` (a2a-sdk's protobuf reader reads such names apart); when not, the checks for them
+    /// can skip looking.
+    pub fn has_unusual_names(self) -> bool {
+        self.doc.unusual_names
+    }
+
     /// This node's document and slot index.
     pub(crate) fn position(self) -> (&'d Document, usize) {
         (self.doc, self.at)
@@ -299,6 +319,12 @@ impl<'d> Node<'d> {
             Slot::Str { .. } => Some(self.doc.str_at(self.at)),
             _ => None,
         }
+    }
+
+    /// Whether this is a string (without reading it).
+    #[inline]
+    pub fn is_string(self) -> bool {
+        matches!(self.doc.slot(self.at), Slot::Str { .. })
     }
 
     /// Whether this string's JSON text had no escape (so it is its own canonical form).
@@ -444,6 +470,25 @@ mod tests {
     use crate::json;
 
     const TEXT: &str = r#"{"a":[1,{"b":null,"c":"x\u00e9"},[]],"d":true,"e":{},"f":"plain"}"#;
+
+    /// Member names holding U+0000 or starting with `[`, at any depth, are noted whether the
+    /// document was read from text or built from a tree (an envelope's card); strings that are
+    /// values are not names.
+    #[test]
+    fn unusual_member_names_are_noted() {
+        for (text, unusual) in [
+            (r#"{"a":{"b":[{"c":1}]}}"#, false),
+            (r#"{"a":"[x]","b":["\u0000"]}"#, false),
+            (r#"{"a":{"b":[{"[x]":1}]}}"#, true),
+            (r#"{"a":{"skills\u0000":1}}"#, true),
+            (r#"{"[":1}"#, true),
+        ] {
+            let doc = json::parse_document(text.as_bytes(), 64).unwrap();
+            assert_eq!(doc.root().has_unusual_names(), unusual, "{text}");
+            let tree = Document::from_value(&json::parse(text.as_bytes(), 64).unwrap());
+            assert_eq!(tree.root().has_unusual_names(), unusual, "{text} as a tree");
+        }
+    }
 
     #[test]
     fn nodes_read_what_the_tree_reads() {

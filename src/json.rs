@@ -530,10 +530,12 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
     }
 
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<usize, E> {
+        self.0.doc.note_name(s);
         Ok(self.0.push_str(s, true))
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<usize, E> {
+        self.0.doc.note_name(s);
         Ok(self.0.push_str(s, false))
     }
 }

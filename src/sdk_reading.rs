@@ -477,6 +477,13 @@ const CARD: [Field; 15] = [
     Field("iconUrl", "icon_url", Shape::Str, 2),
 ];
 
+/// `a == b`, told apart by length and first byte before the bytes are compared (a message's
+/// field names often share a length: `name`, `tags`).
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
 /// protobuf `ParseDict` on one message object (after the compatibility steps, which only remove
 /// members or add well-typed ones): every member it takes for a field (by JSON name, by proto
 /// name, or by proto name up to a U+0000, the upb lookup) must have a JSON type that field
@@ -489,15 +496,21 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
         None => return Ok(()),
     };
     let mut group_seen = [false; 4];
+    let unusual = obj.has_unusual_names();
     for (key, value) in members {
         let here = Child(at, Step::Key(key));
-        let proto_name = key.split('\0').next().unwrap_or_default();
+        let proto_name = match unusual.then(|| key.find('\0')).flatten() {
+            Some(nul) => key.get(..nul).unwrap_or_default(),
+            None => key,
+        };
         let found = fields.iter().find(|f| {
-            f.0 == key || f.1 == key || (proto_name.len() < key.len() && f.1 == proto_name)
+            same_name(f.0, key)
+                || same_name(f.1, key)
+                || (proto_name.len() < key.len() && same_name(f.1, proto_name))
         });
         let field = match found {
             Some(found) => found,
-            None if crate::card::is_protobuf_extension_name(key) => {
+            None if unusual && crate::card::is_protobuf_extension_name(key) => {
                 return Err(Refusal {
                     path: here.to_string(),
                     message: format!(
@@ -560,6 +573,14 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
             path: path.to_string(),
         })
     };
+    // The commonest shape, told without reading the string.
+    if let Shape::Str = shape {
+        return if v.is_string() {
+            Ok(())
+        } else {
+            bad(at, "a string", v)
+        };
+    }
     match (shape, v.kind()) {
         (Shape::Unchecked, _)
         | (Shape::Str, Kind::String(_))
@@ -574,7 +595,7 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
         (Shape::Msg(fields), Kind::Object(_)) => python_message(v, at, fields),
         (Shape::Strs, Kind::Array(items)) => {
             for (i, item) in items.enumerate() {
-                if item.as_str().is_none() {
+                if !item.is_string() {
                     return bad(
                         &Child(at, Step::Index(i)),
                         "a string (a list element)",
@@ -608,7 +629,7 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
         (Shape::Map(_), _) => bad(at, "an object (a map)", v),
         (Shape::StrMap, Kind::Object(members)) => {
             for (key, item) in members {
-                if item.as_str().is_none() {
+                if !item.is_string() {
                     return bad(&Child(at, Step::Key(key)), "a string (a map value)", item);
                 }
             }

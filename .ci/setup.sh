@@ -50,7 +50,9 @@ py_venv() {
 if want core; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
-  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0 a2a-sdk==1.3.0
+  # protobuf pinned with a2a-sdk: how a2a-sdk reads odd member names (U+0000 in a name) is the
+  # upb backend's, which tests/sdk_parity checks (DESIGN.md, "How the SDKs read a card").
+  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0 a2a-sdk==1.3.0 protobuf==7.36.2
 fi
 
 if want envoy || want js; then

@@ -119,7 +119,7 @@ reason_codes! {
     NotAnObject => "not_an_object", Card, "top level is not an object";
     MissingField => "missing_field", Card, "a member the gate needs is absent";
     WrongType => "wrong_type", Card, "a member the gate reads has the wrong type";
-    AmbiguousMember => "ambiguous_member", Card, "a member spelled both in camelCase and in snake_case";
+    AmbiguousMember => "ambiguous_member", Card, "a member spelled both in camelCase and in snake_case, or under a name a2a-sdk reads as that member";
     SdkRefusesCard => "sdk_refuses_card", Card, "an A2A SDK refuses to read the card";
     SourceUnavailable => "source_unavailable", Card, "no source answered with a card";
     BodyEncoded => "body_encoded", Card, "body has a Content-Encoding the gate cannot read";

@@ -138,13 +138,9 @@ impl AgentCard {
             false,
         )?;
 
-        let mut readings = Vec::with_capacity(Sdk::ALL.len());
-        for sdk in Sdk::ALL {
-            let reading = sdk_reading::read(doc, sdk).map_err(|refusal| {
-                defect(ReasonCode::SdkRefusesCard, &refusal.path, refusal.message)
-            })?;
-            readings.push((sdk, reading));
-        }
+        let readings = Vec::from(sdk_reading::read_all(doc).map_err(|refusal| {
+            defect(ReasonCode::SdkRefusesCard, &refusal.path, refusal.message)
+        })?);
         let all = |f: &dyn Fn(&Reading) -> bool| readings.iter().all(|(_, r)| f(r));
         let mut bindings: Vec<Label> = Vec::new();
         let mut protocols: Vec<Label> = Vec::new();

@@ -50,6 +50,15 @@ impl WatermarkValue {
                 if *n == 0.0 {
                     return Some(0);
                 }
+                // A whole number below 2^53 (`"lag_ms": 500`): `Display` prints its shortest
+                // round-trip digits, which below 2^53 are exactly its integer digits (above, it
+                // pads shorter digits with zeros: 2^63 prints as 9223372036854776000), so the
+                // figure is the integer times 10^scale, without printing it.
+                if n.fract() == 0.0 && *n < 9_007_199_254_740_992.0 {
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    let whole = *n as u64;
+                    return u128::from(whole).checked_mul(10u128.pow(scale));
+                }
                 // Rust's `Display` for f64 never uses an exponent.
                 decimal_nanos_ceil(&format!("{n}"), scale, integer)
             }
@@ -152,6 +161,22 @@ fn decimal_nanos_ceil(text: &str, scale: u32, integer: bool) -> Option<u128> {
 /// Nanoseconds as a decimal figure in units of `10^scale` ns: `fmt_scaled(10_000_900_000, 6)`
 /// is `"10000.9"`.
 fn fmt_scaled(nanos: u128, scale: u32) -> String {
+    // Figures that fit 64 bits (every realistic one) skip 128-bit division, a library call in
+    // the wasm builds.
+    if let (Ok(nanos), Some(unit)) = (u64::try_from(nanos), 10u64.checked_pow(scale)) {
+        let (whole, part) = (nanos / unit, nanos % unit);
+        if part == 0 {
+            return whole.to_string();
+        }
+        let width = usize::try_from(scale).unwrap_or(0);
+        let frac = format!("{part:0width$}");
+        return format!("{whole}.{}", frac.trim_end_matches('0'));
+    }
+    fmt_scaled_wide(nanos, scale)
+}
+
+/// [`fmt_scaled`] in 128-bit arithmetic.
+fn fmt_scaled_wide(nanos: u128, scale: u32) -> String {
     let unit = 10u128.pow(scale);
     let (whole, part) = (nanos / unit, nanos % unit);
     if part == 0 {
@@ -472,6 +497,50 @@ mod tests {
 
     fn code(text: &str) -> ReasonCode {
         obs(text).staleness().unwrap_err().code
+    }
+
+    /// The 64-bit shortcuts give what the general paths give: a whole-number watermark read
+    /// without printing it, a figure formatted without 128-bit division.
+    #[test]
+    fn shortcuts_agree_with_the_general_paths() {
+        let mut figures: Vec<u128> = vec![0, 1, 9, 10, 999_999, 1_000_000, 1_000_001, 500_000_000];
+        for shift in [20, 32, 40, 53, 60, 63] {
+            figures.extend([(1u128 << shift) - 1, 1u128 << shift, (1u128 << shift) + 7]);
+        }
+        figures.extend([
+            u128::from(u64::MAX) - 1,
+            u128::from(u64::MAX),
+            1u128 << 64,
+            u128::MAX,
+        ]);
+        for &n in &figures {
+            for scale in [MS, S] {
+                assert_eq!(
+                    fmt_scaled(n, scale),
+                    fmt_scaled_wide(n, scale),
+                    "{n} at {scale}"
+                );
+            }
+        }
+        let mut numbers: Vec<f64> = vec![1.0, 7.0, 500.0, 40_000.0, 1e15, 9_007_199_254_740_993.0];
+        numbers.extend([
+            2f64.powi(53),
+            2f64.powi(63),
+            2f64.powi(64) - 2048.0,
+            2f64.powi(64),
+        ]);
+        numbers.extend([1e19, 1e20, 1e30, 0.5, 1.25, 123.000_001]);
+        for n in numbers {
+            for scale in [MS, S] {
+                for integer in [false, true] {
+                    assert_eq!(
+                        WatermarkValue::Number(n).nanos_ceil(scale, integer),
+                        decimal_nanos_ceil(&format!("{n}"), scale, integer),
+                        "{n} at {scale}, integer {integer}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

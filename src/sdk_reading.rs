@@ -104,6 +104,24 @@ pub fn read(doc: Node<'_>, sdk: Sdk) -> Result<Reading, Refusal> {
     }
 }
 
+/// Every reading in [`Sdk::ALL`]'s order, or the first refusal: what [`read`] gives for each,
+/// with the legacy-compat reading of a card that is not v0.3-shaped taken from the default one
+/// (both resolvers then read it the same way), so it is not read twice.
+pub fn read_all(doc: Node<'_>) -> Result<[(Sdk, Reading); 3], Refusal> {
+    let python = python(doc)?;
+    let default = js(doc, false);
+    let legacy = if js_is_legacy(doc) {
+        js_to_core(doc)
+    } else {
+        default.clone()
+    };
+    Ok([
+        (Sdk::Python, python),
+        (Sdk::JsDefault, default),
+        (Sdk::JsLegacyCompat, legacy),
+    ])
+}
+
 /// `obj[camel]`, else `obj[snake]`: with both spellings refused upstream, at most one is there.
 fn either<'d>(obj: Option<Node<'d>>, camel: &str, snake: &str) -> Option<Node<'d>> {
     let obj = obj?;
@@ -955,6 +973,42 @@ mod tests {
 
     fn doc(text: &str) -> Document {
         json::parse_document(text.as_bytes(), 64).unwrap()
+    }
+
+    /// `read_all` is `read` for each SDK, whether or not the card is v0.3-shaped (the cards of
+    /// the shared vectors: v1.0, legacy, hybrid, snake_case, refused).
+    #[test]
+    fn read_all_is_read_for_each_sdk() {
+        let mut cases = 0;
+        for file in [
+            include_str!("../tests/vectors/sdk_parity.json"),
+            include_str!("../tests/vectors/cards.json"),
+            include_str!("../tests/vectors/capabilities.json"),
+            include_str!("../tests/vectors/sdk_security.json"),
+        ] {
+            let vectors = json::parse(file.as_bytes(), 64).unwrap();
+            for case in vectors
+                .get("cases")
+                .and_then(json::Value::as_array)
+                .unwrap()
+            {
+                let Some(card) = case.get("card") else {
+                    continue;
+                };
+                let d = Document::from_value(card);
+                let each: Result<Vec<_>, _> = Sdk::ALL
+                    .into_iter()
+                    .map(|sdk| read(d.root(), sdk).map(|r| (sdk, r)))
+                    .collect();
+                match (read_all(d.root()), each) {
+                    (Ok(all), Ok(each)) => assert_eq!(all.to_vec(), each),
+                    (Err(a), Err(e)) => assert_eq!(a, e),
+                    (a, e) => panic!("{:?}: {a:?} vs {e:?}", case.get("name")),
+                }
+                cases += 1;
+            }
+        }
+        assert!(cases > 50, "{cases}");
     }
 
     fn bindings(r: &Reading) -> Vec<&str> {

@@ -305,46 +305,9 @@ const INTERFACE_MEMBERS: [(&str, &str); 2] = [
     ("protocolVersion", "protocol_version"),
 ];
 
-/// The snake_case field names of the protobuf messages a2a-sdk parses the objects the gate reads
-/// into (`lf.a2a.v1.AgentCard`, `AgentCapabilities`, `AgentInterface`, `AgentSkill`,
-/// `AgentExtension`).
-const CARD_FIELDS: [&str; 14] = [
-    "name",
-    "description",
-    "supported_interfaces",
-    "provider",
-    "version",
-    "documentation_url",
-    "capabilities",
-    "security_schemes",
-    "security_requirements",
-    "default_input_modes",
-    "default_output_modes",
-    "skills",
-    "signatures",
-    "icon_url",
-];
-const CAPABILITIES_FIELDS: [&str; 4] = [
-    "streaming",
-    "push_notifications",
-    "extensions",
-    "extended_agent_card",
-];
-const INTERFACE_FIELDS: [&str; 4] = ["url", "protocol_binding", "tenant", "protocol_version"];
-const SKILL_FIELDS: [&str; 8] = [
-    "id",
-    "name",
-    "description",
-    "tags",
-    "examples",
-    "input_modes",
-    "output_modes",
-    "security_requirements",
-];
-const EXTENSION_FIELDS: [&str; 4] = ["uri", "description", "required", "params"];
-
 /// Member names a2a-sdk's protobuf reader (`json_format.ParseDict` on the upb backend) reads
-/// otherwise than every other reader, in an object it parses as a message with `fields`:
+/// otherwise than every other reader, in an object it parses as `message` (its fields as
+/// [`sdk_reading`] models them):
 ///
 /// - a name holding U+0000 is looked up as a field name only up to that character, so
 ///   `skills\u0000x` is a second spelling of `skills` (the last one in the document wins, `null`
@@ -354,7 +317,7 @@ const EXTENSION_FIELDS: [&str; 4] = ["uri", "description", "required", "params"]
 fn proto_member_names(
     obj: Node<'_>,
     at: &dyn fmt::Display,
-    fields: &[&str],
+    message: &[sdk_reading::Field],
 ) -> Result<(), CardDefect> {
     // Both kinds of name are noted while the document is read: most cards have neither.
     if !obj.has_unusual_names() {
@@ -363,7 +326,7 @@ fn proto_member_names(
     for (key, _) in obj.members().into_iter().flatten() {
         if let Some(nul) = key.find('\0') {
             let field = key.get(..nul).unwrap_or_default();
-            if fields.contains(&field) {
+            if sdk_reading::is_proto_field(message, field) {
                 let path = format!("{at}/{}", pointer_token(key));
                 return Err(defect(
                     ReasonCode::AmbiguousMember,
@@ -403,7 +366,6 @@ pub(crate) fn is_protobuf_extension_name(key: &str) -> bool {
         })
 }
 
-/// The JSON types of every member an SDK reading looks at, and no member spelled twice.
 /// The heap a label holds (none for a usual spelling).
 fn label_heap(label: &Label) -> usize {
     match label {
@@ -412,30 +374,19 @@ fn label_heap(label: &Label) -> usize {
     }
 }
 
+/// The JSON types of every member an SDK reading looks at, and no member spelled twice.
 fn check_shape(doc: Node<'_>) -> Result<(), CardDefect> {
-    proto_member_names(doc, &"", &CARD_FIELDS)?;
-    for (i, skill) in doc
-        .get("skills")
-        .and_then(Node::items)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        proto_member_names(skill, &Item("", "/skills", i), &SKILL_FIELDS)?;
+    proto_member_names(doc, &"", &sdk_reading::CARD)?;
+    for (i, skill) in doc.elements("skills").enumerate() {
+        proto_member_names(skill, &Item("", "/skills", i), &sdk_reading::SKILL)?;
     }
     if let Some(caps) = nullable(doc, &"", "capabilities", "object")? {
-        proto_member_names(caps, &"/capabilities", &CAPABILITIES_FIELDS)?;
-        for (i, ext) in caps
-            .get("extensions")
-            .and_then(Node::items)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        proto_member_names(caps, &"/capabilities", &sdk_reading::CAPABILITIES)?;
+        for (i, ext) in caps.elements("extensions").enumerate() {
             proto_member_names(
                 ext,
                 &Item("", "/capabilities/extensions", i),
-                &EXTENSION_FIELDS,
+                &sdk_reading::EXTENSION,
             )?;
         }
         for (camel, snake) in CAPABILITY_FLAGS {
@@ -452,7 +403,7 @@ fn check_shape(doc: Node<'_>) -> Result<(), CardDefect> {
             if item.members().is_none() {
                 return Err(wrong_type(&item_at.to_string(), "object", item));
             }
-            proto_member_names(item, &item_at, &INTERFACE_FIELDS)?;
+            proto_member_names(item, &item_at, &sdk_reading::INTERFACE)?;
             for (camel, snake) in INTERFACE_MEMBERS {
                 unambiguous(item, &item_at, camel, snake)?;
                 for key in [camel, snake] {

@@ -301,6 +301,11 @@ impl<'d> Node<'d> {
         None
     }
 
+    /// The elements of the array member `key` (none when it is absent or not an array).
+    pub fn elements(self, key: &str) -> impl Iterator<Item = Node<'d>> {
+        self.get(key).and_then(Node::items).into_iter().flatten()
+    }
+
     /// Whether some member name anywhere in this node's document holds U+0000 or starts with
     /// `[` (a2a-sdk's protobuf reader reads such names apart); when not, the checks for them
     /// can skip looking.

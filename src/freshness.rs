@@ -161,24 +161,13 @@ fn decimal_nanos_ceil(text: &str, scale: u32, integer: bool) -> Option<u128> {
 /// Nanoseconds as a decimal figure in units of `10^scale` ns: `fmt_scaled(10_000_900_000, 6)`
 /// is `"10000.9"`.
 fn fmt_scaled(nanos: u128, scale: u32) -> String {
-    // Figures that fit 64 bits (every realistic one) skip 128-bit division, a library call in
-    // the wasm builds.
-    if let (Ok(nanos), Some(unit)) = (u64::try_from(nanos), 10u64.checked_pow(scale)) {
-        let (whole, part) = (nanos / unit, nanos % unit);
-        if part == 0 {
-            return whole.to_string();
-        }
-        let width = usize::try_from(scale).unwrap_or(0);
-        let frac = format!("{part:0width$}");
-        return format!("{whole}.{}", frac.trim_end_matches('0'));
-    }
-    fmt_scaled_wide(nanos, scale)
-}
-
-/// [`fmt_scaled`] in 128-bit arithmetic.
-fn fmt_scaled_wide(nanos: u128, scale: u32) -> String {
     let unit = 10u128.pow(scale);
-    let (whole, part) = (nanos / unit, nanos % unit);
+    // Figures that fit 64 bits (every realistic one) are divided in 64 bits: 128-bit division
+    // is a library call in the wasm builds.
+    let (whole, part) = match (u64::try_from(nanos), u64::try_from(unit)) {
+        (Ok(n), Ok(u)) => (u128::from(n / u), u128::from(n % u)),
+        _ => (nanos / unit, nanos % unit),
+    };
     if part == 0 {
         return whole.to_string();
     }
@@ -501,6 +490,18 @@ mod tests {
 
     /// The 64-bit shortcuts give what the general paths give: a whole-number watermark read
     /// without printing it, a figure formatted without 128-bit division.
+    /// [`fmt_scaled`] in 128-bit arithmetic throughout.
+    fn fmt_scaled_wide(nanos: u128, scale: u32) -> String {
+        let unit = 10u128.pow(scale);
+        let (whole, part) = (nanos / unit, nanos % unit);
+        if part == 0 {
+            return whole.to_string();
+        }
+        let width = usize::try_from(scale).unwrap_or(0);
+        let frac = format!("{part:0width$}");
+        format!("{whole}.{}", frac.trim_end_matches('0'))
+    }
+
     #[test]
     fn shortcuts_agree_with_the_general_paths() {
         let mut figures: Vec<u128> = vec![0, 1, 9, 10, 999_999, 1_000_000, 1_000_001, 500_000_000];

@@ -234,13 +234,7 @@ fn python_security(doc: Node<'_>) -> Result<(), Refusal> {
     if !has(doc, "securityRequirements") {
         python_legacy_security(doc.get("security"), "/security")?;
     }
-    for (i, skill) in doc
-        .get("skills")
-        .and_then(Node::items)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, skill) in doc.elements("skills").enumerate() {
         let security = skill.get("security").filter(|v| !v.is_null());
         if security.is_some() && !has(skill, "securityRequirements") {
             python_legacy_security(security, &format!("/skills/{i}/security"))?;
@@ -324,7 +318,16 @@ enum Shape {
 /// group within the message (0: none; a proto3 `optional` field is a group of its own): two
 /// non-null values in one group refuse the card.
 #[derive(Clone, Copy)]
-struct Field(&'static str, &'static str, Shape, u8);
+pub(crate) struct Field(&'static str, &'static str, Shape, u8);
+
+/// Whether `name` is the proto (snake_case) name of one of `message`'s fields, the name upb
+/// looks a member up by (`securitySchemes`, listed only to leave it to [`python_security`], is
+/// not one).
+pub(crate) fn is_proto_field(message: &[Field], name: &str) -> bool {
+    message
+        .iter()
+        .any(|f| f.1 == name && !matches!(f.2, Shape::Unchecked))
+}
 
 const API_KEY_SCHEME: [Field; 3] = [
     Field("description", "description", Shape::Str, 0),
@@ -427,25 +430,25 @@ const SIGNATURE: [Field; 3] = [
     Field("signature", "signature", Shape::Str, 0),
     Field("header", "header", Shape::Struct, 0),
 ];
-const INTERFACE: [Field; 4] = [
+pub(crate) const INTERFACE: [Field; 4] = [
     Field("url", "url", Shape::Str, 0),
     Field("protocolBinding", "protocol_binding", Shape::Str, 0),
     Field("tenant", "tenant", Shape::Str, 0),
     Field("protocolVersion", "protocol_version", Shape::Str, 0),
 ];
-const EXTENSION: [Field; 4] = [
+pub(crate) const EXTENSION: [Field; 4] = [
     Field("uri", "uri", Shape::Str, 0),
     Field("description", "description", Shape::Str, 0),
     Field("required", "required", Shape::Bool, 0),
     Field("params", "params", Shape::Struct, 0),
 ];
-const CAPABILITIES: [Field; 4] = [
+pub(crate) const CAPABILITIES: [Field; 4] = [
     Field("streaming", "streaming", Shape::Bool, 1),
     Field("pushNotifications", "push_notifications", Shape::Bool, 2),
     Field("extensions", "extensions", Shape::Msgs(&EXTENSION), 0),
     Field("extendedAgentCard", "extended_agent_card", Shape::Bool, 3),
 ];
-const SKILL: [Field; 8] = [
+pub(crate) const SKILL: [Field; 8] = [
     Field("id", "id", Shape::Str, 0),
     Field("name", "name", Shape::Str, 0),
     Field("description", "description", Shape::Str, 0),
@@ -460,7 +463,7 @@ const SKILL: [Field; 8] = [
         0,
     ),
 ];
-const CARD: [Field; 15] = [
+pub(crate) const CARD: [Field; 15] = [
     Field("name", "name", Shape::Str, 0),
     Field("description", "description", Shape::Str, 0),
     Field(
@@ -739,10 +742,7 @@ fn js_raw(doc: Node<'_>) -> Reading {
     let caps = doc.get("capabilities");
     let get = |key: &str| caps.and_then(|c| c.get(key));
     let interfaces = doc
-        .get("supportedInterfaces")
-        .and_then(Node::items)
-        .into_iter()
-        .flatten()
+        .elements("supportedInterfaces")
         .map(|i| {
             (
                 string(i.get("protocolBinding")),
@@ -912,10 +912,7 @@ fn js_is_proto(doc: Node<'_>) -> bool {
     {
         return true;
     }
-    doc.get("skills")
-        .and_then(Node::items)
-        .into_iter()
-        .flatten()
+    doc.elements("skills")
         .any(|s| js_has_proto_security(s.get("security")))
 }
 

@@ -446,8 +446,11 @@ impl Observation {
                     watermark_figures("synced_at", given),
                 )
             })?;
+            // Both directions rounded up: the lag (digits of `now` beyond the nanosecond count)
+            // and how far the sync lies ahead of the clock (digits of `synced_at` count), so a
+            // sync a fraction of a nanosecond past the skew allowance is not within it.
             let lag = now.nanos_since_ceil(synced);
-            let ahead = u128::try_from(lag.saturating_neg()).unwrap_or(0);
+            let ahead = u128::try_from(synced.nanos_since_ceil(now)).unwrap_or(0);
             if ahead > SKEW_NANOS {
                 return Err(Unverifiable::new(
                     ReasonCode::WatermarkInFuture,
@@ -809,6 +812,19 @@ mod tests {
             code(r#"{"lag_ms":"1000","lag_s":"3"}"#),
             ReasonCode::WatermarkContradictory
         );
+        // More than the skew allowance ahead, if only by digits beyond the nanosecond.
+        assert_eq!(
+            code(r#"{"synced_at":"2026-11-09T12:00:01.0000000001Z","now":"2026-11-09T12:00:00Z"}"#),
+            ReasonCode::WatermarkInFuture
+        );
+        assert_eq!(
+            code(r#"{"synced_at":"2026-11-09T12:00:01.000000001Z","now":"2026-11-09T12:00:00Z"}"#),
+            ReasonCode::WatermarkInFuture
+        );
+        for within in ["2026-11-09T12:00:01Z", "2026-11-09T12:00:00.9999999999Z"] {
+            let o = format!(r#"{{"synced_at":"{within}","now":"2026-11-09T12:00:00Z"}}"#);
+            assert_eq!(obs(&o).staleness().unwrap().ms, 0, "{within}");
+        }
         assert!(Observation::from_json(r#"{"lag":"1"}"#).is_err());
         assert!(Observation::from_json(r#"{"now":"yesterday"}"#).is_err());
     }

@@ -746,6 +746,26 @@ mod tests {
         for (o, want) in cases {
             assert_eq!(figures(ten, o), want, "{o}");
         }
+        // Several bad members: the first in the order lag_ms, lag_s, consul_last_contact_ms,
+        // consul_known_leader, age_s, synced_at is the one named (DESIGN.md, "One (b) reason").
+        assert_eq!(
+            figures(
+                ten,
+                r#"{"synced_at":"x","age_s":"y","lag_s":"z","lag_ms":"w"}"#
+            ),
+            r#"watermark_invalid max_stale_ms=10000 value="w" watermark="lag_ms""#
+        );
+        assert_eq!(
+            figures(
+                ten,
+                r#"{"synced_at":"x","age_s":"y","consul_known_leader":"maybe"}"#
+            ),
+            r#"watermark_invalid max_stale_ms=10000 value="maybe" watermark="consul_known_leader""#
+        );
+        assert_eq!(
+            figures(ten, r#"{"synced_at":"x","age_s":"y"}"#),
+            r#"watermark_invalid max_stale_ms=10000 value="y" watermark="age_s""#
+        );
         // Without a tolerance there is none to report; tolerance_missing names the staleness.
         assert_eq!(figures("{}", "{}"), "freshness_unverifiable ");
         assert_eq!(

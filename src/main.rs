@@ -27,7 +27,8 @@ usage:
       --max-stale DUR          staleness tolerance: 250ms, 10s, 2m, 1h (none given: only a pin passes)
       --pin sha256:HEX         pinned card hash (replaces the watermark check)
       --policy FILE --agent ID take the requirement from a policy; flags given here override it
-      --watermark-ms N         replica lag in ms           --lag-s N        replica lag in seconds
+      --watermark-ms N         replica lag in ms (or --lag-ms N)
+      --lag-s N                replica lag in seconds
       --synced-at RFC3339      last successful sync        --age-s N        HTTP Age (added to the lag)
       --consul-last-contact-ms N --consul-known-leader true|false
       --now RFC3339            the clock (default: this machine's)
@@ -55,8 +56,9 @@ usage:
   cardgate policy check FILE             validate a policy file (1 MiB max)
   cardgate --version | --help
 
-Inputs are read up to their limit plus one byte (so /dev/zero or an endless pipe ends at once);
-an output that cannot be written (a full disk, a closed pipe) is exit 2.
+An option's value is the next argument or follows `=` (--max-stale=10s). Inputs are read up to
+their limit plus one byte (so /dev/zero or an endless pipe ends at once); an output that cannot
+be written (a full disk, a closed pipe) is exit 2.
 ";
 
 /// Largest policy file read (a policy names a handful of agents; this is generous).

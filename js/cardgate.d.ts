@@ -175,13 +175,16 @@ export declare function evaluateRaw(
 export declare function cardHash(card: CardInput): string;
 
 /** What a card grants as the core reads it: `granted` (every A2A SDK reading has it) and each
- * SDK reading alone; or the defect that makes the card unreadable. For display only. */
+ * SDK reading alone; or, for a card that parses but is not a usable card (`missing_field`,
+ * `not_an_object`, ...), its defect. Text that is not I-JSON throws a TypeError like `cardHash`.
+ * For display only. */
 export type DeclaredCapabilities =
   | { granted: string[]; readings: { sdk: string; capabilities: string[] }[] }
   | { defect: { code: ReasonCode; path: string; message: string } };
 export declare function declaredCapabilities(card: CardInput): DeclaredCapabilities;
 
-/** One side of a `compareCards` comparison: what the gate reads from the card, or its defect. */
+/** One side of a `compareCards` comparison: what the gate reads from the card, or its defect
+ * (here also for a body that does not parse: `compareCards` never throws for a card). */
 export type ComparedSide =
   | { readable: true; card_hash: string; name: string; version: string; endpoints: string[]; granted: string[] }
   | { readable: false; card_hash: string | null; defect: { code: ReasonCode; path: string; message: string } };

@@ -3,7 +3,7 @@
 // This file is not a module on its own: js/build.mjs wraps it for CommonJS (node/index.cjs) and
 // for the browser ES module (web/index.js). It defines `createApi(raw, env)`, where `raw` is the
 // wasm-bindgen glue (src/js.rs) and `env.ready()` throws if the wasm module is not instantiated
-// yet.
+// yet and `env.isProxy(value)`, when the host has it (Node), tells a Proxy.
 //
 // Every decision comes from the Rust core, which reads requirement and observation objects
 // itself (serde-wasm-bindgen) and returns canonical decision JSON; this file turns cards into bytes,
@@ -438,14 +438,101 @@ function createApi(raw, env) {
     return !Object.prototype.hasOwnProperty.call(observation, 'now') || observation.now === undefined;
   }
 
-  /** The card as text (a string, or an object's JSON) or bytes, as toBytes reads it. */
+  /** The card as text (a string, or an object's JSON: cardJson) or bytes, as cardBytes reads it. */
   function cardInput(card) {
     if (typeof card === 'string') return card;
-    if (card !== null && typeof card === 'object' && !(card instanceof Uint8Array) &&
-        !(card instanceof ArrayBuffer) && !ArrayBuffer.isView(card)) {
-      return stringify(card, 'card');
-    }
+    if (isCardObject(card)) return cardJson(card, 'card');
     return toBytes(card, 'card');
+  }
+
+  /** Whether toBytes would read `value` as an object (its JSON), not as text or bytes. */
+  function isCardObject(value) {
+    return value !== null && typeof value === 'object' && !(value instanceof Uint8Array) &&
+      !(value instanceof ArrayBuffer) && !ArrayBuffer.isView(value);
+  }
+
+  /** toBytes for a card: an object goes through cardJson. */
+  function cardBytes(value, what) {
+    return isCardObject(value) ? encoder.encode(cardJson(value, what)) : toBytes(value, what);
+  }
+
+  /** Deepest a card object is walked (the core refuses a card nested deeper than 64 levels);
+   * deeper, or circular, is a TypeError. */
+  const CARD_DEPTH_MAX = 1000;
+
+  /** The JSON text of a card given as an object. The caller hands the same object to its SDK,
+   * which reads the object itself (@a2a-js/sdk's normalizeAgentCard tests members with `in`,
+   * which sees inherited, non-enumerable and undefined members; every read calls a getter
+   * again), while the core reads this text. So the object must be plain JSON data, for which
+   * JSON.stringify says exactly what the SDK reads; anything else is a TypeError naming where
+   * (DESIGN.md "Card objects"): a value that is undefined, a function, a symbol, a bigint or a
+   * non-finite number; an array hole; an own member that is a getter/setter or not enumerable;
+   * an object whose prototype is not Object.prototype or null (Date, Map, Set, a class
+   * instance, a boxed primitive), an array whose prototype is not Array.prototype, a Proxy (in
+   * Node: a browser cannot tell one); a toJSON on Object.prototype or Array.prototype (an own
+   * toJSON is a function member). Symbol-keyed members are ignored, as by every reader. */
+  function cardJson(card, what) {
+    if (typeof Object.prototype.toJSON === 'function' || typeof Array.prototype.toJSON === 'function') {
+      throw new TypeError(`${what}: Object.prototype or Array.prototype has a toJSON method, so the card's JSON text would not be its data`);
+    }
+    const at = [];
+    const problem = cardDataProblem(card, at);
+    if (problem !== null) {
+      const path = at.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+      const error = new TypeError(`${what}${path === '' ? '' : ' at ' + path}: ${problem}; an SDK would not read this object as its JSON text (pass plain JSON data, or the card's bytes)`);
+      error.input = what;
+      error.path = path;
+      throw error;
+    }
+    return stringify(card, what);
+  }
+
+  /** What makes `value` other than plain JSON data (cardJson), or null; `at` ends up holding the
+   * path to it (keys and indices, outermost first). Reads members through their descriptors,
+   * so no getter runs. */
+  function cardDataProblem(value, at) {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return null;
+      case 'number':
+        return Number.isFinite(value) ? null : `the number ${value} is not JSON`;
+      case 'object':
+        break;
+      default:
+        return `${typeof value === 'undefined' ? 'undefined' : 'a ' + typeof value} is not JSON`;
+    }
+    if (value === null) return null;
+    if (at.length >= CARD_DEPTH_MAX) return `nested deeper than ${CARD_DEPTH_MAX} levels, or circular`;
+    if (env.isProxy !== undefined && env.isProxy(value)) return 'a Proxy';
+    const own = Object.getOwnPropertyDescriptors(value);
+    if (Array.isArray(value)) {
+      if (Object.getPrototypeOf(value) !== Array.prototype) return 'an array whose prototype is not Array.prototype';
+      for (let i = 0; i < value.length; i++) {
+        const d = own[i];
+        at.push(i);
+        if (d === undefined) return 'a hole in an array';
+        if (!('value' in d)) return 'a getter or setter';
+        const problem = cardDataProblem(d.value, at);
+        if (problem !== null) return problem;
+        at.pop();
+      }
+      return null;
+    }
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      return 'an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...)';
+    }
+    for (const k of Object.keys(own)) {
+      const d = own[k];
+      at.push(k);
+      if (!d.enumerable) return 'a member that is not enumerable';
+      if (!('value' in d)) return 'a getter or setter';
+      const problem = cardDataProblem(d.value, at);
+      if (problem !== null) return problem;
+      at.pop();
+    }
+    return null;
   }
 
   /** The decision for a card from cardInput, the two slots and the host clock (NaN: none). */
@@ -500,7 +587,7 @@ function createApi(raw, env) {
 
   /** `sha256:<hex>` over the RFC 8785 form of the card minus top-level `signatures`. */
   function cardHash(card) {
-    const bytes = toBytes(card, 'card');
+    const bytes = cardBytes(card, 'card');
     return callCore('card', () => raw.cardHash(bytes));
   }
 
@@ -508,7 +595,7 @@ function createApi(raw, env) {
    * (each SDK reading alone), or `{defect:{code, path, message}}` for a card the gate cannot
    * read. For display: a decision's `missing_capabilities` is what gates. */
   function declaredCapabilities(card) {
-    const bytes = toBytes(card, 'card');
+    const bytes = cardBytes(card, 'card');
     return JSON.parse(callCore('card', () => raw.declaredCapabilities(bytes)));
   }
 
@@ -516,8 +603,8 @@ function createApi(raw, env) {
    * requirement with its own observation), `comparison` (what differs between the two cards as
    * the gate reads them) and `re_resolution` (what re-resolving, replica first, concludes). */
   function compareCards(replica, primary, requirement, replicaObservation, primaryObservation) {
-    const r = toBytes(replica, 'replica');
-    const p = toBytes(primary, 'primary');
+    const r = cardBytes(replica, 'replica');
+    const p = cardBytes(primary, 'primary');
     const ro = withClock(replicaObservation);
     const po = withClock(primaryObservation);
     return JSON.parse(callCore('input', () => raw.compareCards(r, p, defined(requirement), ro, po)));

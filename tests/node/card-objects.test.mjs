@@ -126,7 +126,7 @@ const MUTATIONS = [
   ['capabilities.streaming: a function', (c) => { c.capabilities.streaming = fn; }, '/capabilities/streaming'],
   ['preferredTransport: a function', (c) => { c.preferredTransport = fn; }, '/preferredTransport'],
   ['capabilities.extendedAgentCard: a symbol', (c) => { c.capabilities.extendedAgentCard = Symbol('x'); }, '/capabilities/extendedAgentCard'],
-  ['version: a bigint', (c) => { c.version = 3n; }, '/version'],
+  ['version: a bigint (JSON.stringify throws)', (c) => { c.version = 3n; }, null],
   // toJSON: the text would be something else than the members the SDK reads.
   ['own toJSON (another card)', (c) => { c.toJSON = () => ({ ...card(), skills: [{ id: 'task.other', tags: [] }] }); }, '/toJSON'],
   ['skill id with toJSON', (c) => { c.skills[0].id = { toJSON: () => 'task.execute.v3' }; }, '/skills/0/id/toJSON'],

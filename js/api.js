@@ -461,23 +461,27 @@ function createApi(raw, env) {
   const CARD_DEPTH_MAX = 1000;
 
   /** The JSON text of a card given as an object. The caller hands the same object to its SDK,
-   * which reads the object itself (@a2a-js/sdk's normalizeAgentCard tests members with `in`,
-   * which sees inherited, non-enumerable and undefined members; every read calls a getter
+   * which reads the object itself (@a2a-js/sdk's normalizeAgentCard tests some members with
+   * `in`, which sees inherited, non-enumerable and undefined members; every read calls a getter
    * again), while the core reads this text. So the object must be plain JSON data, for which
-   * JSON.stringify says exactly what the SDK reads; anything else is a TypeError naming where
-   * (DESIGN.md "Card objects"): a value that is undefined, a function, a symbol or a
-   * non-finite number (a bigint: JSON.stringify's own TypeError); an array hole; an own member
-   * that is a getter/setter or not enumerable; an object whose prototype is not
+   * JSON.stringify says what the SDK reads; anything else is a TypeError naming where
+   * (DESIGN.md "Card objects"): a value that is a function, a symbol or a non-finite number (a
+   * bigint: JSON.stringify's own TypeError); an array element that is undefined or a hole; an
+   * own member that is a getter/setter or not enumerable; an object whose prototype is not
    * Object.prototype or null (Date, Map, Set, a class instance, a boxed primitive), an array
    * whose prototype is not Array.prototype or with other members than its elements, a Proxy
    * (in Node: a browser cannot tell one); a toJSON on Object.prototype or Array.prototype (an
-   * own toJSON is a function member). Symbol-keyed members are ignored, as by every reader. */
+   * own toJSON is a function member). A member set to undefined is absent, as in the text,
+   * except where the SDK tests its presence (undefinedProblem). Symbol-keyed members are
+   * ignored, as by every reader. */
   function cardJson(card, what) {
     if (typeof Object.prototype.toJSON === 'function' || typeof Array.prototype.toJSON === 'function') {
       throw new TypeError(`${what}: Object.prototype or Array.prototype has a toJSON method, so the card's JSON text would not be its data`);
     }
     const at = [];
-    const problem = cardDataProblem(card, at);
+    const walk = { undefinedMember: false };
+    let problem = cardDataProblem(card, at, walk);
+    if (problem === null && walk.undefinedMember) problem = undefinedProblem(card, at);
     if (problem !== null) {
       const path = at.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
       const error = new TypeError(`${what}${path === '' ? '' : ' at ' + path}: ${problem}; an SDK would not read this object as its JSON text (pass plain JSON data, or the card's bytes)`);
@@ -489,10 +493,10 @@ function createApi(raw, env) {
   }
 
   /** What makes `value` other than plain JSON data (cardJson), or null; `at` ends up holding the
-   * path to it (keys and indices, outermost first). Reads members through their descriptors,
-   * so no getter runs (one descriptor per member: Object.getOwnPropertyDescriptors costs ten
-   * times as much). */
-  function cardDataProblem(value, at) {
+   * path to it (keys and indices, outermost first); `walk.undefinedMember` is set when a member
+   * is undefined. Reads members through their descriptors, so no getter runs (one descriptor
+   * per member: Object.getOwnPropertyDescriptors costs ten times as much). */
+  function cardDataProblem(value, at, walk) {
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -509,7 +513,8 @@ function createApi(raw, env) {
     if (at.length >= CARD_DEPTH_MAX) return `nested deeper than ${CARD_DEPTH_MAX} levels, or circular`;
     if (env.isProxy !== undefined && env.isProxy(value)) return 'a Proxy';
     const keys = Object.keys(value);
-    if (Array.isArray(value)) {
+    const array = Array.isArray(value);
+    if (array) {
       if (Object.getPrototypeOf(value) !== Array.prototype) return 'an array whose prototype is not Array.prototype';
       // Exactly the indices, each enumerable: no hole, nothing non-enumerable, no other member.
       if (keys.length !== value.length) {
@@ -539,9 +544,58 @@ function createApi(raw, env) {
       const d = Object.getOwnPropertyDescriptor(value, keys[i]);
       at.push(keys[i]);
       if (d === undefined || !('value' in d)) return 'a getter or setter';
-      const problem = cardDataProblem(d.value, at);
-      if (problem !== null) return problem;
+      if (d.value === undefined && !array) {
+        walk.undefinedMember = true; // absent, as JSON.stringify leaves it out
+      } else {
+        const problem = cardDataProblem(d.value, at, walk);
+        if (problem !== null) return problem;
+      }
       at.pop();
+    }
+    return null;
+  }
+
+  /** Members @a2a-js/sdk's normalizeAgentCard tests for presence (`in`, Object.values), where one
+   * set to undefined reads otherwise than the text that leaves it out: the top-level
+   * supportedInterfaces, preferredTransport, additionalInterfaces and
+   * supportsAuthenticatedExtendedCard (isLegacyAgentCard); `schemes` in an element of the card's
+   * or a skill's `security`, a securitySchemes value and its `type` (isProtoAgentCard). `card`
+   * is plain data (cardDataProblem), so reading it runs no getter. */
+  function undefinedProblem(card, at) {
+    const own = (o, k) => o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
+    const problem = 'undefined here is not absent: @a2a-js/sdk tests whether the member is present';
+    if (Array.isArray(card)) return null;
+    for (const k of ['supportedInterfaces', 'preferredTransport', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard']) {
+      if (own(card, k) && card[k] === undefined) {
+        at.push(k);
+        return problem;
+      }
+    }
+    const security = (list, where) => {
+      if (!Array.isArray(list)) return null;
+      for (let i = 0; i < list.length; i++) {
+        if (own(list[i], 'schemes') && list[i].schemes === undefined) {
+          at.push(...where, i, 'schemes');
+          return problem;
+        }
+      }
+      return null;
+    };
+    if (security(card.security, ['security']) !== null) return problem;
+    if (Array.isArray(card.skills)) {
+      for (let i = 0; i < card.skills.length; i++) {
+        if (own(card.skills[i], 'security') && security(card.skills[i].security, ['skills', i, 'security']) !== null) return problem;
+      }
+    }
+    const schemes = card.securitySchemes;
+    if (schemes !== null && typeof schemes === 'object' && !Array.isArray(schemes)) {
+      for (const k of Object.keys(schemes)) {
+        if (schemes[k] === undefined || (own(schemes[k], 'type') && schemes[k].type === undefined)) {
+          at.push('securitySchemes', k);
+          if (schemes[k] !== undefined) at.push('type');
+          return problem;
+        }
+      }
     }
     return null;
   }

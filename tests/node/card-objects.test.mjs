@@ -116,7 +116,9 @@ const MUTATIONS = [
   ['preferredTransport: undefined', (c) => { c.preferredTransport = undefined; }, '/preferredTransport'],
   ['additionalInterfaces: undefined', (c) => { c.additionalInterfaces = undefined; }, '/additionalInterfaces'],
   ['supportedInterfaces: undefined', (c) => { c.supportedInterfaces = undefined; c.url = 'https://w.example/a2a'; }, '/supportedInterfaces'],
-  ['capabilities.streaming: undefined', (c) => { c.capabilities.streaming = undefined; }, '/capabilities/streaming'],
+  ['security[0].schemes: undefined', (c) => { c.security = [{ schemes: undefined }]; c.capabilities.push_notifications = true; }, '/security/0/schemes'],
+  ['skills[0].security[0].schemes: undefined', (c) => { c.skills[0].security = [{ schemes: undefined }]; }, '/skills/0/security/0/schemes'],
+  ['securitySchemes first value with type: undefined', (c) => { c.securitySchemes = { a: { type: undefined, scheme: 'bearer' } }; }, '/securitySchemes/a/type'],
   ['skills[1] undefined', (c) => { c.skills.push(undefined); }, '/skills/1'],
   ['securitySchemes first value undefined', (c) => { c.securitySchemes = { a: undefined, b: { bearerFormat: 'x' } }; c.capabilities.push_notifications = true; }, '/securitySchemes/a'],
   // Holes and odd values.
@@ -224,6 +226,20 @@ test('plain JSON data is read as its JSON text, whatever else it is', () => {
     ['frozen', Object.freeze(card())],
     ['symbol-keyed members', Object.assign(card(), { [Symbol('x')]: 1 })],
     ['-0', Object.assign(card(), { x: -0 })],
+    // A member set to undefined is absent where the SDK reads values only (TypeScript-built
+    // cards, AgentCard.fromJSON's output).
+    ['optional members set to undefined', (() => {
+      const c = card(false);
+      c.capabilities.streaming = undefined;
+      c.iconUrl = undefined;
+      c.url = undefined;
+      c.protocolVersion = undefined;
+      c.skills[0].examples = undefined;
+      c.securitySchemes = { b: { type: 'http', scheme: 'bearer', bearerFormat: undefined } };
+      return c;
+    })()],
+    ['AgentCard.fromJSON output (a proto-shaped card normalized by the SDK)', RESOLVERS.default.normalizeAgentCard(
+      Object.assign(card(), { securitySchemes: { b: { httpAuthSecurityScheme: { scheme: 'bearer' } } } }))],
     ['own __proto__ from JSON.parse', JSON.parse(JSON.stringify(card()).replace('{', '{"__proto__":{"preferredTransport":"GRPC"},'))],
     ['an array-like object where a list is expected', Object.assign(card(), { skills: { 0: card().skills[0], length: 1 } })],
     ['deep unknown data (refused by the core as too deep)', Object.assign(card(), { x: JSON.parse('['.repeat(100) + ']'.repeat(100)) })],

@@ -171,7 +171,9 @@ isLegacyAgentCard's `in` is true for a member set to undefined, inherited or non
 (`{..., supportsAuthenticatedExtendedCard: undefined}` is legacy, so legacyCompat drops
 capabilities.extendedAgentCard while the JSON text grants it); getters run on every read; toJSON,
 Date, Map, Set and class instances read otherwise than their JSON. The package refuses every such
-object with a TypeError (DESIGN.md "Card objects").
+object with a TypeError (DESIGN.md "Card objects"); a member set to undefined counts as absent
+except at the members the SDK tests with `in` or Object.values (isLegacyAgentCard's four keys,
+security[].schemes, securitySchemes values and their type).
 """
 
 import argparse

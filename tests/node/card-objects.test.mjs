@@ -271,3 +271,50 @@ test('nesting too deep for the walk, or circular, is a TypeError, not a stack ov
   for (let i = 0; i < 5000; i++) deep = { a: deep };
   assert.throws(() => cg.evaluate(Object.assign(card(), { x: deep }), { require: [] }, {}), TypeError);
 });
+
+test('seeded combinations: any member the SDKs read, made odd in any way, is refused or read as the SDK reads it', () => {
+  // Member names the readings look at, per container.
+  const NAMES = {
+    '': ['supportedInterfaces', 'preferredTransport', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard', 'url',
+      'protocolVersion', 'capabilities', 'skills', 'security', 'securitySchemes', 'supported_interfaces', 'version', 'name'],
+    capabilities: ['streaming', 'pushNotifications', 'extendedAgentCard', 'extensions', 'push_notifications', 'extended_agent_card'],
+    skill: ['id', 'tags', 'security', 'securityRequirements'],
+    iface: ['protocolBinding', 'protocolVersion', 'url', 'protocol_binding', 'protocol_version'],
+  };
+  const VALUES = [true, false, null, 'GRPC', 'JSONRPC', '0.3', '1.0', '', [], {}, [{ schemes: {} }], [{ url: 'u', protocolBinding: 'GRPC', protocolVersion: '1.0' }],
+    { streaming: true, extendedAgentCard: true }, { b: { type: 'http', scheme: 'bearer' } }, { b: { httpAuthSecurityScheme: {} } }];
+  let seed = 20261201;
+  const rand = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const pick = (xs) => xs[rand(xs.length)];
+  const put = (o, k, v) => Object.defineProperty(o, k, { value: v, enumerable: true, configurable: true, writable: true });
+  const odd = [
+    (o, k, v) => { put(o, k, undefined); },
+    (o, k, v) => { Object.defineProperty(o, k, { value: v, enumerable: false, configurable: true, writable: true }); },
+    (o, k, v) => { let n = 0; Object.defineProperty(o, k, { get: () => (++n % 2 ? v : undefined), enumerable: true, configurable: true }); },
+    (o, k, v) => { Object.setPrototypeOf(o, Object.assign(Object.create(Object.getPrototypeOf(o)), { [k]: v })); },
+    (o, k, v) => { put(o, k, { toJSON: () => v }); },
+    (o, k, v) => { put(o, k, new Date(0)); },
+    (o, k, v) => { put(o, k, structuredClone(v)); }, // plain: must be read exactly
+  ];
+  let refused = 0;
+  let read = 0;
+  for (let i = 0; i < 400; i++) {
+    const c = card(rand(2) === 0);
+    c.securitySchemes = rand(2) ? { b: { type: 'http', scheme: 'bearer' } } : undefined;
+    if (c.securitySchemes === undefined) delete c.securitySchemes;
+    for (let m = 0, n = 1 + rand(3); m < n; m++) {
+      const where = pick(Object.keys(NAMES));
+      const target = where === '' ? c : where === 'capabilities' ? c.capabilities : where === 'skill' ? c.skills[0]
+        : (c.supportedInterfaces ?? [{}])[0];
+      if (target === null || typeof target !== 'object') continue;
+      pick(odd)(target, pick(NAMES[where]), pick(VALUES));
+    }
+    const j = safe(`combination ${i}`, c);
+    if (j.refused) refused++;
+    else read++;
+  }
+  assert.ok(refused > 50 && read > 20, `refused ${refused}, read ${read}`);
+});

@@ -472,16 +472,15 @@ function createApi(raw, env) {
    * whose prototype is not Array.prototype or with other members than its elements, a Proxy
    * (in Node: a browser cannot tell one); a toJSON on Object.prototype or Array.prototype (an
    * own toJSON is a function member). A member set to undefined is absent, as in the text,
-   * except where the SDK tests its presence (undefinedProblem). Symbol-keyed members are
+   * except where the SDK tests its presence (presenceProblem). Symbol-keyed members are
    * ignored, as by every reader. */
   function cardJson(card, what) {
     if (typeof Object.prototype.toJSON === 'function' || typeof Array.prototype.toJSON === 'function') {
       throw new TypeError(`${what}: Object.prototype or Array.prototype has a toJSON method, so the card's JSON text would not be its data`);
     }
     const at = [];
-    const walk = { undefinedMember: false };
-    let problem = cardDataProblem(card, at, walk);
-    if (problem === null && walk.undefinedMember) problem = undefinedProblem(card, at);
+    let problem = cardDataProblem(card, at);
+    if (problem === null) problem = presenceProblem(card, at);
     if (problem !== null) {
       const path = at.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
       const error = new TypeError(`${what}${path === '' ? '' : ' at ' + path}: ${problem}; an SDK would not read this object as its JSON text (pass plain JSON data, or the card's bytes)`);
@@ -493,10 +492,11 @@ function createApi(raw, env) {
   }
 
   /** What makes `value` other than plain JSON data (cardJson), or null; `at` ends up holding the
-   * path to it (keys and indices, outermost first); `walk.undefinedMember` is set when a member
-   * is undefined. Reads members through their descriptors, so no getter runs (one descriptor
-   * per member: Object.getOwnPropertyDescriptors costs ten times as much). */
-  function cardDataProblem(value, at, walk) {
+   * path to it (keys and indices, outermost first). A member set to undefined is skipped
+   * (absent, as JSON.stringify leaves it out; presenceProblem checks where that differs).
+   * Reads members through their descriptors, so no getter runs (one descriptor per member:
+   * Object.getOwnPropertyDescriptors costs ten times as much). */
+  function cardDataProblem(value, at) {
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -544,10 +544,8 @@ function createApi(raw, env) {
       const d = Object.getOwnPropertyDescriptor(value, keys[i]);
       at.push(keys[i]);
       if (d === undefined || !('value' in d)) return 'a getter or setter';
-      if (d.value === undefined && !array) {
-        walk.undefinedMember = true; // absent, as JSON.stringify leaves it out
-      } else {
-        const problem = cardDataProblem(d.value, at, walk);
+      if (d.value !== undefined || array) {
+        const problem = cardDataProblem(d.value, at);
         if (problem !== null) return problem;
       }
       at.pop();
@@ -556,49 +554,58 @@ function createApi(raw, env) {
   }
 
   /** Members @a2a-js/sdk's normalizeAgentCard tests for presence (`in`, Object.values), where one
-   * set to undefined reads otherwise than the text that leaves it out: the top-level
-   * supportedInterfaces, preferredTransport, additionalInterfaces and
-   * supportsAuthenticatedExtendedCard (isLegacyAgentCard); `schemes` in an element of the card's
-   * or a skill's `security`, a securitySchemes value and its `type` (isProtoAgentCard). `card`
-   * is plain data (cardDataProblem), so reading it runs no getter. */
-  function undefinedProblem(card, at) {
-    const own = (o, k) => o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
-    const problem = 'undefined here is not absent: @a2a-js/sdk tests whether the member is present';
+   * set to undefined, or inherited (a polluted Object.prototype), reads otherwise than the text:
+   * the top-level supportedInterfaces, preferredTransport, additionalInterfaces and
+   * supportsAuthenticatedExtendedCard, and (inherited only) url and protocolVersion
+   * (isLegacyAgentCard);
+   * `schemes` in an element of the card's or a skill's `security`, a securitySchemes value and
+   * its `type` (isProtoAgentCard). `card` is plain data (cardDataProblem), so reading it runs no
+   * getter. A few `in` tests per card: run on every card object. */
+  function presenceProblem(card, at) {
+    const own = Object.prototype.hasOwnProperty;
+    // A member the SDK would see that the text does not say: undefined, or not own.
+    const unlike = (o, k) => o !== null && typeof o === 'object' && k in o && (!own.call(o, k) || o[k] === undefined);
+    const problem = (...where) => {
+      at.push(...where);
+      const o = where.slice(0, -1).reduce((v, k) => v[k], card);
+      return own.call(o, where[where.length - 1])
+        ? 'undefined here is not absent: @a2a-js/sdk tests whether the member is present'
+        : 'an inherited member (a polluted prototype?): @a2a-js/sdk reads it, the JSON text does not have it';
+    };
     if (Array.isArray(card)) return null;
-    for (const k of ['supportedInterfaces', 'preferredTransport', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard']) {
-      if (own(card, k) && card[k] === undefined) {
-        at.push(k);
-        return problem;
-      }
-    }
+    for (const k of PRESENCE_TOP_LEVEL) if (unlike(card, k)) return problem(k);
+    // Read by value: undefined is absent, but an inherited value is read.
+    for (const k of VALUE_TOP_LEVEL) if (k in card && !own.call(card, k)) return problem(k);
     const security = (list, where) => {
       if (!Array.isArray(list)) return null;
-      for (let i = 0; i < list.length; i++) {
-        if (own(list[i], 'schemes') && list[i].schemes === undefined) {
-          at.push(...where, i, 'schemes');
-          return problem;
-        }
-      }
+      for (let i = 0; i < list.length; i++) if (unlike(list[i], 'schemes')) return problem(...where, i, 'schemes');
       return null;
     };
-    if (security(card.security, ['security']) !== null) return problem;
+    let found = security(card.security, ['security']);
+    if (found !== null) return found;
     if (Array.isArray(card.skills)) {
       for (let i = 0; i < card.skills.length; i++) {
-        if (own(card.skills[i], 'security') && security(card.skills[i].security, ['skills', i, 'security']) !== null) return problem;
+        const skill = card.skills[i];
+        if (skill !== null && typeof skill === 'object' && own.call(skill, 'security')) {
+          found = security(skill.security, ['skills', i, 'security']);
+          if (found !== null) return found;
+        }
       }
     }
     const schemes = card.securitySchemes;
     if (schemes !== null && typeof schemes === 'object' && !Array.isArray(schemes)) {
       for (const k of Object.keys(schemes)) {
-        if (schemes[k] === undefined || (own(schemes[k], 'type') && schemes[k].type === undefined)) {
-          at.push('securitySchemes', k);
-          if (schemes[k] !== undefined) at.push('type');
-          return problem;
-        }
+        if (schemes[k] === undefined) return problem('securitySchemes', k);
+        if (unlike(schemes[k], 'type')) return problem('securitySchemes', k, 'type');
       }
     }
     return null;
   }
+
+  /** The top-level members isLegacyAgentCard tests with `in`, and those it reads by value. */
+  const PRESENCE_TOP_LEVEL = ['supportedInterfaces', 'preferredTransport', 'additionalInterfaces',
+    'supportsAuthenticatedExtendedCard'];
+  const VALUE_TOP_LEVEL = ['url', 'protocolVersion'];
 
   /** The decision for a card from cardInput, the two slots and the host clock (NaN: none). */
   function decide(g, card, req, obs, nowMs) {

@@ -318,3 +318,19 @@ test('seeded combinations: any member the SDKs read, made odd in any way, is ref
   }
   assert.ok(refused > 50 && read > 20, `refused ${refused}, read ${read}`);
 });
+
+test('a polluted Object.prototype member that isLegacyAgentCard reads is refused on card objects', () => {
+  for (const [k, v] of [['preferredTransport', 'GRPC'], ['supportsAuthenticatedExtendedCard', false], ['url', 'https://w.example/a2a']]) {
+    Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true, enumerable: false });
+    try {
+      const j = safe(`Object.prototype.${k}`, card(false));
+      assert.ok(j.refused, `Object.prototype.${k}`);
+      assert.equal(j.refused.path, `/${k}`);
+    } finally {
+      delete Object.prototype[k];
+    }
+  }
+  const c = card();
+  c.security = [Object.create({ schemes: {} })];
+  assert.equal(safe('inherited schemes', c).refused?.path, '/security/0', 'an element with a prototype is refused first');
+});

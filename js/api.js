@@ -556,8 +556,8 @@ function createApi(raw, env) {
   /** Members @a2a-js/sdk's normalizeAgentCard tests for presence (`in`, Object.values), where one
    * set to undefined, or inherited (a polluted Object.prototype), reads otherwise than the text:
    * the top-level supportedInterfaces, preferredTransport, additionalInterfaces and
-   * supportsAuthenticatedExtendedCard, and (inherited only) url and protocolVersion
-   * (isLegacyAgentCard);
+   * supportsAuthenticatedExtendedCard (isLegacyAgentCard), and, inherited only, url,
+   * protocolVersion, capabilities, skills, security, securitySchemes and a skill's security;
    * `schemes` in an element of the card's or a skill's `security`, a securitySchemes value and
    * its `type` (isProtoAgentCard). `card` is plain data (cardDataProblem), so reading it runs no
    * getter. A few `in` tests per card: run on every card object. */
@@ -586,7 +586,8 @@ function createApi(raw, env) {
     if (Array.isArray(card.skills)) {
       for (let i = 0; i < card.skills.length; i++) {
         const skill = card.skills[i];
-        if (skill !== null && typeof skill === 'object' && own.call(skill, 'security')) {
+        if (skill !== null && typeof skill === 'object' && 'security' in skill) {
+          if (!own.call(skill, 'security')) return problem('skills', i, 'security');
           found = security(skill.security, ['skills', i, 'security']);
           if (found !== null) return found;
         }
@@ -602,10 +603,11 @@ function createApi(raw, env) {
     return null;
   }
 
-  /** The top-level members isLegacyAgentCard tests with `in`, and those it reads by value. */
+  /** The top-level members isLegacyAgentCard tests with `in`, and those normalizeAgentCard reads
+   * by value to choose its path (only an inherited one is refused). */
   const PRESENCE_TOP_LEVEL = ['supportedInterfaces', 'preferredTransport', 'additionalInterfaces',
     'supportsAuthenticatedExtendedCard'];
-  const VALUE_TOP_LEVEL = ['url', 'protocolVersion'];
+  const VALUE_TOP_LEVEL = ['url', 'protocolVersion', 'capabilities', 'skills', 'security', 'securitySchemes'];
 
   /** The decision for a card from cardInput, the two slots and the host clock (NaN: none). */
   function decide(g, card, req, obs, nowMs) {

@@ -320,7 +320,8 @@ test('seeded combinations: any member the SDKs read, made odd in any way, is ref
 });
 
 test('a polluted Object.prototype member that isLegacyAgentCard reads is refused on card objects', () => {
-  for (const [k, v] of [['preferredTransport', 'GRPC'], ['supportsAuthenticatedExtendedCard', false], ['url', 'https://w.example/a2a']]) {
+  for (const [k, v] of [['preferredTransport', 'GRPC'], ['supportsAuthenticatedExtendedCard', false], ['url', 'https://w.example/a2a'],
+    ['security', [{ schemes: {} }]], ['securitySchemes', { b: {} }]]) {
     Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true, enumerable: false });
     try {
       const j = safe(`Object.prototype.${k}`, card(false));
@@ -329,6 +330,14 @@ test('a polluted Object.prototype member that isLegacyAgentCard reads is refused
     } finally {
       delete Object.prototype[k];
     }
+  }
+  Object.defineProperty(Object.prototype, 'security', { value: [{ schemes: {} }], configurable: true, writable: true });
+  try {
+    // card.skills[0] inherits it; the top level is checked first, so make that one own.
+    const c = Object.assign(card(), { security: [] });
+    assert.equal(safe('inherited skill security', c).refused?.path, '/skills/0/security');
+  } finally {
+    delete Object.prototype.security;
   }
   const c = card();
   c.security = [Object.create({ schemes: {} })];

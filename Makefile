@@ -29,6 +29,7 @@ test-core: lint
 	$(CARGO) test
 	$(CARGO) build --release --bin cardgate
 	$(PY) tests/jcs_differential.py --cardgate target/release/cardgate --count 10000
+	$(PY) tests/vectors/freshness_reference.py --cardgate target/release/cardgate --count 2000
 	$(PY) -m pytest -q tests/policy_schema_test.py
 
 # Benchmarks, informative (not part of `make test`): native core vs the Python and JS peers and

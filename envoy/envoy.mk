@@ -37,11 +37,15 @@ TEST_TARGETS += test-envoy
 setup-envoy:
 	.ci/setup.sh envoy
 
+# The filter is built for size (the crate's release profile says 3, for the CLI and the npm
+# package); sha2 stays at 3 (Cargo.toml).
+ENVOY_OPT_LEVEL := s
+
 # The optimized filter module. Cargo decides what to rebuild; wasm-opt runs when it changed.
 filter: setup-envoy
 	@if grep -rnE '$(ENVOY_DROPPED_FNS)' src/envoy; then \
 	  echo "filter: src/envoy implements a callback whose export envoy.mk drops (ENVOY_DROPPED_EXPORTS)"; exit 1; fi
-	$(CARGO) build --release --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR)
+	CARGO_PROFILE_RELEASE_OPT_LEVEL=$(ENVOY_OPT_LEVEL) $(CARGO) build --release --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR)
 	@mkdir -p dist
 	@if [ ! -f $(ENVOY_FILTER) ] || [ $(ENVOY_FILTER_RAW) -nt $(ENVOY_FILTER) ] || \
 	     [ envoy/envoy.mk -nt $(ENVOY_FILTER) ]; then \

@@ -592,6 +592,7 @@ mod tests {
         assert_eq!(c.protocols, ["1.0"]);
         let legacy = read(
             r#"{"name":"L","version":"1","capabilities":{},"skills":[],"url":"https://l",
+            "defaultInputModes":[],"defaultOutputModes":[],
             "protocolVersion":"0.3.0","supportsAuthenticatedExtendedCard":true,
             "additionalInterfaces":[{"url":"https://l/g","transport":"GRPC"}]}"#,
         )

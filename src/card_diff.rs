@@ -694,6 +694,7 @@ mod tests {
     #[test]
     fn endpoints_include_legacy_members_once() {
         let card = br#"{"name":"w","version":"1","skills":[],"url":"https://a/","preferredTransport":"JSONRPC",
+          "capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],
           "additionalInterfaces":[{"url":"https://b/","transport":"GRPC"},{"url":"https://a/","transport":"HTTP+JSON"}]}"#;
         let side = read_side(card);
         assert_eq!(side.card.unwrap().endpoints, ["https://a/", "https://b/"]);

@@ -38,9 +38,13 @@ pub(crate) enum Slot {
         end: usize,
     },
     /// `len` members (key slot, value slots) follow; the slot after the last one's is `end`.
+    /// `name_lengths` has bit `min(n, 31)` set for each member name of `n` bytes, so a lookup
+    /// of a name no member has is mostly answered without reading the members (a card view
+    /// looks up many optional members a card lacks).
     Object {
         len: usize,
         end: usize,
+        name_lengths: u32,
     },
 }
 
@@ -89,12 +93,14 @@ impl Document {
             }
             Value::Object(members) => {
                 let head = self.open_object();
+                let mut name_lengths = 0;
                 for (k, v) in members {
                     self.note_name(k);
                     self.push_str(k);
+                    name_lengths |= name_length_bit(k.len());
                     self.push_value(v);
                 }
-                self.close(head, members.len());
+                self.close_object(head, members.len(), name_lengths);
             }
         }
     }
@@ -157,19 +163,38 @@ impl Document {
         self.slots.len() - 1
     }
 
-    /// Opens an object; `close` it with its member count after its members.
+    /// Opens an object; `close_object` it after its members.
     pub(crate) fn open_object(&mut self) -> usize {
-        self.slots.push(Slot::Object { len: 0, end: 0 });
+        self.slots.push(Slot::Object {
+            len: 0,
+            end: 0,
+            name_lengths: 0,
+        });
         self.slots.len() - 1
     }
 
+    /// Closes the array opened at `head` with its element count.
     pub(crate) fn close(&mut self, head: usize, count: usize) {
         let end = self.slots.len();
-        if let Some(Slot::Array { len, end: e } | Slot::Object { len, end: e }) =
-            self.slots.get_mut(head)
+        if let Some(Slot::Array { len, end: e }) = self.slots.get_mut(head) {
+            *len = count;
+            *e = end;
+        }
+    }
+
+    /// Closes the object opened at `head` with its member count and the [`name_length_bit`]s
+    /// of its member names, or-ed.
+    pub(crate) fn close_object(&mut self, head: usize, count: usize, names: u32) {
+        let end = self.slots.len();
+        if let Some(Slot::Object {
+            len,
+            end: e,
+            name_lengths,
+        }) = self.slots.get_mut(head)
         {
             *len = count;
             *e = end;
+            *name_lengths = names;
         }
     }
 
@@ -228,6 +253,12 @@ impl Document {
     }
 }
 
+/// The bit an object's `name_lengths` sets for a member name of `len` bytes.
+#[inline]
+pub(crate) fn name_length_bit(len: usize) -> u32 {
+    1 << len.min(31)
+}
+
 /// A value in a [`Document`].
 #[derive(Debug, Clone, Copy)]
 pub struct Node<'d> {
@@ -276,9 +307,15 @@ impl<'d> Node<'d> {
     /// The member `key`, if this is an object that has it.
     pub fn get(self, key: &str) -> Option<Node<'d>> {
         let slots = &self.doc.slots;
-        let Some(&Slot::Object { len, .. }) = slots.get(self.at) else {
+        let Some(&Slot::Object {
+            len, name_lengths, ..
+        }) = slots.get(self.at)
+        else {
             return None;
         };
+        if name_lengths & name_length_bit(key.len()) == 0 {
+            return None;
+        }
         // One pass over the member slots: names compared by length first, then as bytes;
         // a value is skipped in one step (a container's slot knows where it ends).
         let mut key_at = self.at + 1;
@@ -515,6 +552,57 @@ mod tests {
         assert_eq!(root.get("e").unwrap().type_name(), "object");
         assert!(root.get("zz").is_none());
         assert!(a[0].get("a").is_none() && a[0].items().is_none());
+    }
+
+    /// `get` skips objects by the lengths of their member names: every member is still found
+    /// (also names of 31 bytes and more, which share a bit, escaped names, the empty name),
+    /// and a name of a length no member has, or of a shared length, is not.
+    #[test]
+    fn lookups_by_name_length_find_every_member() {
+        let long = |n: usize| "x".repeat(n);
+        let names = [
+            "",
+            "a",
+            "é",
+            "bc",
+            &long(30),
+            &long(31),
+            &long(32),
+            &long(100),
+        ];
+        let mut text = String::from("{");
+        for (i, name) in names.iter().enumerate() {
+            // The second name is written with an escape: its slot is decoded, not plain.
+            let written = if i == 1 {
+                "\\u0061".to_owned()
+            } else {
+                name.to_string()
+            };
+            text += &format!("{}\"{written}\":{i}", if i > 0 { "," } else { "" });
+        }
+        text += "}";
+        let parsed = json::parse_document(text.as_bytes(), 64).unwrap();
+        let built = Document::from_value(&parsed.root().to_value());
+        for doc in [&parsed, &built] {
+            for (i, name) in names.iter().enumerate() {
+                assert_eq!(
+                    doc.root().get(name).and_then(Node::as_f64),
+                    Some(i as f64),
+                    "{name:?}"
+                );
+            }
+            for absent in [
+                "b",
+                "abc",
+                "ée",
+                &long(29),
+                &long(33),
+                &long(64),
+                "y".repeat(31).as_str(),
+            ] {
+                assert!(doc.root().get(absent).is_none(), "{absent:?}");
+            }
+        }
     }
 
     #[test]

@@ -179,6 +179,7 @@ fn fmt_scaled(nanos: u128, scale: u32) -> String {
 const MS: u32 = 6;
 const S: u32 = 9;
 const SKEW_NANOS: u128 = 1_000_000_000;
+const SKEW_MS_FIGURE: u64 = 1000;
 
 /// What the resolver reported about staleness, and the host's clock.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -280,6 +281,46 @@ pub struct Unverifiable {
     pub code: ReasonCode,
     /// A sentence with the figures.
     pub message: String,
+    /// The figures, by name: the offending `watermark` member and its `value` as given, the
+    /// clock (`now`), the `watermarks` that disagree, the `skew_ms` allowance, the
+    /// `max_staleness_ms` bound and the `basis` that exceeded it (DESIGN.md, "Decision").
+    pub figures: Vec<(String, Value)>,
+}
+
+impl Unverifiable {
+    fn new(code: ReasonCode, message: String, figures: Vec<(&str, Value)>) -> Unverifiable {
+        Unverifiable {
+            code,
+            message,
+            figures: figures
+                .into_iter()
+                .map(|(name, value)| (name.to_owned(), value))
+                .collect(),
+        }
+    }
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.to_owned())
+}
+
+/// A figure in milliseconds, exact in every runtime's JSON (every figure reported here is at
+/// most a few centuries of milliseconds, far below 2^53).
+#[allow(clippy::cast_precision_loss)]
+fn ms_figure(ms: u64) -> Value {
+    Value::Number(ms as f64)
+}
+
+/// The watermark member and its value as given (a value of the wrong JSON type is described in
+/// the message only).
+fn watermark_figures(name: &str, v: &WatermarkValue) -> Vec<(&'static str, Value)> {
+    let mut figures = vec![("watermark", text(name))];
+    match v {
+        WatermarkValue::Text(s) => figures.push(("value", text(s))),
+        WatermarkValue::Number(n) => figures.push(("value", Value::Number(*n))),
+        WatermarkValue::Invalid(_) => {}
+    }
+    figures
 }
 
 impl Observation {
@@ -309,9 +350,12 @@ impl Observation {
     /// exact to the nanosecond and rounded up, so the result in whole milliseconds is never
     /// smaller than the true staleness (DESIGN.md, observation rule 6).
     pub fn staleness(&self) -> Result<Staleness, Unverifiable> {
-        let invalid = |name: &str, v: &WatermarkValue, want: &str| Unverifiable {
-            code: ReasonCode::WatermarkInvalid,
-            message: format!("watermark {name} = {} is not {want}", v.describe()),
+        let invalid = |name: &str, v: &WatermarkValue, want: &str| {
+            Unverifiable::new(
+                ReasonCode::WatermarkInvalid,
+                format!("watermark {name} = {} is not {want}", v.describe()),
+                watermark_figures(name, v),
+            )
         };
         // Every value is checked for its form first, so a bad one is never silently ignored.
         // Lags are in nanoseconds, rounded up.
@@ -364,49 +408,67 @@ impl Observation {
         };
         match (last_contact, known_leader) {
             (Some(_), Some(false)) => {
-                return Err(Unverifiable {
-                    code: ReasonCode::LeaderUnknown,
-                    message: "Consul reports KnownLeader false: the LastContact lag means nothing"
-                        .into(),
-                })
+                return Err(Unverifiable::new(
+                    ReasonCode::LeaderUnknown,
+                    "Consul reports KnownLeader false: the LastContact lag means nothing".into(),
+                    vec![
+                        ("watermark", text("consul_known_leader")),
+                        ("value", text("false")),
+                    ],
+                ))
             }
             (Some(ns), Some(true)) => lags.push((
                 ns,
                 format!("consul_last_contact_ms {} ms", fmt_scaled(ns, MS)),
             )),
-            (Some(_), None) => return Err(Unverifiable {
-                code: ReasonCode::WatermarkInvalid,
-                message:
+            (Some(_), None) => {
+                return Err(Unverifiable::new(
+                    ReasonCode::WatermarkInvalid,
                     "consul_last_contact_ms without consul_known_leader: the lag cannot be trusted"
                         .into(),
-            }),
+                    vec![("watermark", text("consul_last_contact_ms"))],
+                ))
+            }
             (None, Some(_)) => {
-                return Err(Unverifiable {
-                    code: ReasonCode::WatermarkInvalid,
-                    message: "consul_known_leader without consul_last_contact_ms: no lag reported"
-                        .into(),
-                })
+                return Err(Unverifiable::new(
+                    ReasonCode::WatermarkInvalid,
+                    "consul_known_leader without consul_last_contact_ms: no lag reported".into(),
+                    vec![("watermark", text("consul_known_leader"))],
+                ))
             }
             (None, None) => {}
         }
-        if let Some(synced) = synced_at {
-            let now = self.now.ok_or_else(|| Unverifiable {
-                code: ReasonCode::ClockMissing,
-                message: "synced_at needs a clock, and none was supplied".into(),
+        if let (Some(synced), Some(given)) = (synced_at, &self.synced_at) {
+            let now = self.now.ok_or_else(|| {
+                Unverifiable::new(
+                    ReasonCode::ClockMissing,
+                    "synced_at needs a clock, and none was supplied".into(),
+                    watermark_figures("synced_at", given),
+                )
             })?;
+            // Both directions rounded up: the lag (digits of `now` beyond the nanosecond count)
+            // and how far the sync lies ahead of the clock (digits of `synced_at` count), so a
+            // sync a fraction of a nanosecond past the skew allowance is not within it.
             let lag = now.nanos_since_ceil(synced);
-            let ahead = u128::try_from(lag.saturating_neg()).unwrap_or(0);
+            let ahead = u128::try_from(synced.nanos_since_ceil(now)).unwrap_or(0);
             if ahead > SKEW_NANOS {
-                return Err(Unverifiable {
-                    code: ReasonCode::WatermarkInFuture,
-                    message: format!(
+                return Err(Unverifiable::new(
+                    ReasonCode::WatermarkInFuture,
+                    format!(
                         "synced_at {} is {} ms after now {}, beyond the {} ms skew allowance",
                         synced.to_rfc3339(),
                         fmt_scaled(ahead, MS),
                         now.to_rfc3339(),
                         fmt_scaled(SKEW_NANOS, MS)
                     ),
-                });
+                    watermark_figures("synced_at", given)
+                        .into_iter()
+                        .chain([
+                            ("now", text(&now.to_rfc3339())),
+                            ("skew_ms", ms_figure(SKEW_MS_FIGURE)),
+                        ])
+                        .collect(),
+                ));
             }
             let lag = u128::try_from(lag).unwrap_or(0);
             lags.push((
@@ -419,29 +481,37 @@ impl Observation {
             ));
         }
         if lags.is_empty() {
-            return Err(Unverifiable {
-                code: ReasonCode::FreshnessUnverifiable,
-                message: if age.is_some() {
+            return Err(Unverifiable::new(
+                ReasonCode::FreshnessUnverifiable,
+                if age.is_some() {
                     "only Age was reported: it counts cache time, not replica lag, so freshness is unverifiable".into()
                 } else {
                     "the resolver reported no replication watermark, so freshness is unverifiable"
                         .into()
                 },
-            });
+                Vec::new(),
+            ));
         }
         let lo = lags.iter().map(|l| l.0).min().unwrap_or(0);
         let hi = lags.iter().map(|l| l.0).max().unwrap_or(0);
         if hi - lo > SKEW_NANOS {
             let listed: Vec<&str> = lags.iter().map(|l| l.1.as_str()).collect();
-            return Err(Unverifiable {
-                code: ReasonCode::WatermarkContradictory,
-                message: format!(
+            return Err(Unverifiable::new(
+                ReasonCode::WatermarkContradictory,
+                format!(
                     "watermarks disagree by {} ms (more than {} ms): {}",
                     fmt_scaled(hi - lo, MS),
                     fmt_scaled(SKEW_NANOS, MS),
                     listed.join(", ")
                 ),
-            });
+                vec![
+                    (
+                        "watermarks",
+                        Value::Array(listed.iter().map(|l| text(l)).collect()),
+                    ),
+                    ("skew_ms", ms_figure(SKEW_MS_FIGURE)),
+                ],
+            ));
         }
         let mut basis: Vec<String> = lags
             .into_iter()
@@ -461,13 +531,17 @@ impl Observation {
                 ms,
                 basis: basis.join(" + "),
             }),
-            _ => Err(Unverifiable {
-                code: ReasonCode::WatermarkInvalid,
-                message: format!(
+            _ => Err(Unverifiable::new(
+                ReasonCode::WatermarkInvalid,
+                format!(
                     "staleness {} ms is out of range",
                     total.map_or_else(|| "beyond 10^32".into(), |t| fmt_scaled(t, MS))
                 ),
-            }),
+                vec![
+                    ("basis", text(&basis.join(" + "))),
+                    ("max_staleness_ms", ms_figure(MAX_STALENESS_MS)),
+                ],
+            )),
         }
     }
 }
@@ -608,6 +682,98 @@ mod tests {
         assert_eq!(ms(r#"{"lag_ms":"0","lag_s":"1"}"#), 1_000);
     }
 
+    /// Every (b) failure carries the figures that explain it in the decision: the offending
+    /// watermark and its value as given, the clock, the sources that disagree, the tolerance
+    /// (`max_stale_ms`, whenever the requirement has one).
+    #[test]
+    fn unverifiable_decisions_carry_their_figures() {
+        let card = br#"{"name":"W","version":"1.0","skills":[{"id":"s"}]}"#;
+        let figures = |req: &str, o: &str| -> String {
+            let d = crate::evaluate(card, &crate::Requirement::from_json(req).unwrap(), &obs(o));
+            assert_eq!(d.reasons().len(), 1, "{o}");
+            let mut out: Vec<String> = d.reasons()[0]
+                .figures
+                .iter()
+                .map(|(k, v)| format!("{k}={}", crate::jcs::canonicalize(v)))
+                .collect();
+            out.sort();
+            format!("{} {}", d.reasons()[0].code.as_str(), out.join(" "))
+        };
+        let ten = r#"{"max_stale":"10s"}"#;
+        let cases = [
+            ("{}", "freshness_unverifiable max_stale_ms=10000"),
+            (
+                r#"{"lag_ms":" junk"}"#,
+                r#"watermark_invalid max_stale_ms=10000 value=" junk" watermark="lag_ms""#,
+            ),
+            (
+                r#"{"lag_s":-1.5}"#,
+                r#"watermark_invalid max_stale_ms=10000 value=-1.5 watermark="lag_s""#,
+            ),
+            (
+                r#"{"age_s":null,"lag_ms":"1"}"#,
+                r#"watermark_invalid max_stale_ms=10000 watermark="age_s""#,
+            ),
+            (
+                r#"{"consul_last_contact_ms":"5","consul_known_leader":"false"}"#,
+                r#"leader_unknown max_stale_ms=10000 value="false" watermark="consul_known_leader""#,
+            ),
+            (
+                r#"{"consul_last_contact_ms":"5"}"#,
+                r#"watermark_invalid max_stale_ms=10000 watermark="consul_last_contact_ms""#,
+            ),
+            (
+                r#"{"synced_at":"2026-11-09T12:00:00Z"}"#,
+                r#"clock_missing max_stale_ms=10000 value="2026-11-09T12:00:00Z" watermark="synced_at""#,
+            ),
+            (
+                r#"{"synced_at":"2026-11-09T13:00:05+01:00","now":"2026-11-09T12:00:00Z"}"#,
+                r#"watermark_in_future max_stale_ms=10000 now="2026-11-09T12:00:00.000Z" skew_ms=1000 value="2026-11-09T13:00:05+01:00" watermark="synced_at""#,
+            ),
+            (
+                r#"{"lag_ms":"40000","lag_s":"1"}"#,
+                r#"watermark_contradictory max_stale_ms=10000 skew_ms=1000 watermarks=["lag_ms 40000 ms","lag_s 1 s"]"#,
+            ),
+            (
+                r#"{"lag_ms":"9007199254740992","age_s":"1"}"#,
+                r#"watermark_invalid basis="lag_ms 9007199254740992 ms + age_s 1 s" max_stale_ms=10000 max_staleness_ms=9007199254740992"#,
+            ),
+            (
+                r#"{"lag_ms":"10000.5"}"#,
+                "watermark_exceeded max_stale_ms=10000 staleness_ms=10001",
+            ),
+        ];
+        for (o, want) in cases {
+            assert_eq!(figures(ten, o), want, "{o}");
+        }
+        // Several bad members: the first in the order lag_ms, lag_s, consul_last_contact_ms,
+        // consul_known_leader, age_s, synced_at is the one named (DESIGN.md, "One (b) reason").
+        assert_eq!(
+            figures(
+                ten,
+                r#"{"synced_at":"x","age_s":"y","lag_s":"z","lag_ms":"w"}"#
+            ),
+            r#"watermark_invalid max_stale_ms=10000 value="w" watermark="lag_ms""#
+        );
+        assert_eq!(
+            figures(
+                ten,
+                r#"{"synced_at":"x","age_s":"y","consul_known_leader":"maybe"}"#
+            ),
+            r#"watermark_invalid max_stale_ms=10000 value="maybe" watermark="consul_known_leader""#
+        );
+        assert_eq!(
+            figures(ten, r#"{"synced_at":"x","age_s":"y"}"#),
+            r#"watermark_invalid max_stale_ms=10000 value="y" watermark="age_s""#
+        );
+        // Without a tolerance there is none to report; tolerance_missing names the staleness.
+        assert_eq!(figures("{}", "{}"), "freshness_unverifiable ");
+        assert_eq!(
+            figures("{}", r#"{"lag_ms":"3"}"#),
+            "tolerance_missing staleness_ms=3"
+        );
+    }
+
     #[test]
     fn fails_closed() {
         assert_eq!(code("{}"), ReasonCode::FreshnessUnverifiable);
@@ -666,6 +832,19 @@ mod tests {
             code(r#"{"lag_ms":"1000","lag_s":"3"}"#),
             ReasonCode::WatermarkContradictory
         );
+        // More than the skew allowance ahead, if only by digits beyond the nanosecond.
+        assert_eq!(
+            code(r#"{"synced_at":"2026-11-09T12:00:01.0000000001Z","now":"2026-11-09T12:00:00Z"}"#),
+            ReasonCode::WatermarkInFuture
+        );
+        assert_eq!(
+            code(r#"{"synced_at":"2026-11-09T12:00:01.000000001Z","now":"2026-11-09T12:00:00Z"}"#),
+            ReasonCode::WatermarkInFuture
+        );
+        for within in ["2026-11-09T12:00:01Z", "2026-11-09T12:00:00.9999999999Z"] {
+            let o = format!(r#"{{"synced_at":"{within}","now":"2026-11-09T12:00:00Z"}}"#);
+            assert_eq!(obs(&o).staleness().unwrap().ms, 0, "{within}");
+        }
         assert!(Observation::from_json(r#"{"lag":"1"}"#).is_err());
         assert!(Observation::from_json(r#"{"now":"yesterday"}"#).is_err());
     }

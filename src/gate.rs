@@ -414,7 +414,12 @@ fn check_freshness(
         pinned = Some(matched);
     }
     match (&staleness, requirement.max_stale_ms) {
-        (Err(why), _) => fail(why.code, why.message.clone(), Vec::new()),
+        (Err(why), max) => {
+            // The observation's own figures, and the tolerance it could not be held to.
+            let mut figures = why.figures.clone();
+            figures.extend(max.map(|m| ("max_stale_ms".to_owned(), num(m))));
+            fail(why.code, why.message.clone(), figures)
+        }
         (Ok(s), None) => fail(
             ReasonCode::ToleranceMissing,
             format!(

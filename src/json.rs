@@ -472,6 +472,7 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
         // up in a set, so a hostile body of many small members costs O(n), not O(n^2).
         let base = self.reading.keys.len();
         let mut seen: Option<HashSet<String>> = None;
+        let mut name_lengths = 0;
         while let Some(key) = map.next_key_seed(KeySeed(&mut *self.reading))? {
             let reading = &mut *self.reading;
             let name = reading.doc.str_at(key);
@@ -497,6 +498,7 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
                 reading.refusal = Some(Refusal::Duplicate(name));
                 return Err(de::Error::custom("duplicate member"));
             }
+            name_lengths |= crate::document::name_length_bit(name.len());
             reading.keys.push(key);
             map.next_value_seed(DocSeed {
                 reading: &mut *self.reading,
@@ -506,7 +508,7 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
         }
         let count = self.reading.keys.len() - base;
         self.reading.keys.truncate(base);
-        self.reading.doc.close(head, count);
+        self.reading.doc.close_object(head, count, name_lengths);
         Ok(())
     }
 }

@@ -419,6 +419,74 @@ mod tests {
         );
     }
 
+    /// A requirement value the gate cannot use is refused at its member (a `Range` error), never
+    /// read as "no requirement": a malformed pin, an incomparable floor, a tolerance without a
+    /// unit. Each accepted neighbour shows the refusal is about the form alone.
+    #[test]
+    fn unusable_values_are_refused_at_their_member() {
+        use crate::InputErrorKind;
+        let hex = "0123456789abcdef".repeat(4);
+        let refused = [
+            // Pins: upper-case hex, one digit short or long, other algorithms, other spellings.
+            ("pin", format!("sha256:{}", hex.to_uppercase())),
+            ("pin", format!("sha256:{}", &hex[..63])),
+            ("pin", format!("sha256:{hex}0")),
+            ("pin", format!("SHA256:{hex}")),
+            ("pin", format!("sha512:{hex}{hex}")),
+            ("pin", format!("sha-256:{hex}")),
+            ("pin", format!("sha256: {hex}")),
+            ("pin", format!("sha256:{hex} ")),
+            ("pin", hex.clone()),
+            ("pin", format!("sha256:{}g", &hex[..63])),
+            ("pin", String::new()),
+            // Floors: whatever a card version could not be.
+            ("min_version", String::new()),
+            ("min_version", "v1.0".into()),
+            ("min_version", " 1.0".into()),
+            ("min_version", "1.0 ".into()),
+            ("min_version", "1.2-beta".into()),
+            ("min_version", "1..2".into()),
+            ("min_version", "1.0.0-rc.01".into()),
+            ("min_version", "1.0.0+".into()),
+            ("min_version", "latest".into()),
+            ("min_version", "\u{ff11}.0".into()),
+            // Tolerances: a unit is required, whole numbers only, at most 10 years.
+            ("max_stale", "10".into()),
+            ("max_stale", "10.5s".into()),
+            ("max_stale", "-1s".into()),
+            ("max_stale", "10 s".into()),
+            ("max_stale", "10S".into()),
+            ("max_stale", "1d".into()),
+            ("max_stale", "PT10S".into()),
+            ("max_stale", "87601h".into()),
+            ("max_stale", String::new()),
+        ];
+        for (member, value) in refused {
+            let text = format!(
+                "{{{}:{}}}",
+                serde_json::json!(member),
+                serde_json::json!(value)
+            );
+            let e = Requirement::from_json(&text).unwrap_err();
+            assert_eq!(
+                (e.kind, e.path.as_str()),
+                (InputErrorKind::Range, format!("/{member}").as_str()),
+                "{text}: {e}"
+            );
+        }
+        let accepted = req(&format!(
+            r#"{{"pin":"sha256:{hex}","min_version":"1.0.0-rc.1+b.7","max_stale":"87600h"}}"#
+        ));
+        assert_eq!(
+            accepted.max_stale_ms,
+            Some(crate::duration::MAX_DURATION_MS)
+        );
+        assert_eq!(accepted.pin.unwrap().as_str(), format!("sha256:{hex}"));
+        assert_eq!(req(r#"{"max_stale":"0ms"}"#).max_stale_ms, Some(0));
+        // A capability named twice is one requirement (the decision lists it once).
+        assert_eq!(req(r#"{"require":["a","b","a"]}"#).require.len(), 2);
+    }
+
     #[test]
     fn tighten_never_loosens() {
         let policy = req(r#"{"require":["a"],"min_version":"2","max_stale":"10s"}"#);

@@ -100,7 +100,12 @@ pub fn read(doc: Node<'_>, sdk: Sdk) -> Result<Reading, Refusal> {
     match sdk {
         Sdk::Python => Ok(python(doc)?),
         Sdk::JsDefault => Ok(js(doc, false)),
-        Sdk::JsLegacyCompat => Ok(js(doc, true)),
+        Sdk::JsLegacyCompat => {
+            if js_is_legacy(doc) {
+                js_legacy_check(doc)?;
+            }
+            Ok(js(doc, true))
+        }
     }
 }
 
@@ -111,6 +116,7 @@ pub fn read_all(doc: Node<'_>) -> Result<[(Sdk, Reading); 3], Refusal> {
     let python = python(doc)?;
     let default = js(doc, false);
     let legacy = if js_is_legacy(doc) {
+        js_legacy_check(doc)?;
         js_to_core(doc)
     } else {
         default.clone()
@@ -882,6 +888,236 @@ fn js_to_core(doc: Node<'_>) -> Reading {
     }
 }
 
+/// `toCoreAgentCard`'s own refusals (`src/compat/v0_3/translate/agent_card.ts`, `security.ts`,
+/// `_validate.ts`), in the order it meets them: what it requires (`requireObject`,
+/// `requireArray`), the security scheme types it knows, and the TypeErrors its JavaScript throws
+/// on JSON values (`x ? x.map(f) : []` on a truthy non-list, `[...x]` on a truthy value that is
+/// not a list or a string, a property read on a `null` element). The resolver then throws, so a
+/// caller with `legacyCompat` on gets no card.
+fn js_legacy_check(doc: Node<'_>) -> Result<(), Refusal> {
+    // `additionalInterfaces?.map(toCoreAgentInterface)`: `?.` passes over `null` only.
+    let extra = doc.get("additionalInterfaces").filter(|v| !v.is_null());
+    if let Some(extra) = extra {
+        js_mapped(extra, "/additionalInterfaces", js_element_read)?;
+    }
+    // `requireObject(compat.capabilities, ...)` then `toCoreAgentCapabilities`.
+    let caps = match doc.get("capabilities") {
+        Some(c) if matches!(c.kind(), Kind::Object(_) | Kind::Array(_)) => c,
+        _ => {
+            return Err(js_legacy_refusal(
+                "/capabilities",
+                "agentCard.capabilities is required",
+            ))
+        }
+    };
+    js_truthy_mapped(
+        caps.get("extensions"),
+        "/capabilities/extensions",
+        js_element_read,
+    )?;
+    // `securitySchemes ? Object.entries(securitySchemes).map(toCoreSecurityScheme) : {}`.
+    if let Some(schemes) = doc.get("securitySchemes").filter(|v| js_truthy(*v)) {
+        js_entries(schemes, "/securitySchemes", js_legacy_scheme)?;
+    }
+    js_truthy_mapped(doc.get("security"), "/security", js_legacy_requirement)?;
+    for key in ["defaultInputModes", "defaultOutputModes"] {
+        js_require_array(
+            doc.get(key),
+            &format!("/{key}"),
+            &format!("agentCard.{key}"),
+        )?;
+    }
+    js_require_array(doc.get("skills"), "/skills", "agentCard.skills")?;
+    for (i, skill) in doc.elements("skills").enumerate() {
+        let at = format!("/skills/{i}");
+        if skill.is_null() {
+            return Err(js_type_error(&at, "a skill is null"));
+        }
+        // Members of a list or a primitive read as `undefined`.
+        let skill = skill.members().map(|_| skill);
+        js_require_array(
+            skill.and_then(|s| s.get("tags")),
+            &format!("{at}/tags"),
+            "skill.tags",
+        )?;
+        let Some(skill) = skill else { continue };
+        for key in ["examples", "inputModes", "outputModes"] {
+            js_spread(skill.get(key), &format!("{at}/{key}"))?;
+        }
+        js_truthy_mapped(
+            skill.get("security"),
+            &format!("{at}/security"),
+            js_legacy_requirement,
+        )?;
+    }
+    js_truthy_mapped(doc.get("signatures"), "/signatures", js_element_read)
+}
+
+fn js_legacy_refusal(path: &str, what: &str) -> Refusal {
+    Refusal {
+        path: path.to_owned(),
+        message: format!(
+            "@a2a-js/sdk with legacyCompat refuses the card: its v0.3 conversion (toCoreAgentCard) \
+             throws \"{what}\""
+        ),
+    }
+}
+
+fn js_type_error(path: &str, what: &str) -> Refusal {
+    js_legacy_refusal(path, &format!("TypeError: {what}"))
+}
+
+/// JavaScript truthiness of a member (`undefined` when absent).
+fn js_truthy(v: Node<'_>) -> bool {
+    match v.kind() {
+        Kind::Null => false,
+        Kind::Bool(b) => b,
+        Kind::Number(n) => n != 0.0,
+        Kind::String(s) => !s.is_empty(),
+        Kind::Array(_) | Kind::Object(_) => true,
+    }
+}
+
+/// `requireArray(value, name)`.
+fn js_require_array(v: Option<Node<'_>>, path: &str, name: &str) -> Result<(), Refusal> {
+    match v.and_then(Node::items) {
+        Some(_) => Ok(()),
+        None => Err(js_legacy_refusal(
+            path,
+            &format!("{name} is required and must be an array"),
+        )),
+    }
+}
+
+/// `v.map(f)`: `v` must be a list (no other JSON value has `map`), `f` runs on each element.
+fn js_mapped(
+    v: Node<'_>,
+    path: &str,
+    f: fn(Node<'_>, &str) -> Result<(), Refusal>,
+) -> Result<(), Refusal> {
+    let Some(items) = v.items() else {
+        return Err(js_type_error(
+            path,
+            &format!("{} has no map", v.type_name()),
+        ));
+    };
+    for (i, item) in items.enumerate() {
+        f(item, &format!("{path}/{i}"))?;
+    }
+    Ok(())
+}
+
+/// `v ? v.map(f) : []`.
+fn js_truthy_mapped(
+    v: Option<Node<'_>>,
+    path: &str,
+    f: fn(Node<'_>, &str) -> Result<(), Refusal>,
+) -> Result<(), Refusal> {
+    match v.filter(|v| js_truthy(*v)) {
+        Some(v) => js_mapped(v, path, f),
+        None => Ok(()),
+    }
+}
+
+/// `v ? [...v] : []`: a truthy `v` must be iterable (a list or a string).
+fn js_spread(v: Option<Node<'_>>, path: &str) -> Result<(), Refusal> {
+    match v.filter(|v| js_truthy(*v)).map(Node::kind) {
+        None | Some(Kind::Array(_) | Kind::String(_)) => Ok(()),
+        Some(_) => Err(js_type_error(
+            path,
+            "spread of a value that is not iterable",
+        )),
+    }
+}
+
+/// `Object.entries(v)` then `f` on each value: an object's members, a list's elements, a
+/// string's characters (each a one-character string); `null` throws; other values have none.
+fn js_entries(
+    v: Node<'_>,
+    path: &str,
+    f: fn(Node<'_>, &str) -> Result<(), Refusal>,
+) -> Result<(), Refusal> {
+    match v.kind() {
+        Kind::Null => Err(js_type_error(path, "Object.entries(null)")),
+        Kind::Object(members) => {
+            for (key, value) in members {
+                f(
+                    value,
+                    &format!("{path}/{}", crate::json::pointer_token(key)),
+                )?;
+            }
+            Ok(())
+        }
+        Kind::Array(items) => {
+            for (i, item) in items.enumerate() {
+                f(item, &format!("{path}/{i}"))?;
+            }
+            Ok(())
+        }
+        // A character is a string: it has no `type` (a scheme) and is iterable (scopes).
+        Kind::String(s) if !s.is_empty() => f(v, &format!("{path}/0")),
+        _ => Ok(()),
+    }
+}
+
+/// An element whose members are read: it must not be `null`.
+fn js_element_read(v: Node<'_>, path: &str) -> Result<(), Refusal> {
+    if v.is_null() {
+        Err(js_type_error(path, "a property read on null"))
+    } else {
+        Ok(())
+    }
+}
+
+/// `toCoreSecurityScheme`: the v0.3 `type` must be one of five (a string, exactly), and an
+/// `oauth2` scheme needs `flows` with one of its four flows truthy (`toCoreOAuthFlows`).
+fn js_legacy_scheme(scheme: Node<'_>, path: &str) -> Result<(), Refusal> {
+    js_element_read(scheme, path)?;
+    let kind = scheme
+        .members()
+        .and_then(|_| scheme.get("type"))
+        .and_then(Node::as_str);
+    match kind {
+        Some("apiKey" | "http" | "openIdConnect" | "mutualTLS") => Ok(()),
+        Some("oauth2") => {
+            let at = format!("{path}/flows");
+            let flows = scheme.get("flows").filter(|f| !f.is_null());
+            let Some(flows) = flows else {
+                return Err(js_type_error(&at, "a property read on undefined or null"));
+            };
+            let any = flows.members().is_some()
+                && [
+                    "authorizationCode",
+                    "clientCredentials",
+                    "implicit",
+                    "password",
+                ]
+                .iter()
+                .any(|k| flows.get(k).is_some_and(js_truthy));
+            if any {
+                Ok(())
+            } else {
+                Err(js_legacy_refusal(
+                    &at,
+                    "OAuthFlows must declare at least one flow",
+                ))
+            }
+        }
+        _ => Err(js_legacy_refusal(
+            &format!("{path}/type"),
+            "Unsupported v0.3 security scheme type",
+        )),
+    }
+}
+
+/// `toCoreSecurityRequirement`: `Object.entries(requirement)`, each value spread (`[...scopes]`).
+fn js_legacy_requirement(requirement: Node<'_>, path: &str) -> Result<(), Refusal> {
+    js_entries(requirement, path, |scopes, at| match scopes.kind() {
+        Kind::Array(_) | Kind::String(_) => Ok(()),
+        _ => Err(js_type_error(at, "spread of scopes that are not iterable")),
+    })
+}
+
 /// `isLegacyAgentCard` (`src/compat/v0_3/client/card-resolver.ts`).
 fn js_is_legacy(doc: Node<'_>) -> bool {
     let list = doc.get("supportedInterfaces");
@@ -1048,6 +1284,7 @@ mod tests {
             include_str!("../tests/vectors/cards.json"),
             include_str!("../tests/vectors/capabilities.json"),
             include_str!("../tests/vectors/sdk_security.json"),
+            include_str!("../tests/vectors/sdk_legacy_compat.json"),
         ] {
             let vectors = json::parse(file.as_bytes(), 64).unwrap();
             for case in vectors
@@ -1074,6 +1311,88 @@ mod tests {
         assert!(cases > 50, "{cases}");
     }
 
+    /// `toCoreAgentCard`'s refusals on JSON values, as @a2a-js/sdk 1.3.0 throws them (each
+    /// checked with `normalizeAgentCard` of a legacyCompat resolver): JavaScript truthiness
+    /// decides what is mapped or spread, a string's entries are its characters, a list passes
+    /// `requireObject`. Only the legacy reading refuses; the default one reads the card.
+    #[test]
+    fn the_legacy_conversion_refuses_what_its_javascript_throws_on() {
+        // A v0.3 card with one member set to (or added as) `value`.
+        let legacy = |member: &str, value: &str| {
+            let mut card = json::parse(
+                br#"{"url":"https://a","capabilities":{},"defaultInputModes":[],
+                    "defaultOutputModes":[],"skills":[{"id":"s","tags":[]}]}"#,
+                64,
+            )
+            .unwrap();
+            if let json::Value::Object(members) = &mut card {
+                members.retain(|(k, _)| k != member);
+                members.push((
+                    member.to_owned(),
+                    json::parse(value.as_bytes(), 64).unwrap(),
+                ));
+            }
+            let d = Document::from_value(&card);
+            assert!(read(d.root(), Sdk::JsDefault).is_ok(), "{member}: {value}");
+            read(d.root(), Sdk::JsLegacyCompat)
+                .map(|_| ())
+                .map_err(|r| r.path)
+        };
+        // Falsy values are not mapped or spread; a number has no entries; strings are
+        // iterable; a list passes requireObject (and has no `extensions`).
+        for (member, ok) in [
+            ("signatures", "0"),
+            ("security", r#""""#),
+            ("securitySchemes", "false"),
+            ("securitySchemes", "7"),
+            ("additionalInterfaces", "null"),
+            ("security", r#"[{"b":"read"}]"#),
+            ("security", r#"["ab", 1]"#),
+            (
+                "skills",
+                r#"[{"id":"s","tags":[],"examples":"text","inputModes":0}]"#,
+            ),
+            ("securitySchemes", r#"[{"type":"http"}]"#),
+            ("capabilities", "[]"),
+        ] {
+            assert_eq!(legacy(member, ok), Ok(()), "{member}: {ok}");
+        }
+        for (member, bad, path) in [
+            ("signatures", "{}", "/signatures"),
+            ("signatures", "[null]", "/signatures/0"),
+            ("security", "[null]", "/security/0"),
+            ("security", r#"[{"b":{}}]"#, "/security/0/b"),
+            ("securitySchemes", r#""x""#, "/securitySchemes/0/type"),
+            ("securitySchemes", r#"{"a":null}"#, "/securitySchemes/a"),
+            (
+                "securitySchemes",
+                r#"{"a":{"type":"oauth2"}}"#,
+                "/securitySchemes/a/flows",
+            ),
+            (
+                "securitySchemes",
+                r#"{"a":{"type":"oauth2","flows":{"implicit":0}}}"#,
+                "/securitySchemes/a/flows",
+            ),
+            (
+                "skills",
+                r#"[{"id":"s","tags":[],"outputModes":{}}]"#,
+                "/skills/0/outputModes",
+            ),
+            ("skills", r#"["s"]"#, "/skills/0/tags"),
+            ("skills", "[null]", "/skills/0"),
+            (
+                "capabilities",
+                r#"{"extensions":true}"#,
+                "/capabilities/extensions",
+            ),
+            ("capabilities", r#""yes""#, "/capabilities"),
+            ("additionalInterfaces", "false", "/additionalInterfaces"),
+        ] {
+            assert_eq!(legacy(member, bad), Err(path.to_owned()), "{member}: {bad}");
+        }
+    }
+
     fn bindings(r: &Reading) -> Vec<&str> {
         r.interfaces.iter().map(|(b, _)| &**b).collect()
     }
@@ -1098,8 +1417,12 @@ mod tests {
 
     #[test]
     fn javascript_paths() {
-        // Legacy card: only the compat reading converts it.
-        let d = doc(r#"{"url":"https://a","capabilities":{}}"#);
+        // Legacy card: only the compat reading converts it (with the members its conversion
+        // requires).
+        const V03: &str = r#""defaultInputModes":[],"defaultOutputModes":[],"skills":[]"#;
+        let d = doc(&format!(
+            r#"{{"url":"https://a","capabilities":{{}},{V03}}}"#
+        ));
         assert!(read(d.root(), Sdk::JsDefault)
             .unwrap()
             .interfaces
@@ -1119,9 +1442,10 @@ mod tests {
             .interfaces
             .is_empty());
         // The compat conversion ignores capabilities.extendedAgentCard.
-        let d = doc(
-            r#"{"supportsAuthenticatedExtendedCard":false,"capabilities":{"extendedAgentCard":true}}"#,
-        );
+        let d = doc(&format!(
+            r#"{{"supportsAuthenticatedExtendedCard":false,
+                "capabilities":{{"extendedAgentCard":true}},{V03}}}"#
+        ));
         assert!(
             !read(d.root(), Sdk::JsLegacyCompat)
                 .unwrap()

@@ -22,6 +22,7 @@ CLI takes no response headers; tests/vectors.rs maps them through the core's Wat
 import datetime
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -40,9 +41,16 @@ HEADER_OF = {
 VECTORS = load_vectors()
 
 
+# What DESIGN.md reads as a timestamp (RFC 3339 date-time); Python's fromisoformat also takes
+# forms the gate refuses (no offset, a space for T), which must be sent as they are.
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+
 def parse_time(text):
+    if not RFC3339.fullmatch(text.strip(" \t")):
+        return None
     try:
-        return datetime.datetime.fromisoformat(text.replace("z", "Z"))
+        return datetime.datetime.fromisoformat(text.strip(" \t").replace("z", "Z"))
     except ValueError:
         return None
 

@@ -123,7 +123,9 @@ conversion can throw. `AgentCardResolver.default` (what ClientFactory uses) has 
      array (snake_case spelling not read: "modes legacy default modes=snake"), skills not an
      array, a skill without tags ("modes legacy ... skill tags=no"), additionalInterfaces neither
      an array nor null (null reads as []), a securitySchemes value without a v0.3 `type`,
-     proto-shaped skill security.
+     proto-shaped skill security. The gate models every throw of toCoreAgentCard
+     (sdk_reading::js_legacy_check, DESIGN.md's table, tests/vectors/sdk_legacy_compat.json)
+     and refuses such a card (sdk_refuses_card): before, these cards were PARTIAL (70 of 2 418).
      Values are copied uncoerced (url:5, protocolVersion:0.3 pass through as numbers).
   J3 Else if isProtoAgentCard (security[0] has `schemes`, or the first securitySchemes value has
      no `type`, or a skill's security[0] has `schemes`) -> AgentCard.fromJSON: scalars camelCase

@@ -3,7 +3,7 @@
 // This file is not a module on its own: js/build.mjs wraps it for CommonJS (node/index.cjs) and
 // for the browser ES module (web/index.js). It defines `createApi(raw, env)`, where `raw` is the
 // wasm-bindgen glue (src/js.rs) and `env.ready()` throws if the wasm module is not instantiated
-// yet.
+// yet and `env.isProxy(value)`, when the host has it (Node), tells a Proxy.
 //
 // Every decision comes from the Rust core, which reads requirement and observation objects
 // itself (serde-wasm-bindgen) and returns canonical decision JSON; this file turns cards into bytes,
@@ -438,15 +438,176 @@ function createApi(raw, env) {
     return !Object.prototype.hasOwnProperty.call(observation, 'now') || observation.now === undefined;
   }
 
-  /** The card as text (a string, or an object's JSON) or bytes, as toBytes reads it. */
+  /** The card as text (a string, or an object's JSON: cardJson) or bytes, as cardBytes reads it. */
   function cardInput(card) {
     if (typeof card === 'string') return card;
-    if (card !== null && typeof card === 'object' && !(card instanceof Uint8Array) &&
-        !(card instanceof ArrayBuffer) && !ArrayBuffer.isView(card)) {
-      return stringify(card, 'card');
-    }
+    if (isCardObject(card)) return cardJson(card, 'card');
     return toBytes(card, 'card');
   }
+
+  /** Whether toBytes would read `value` as an object (its JSON), not as text or bytes. */
+  function isCardObject(value) {
+    return value !== null && typeof value === 'object' && !(value instanceof Uint8Array) &&
+      !(value instanceof ArrayBuffer) && !ArrayBuffer.isView(value);
+  }
+
+  /** toBytes for a card: an object goes through cardJson. */
+  function cardBytes(value, what) {
+    return isCardObject(value) ? encoder.encode(cardJson(value, what)) : toBytes(value, what);
+  }
+
+  /** Deepest a card object is walked (the core refuses a card nested deeper than 64 levels);
+   * deeper, or circular, is a TypeError. */
+  const CARD_DEPTH_MAX = 1000;
+
+  /** The JSON text of a card given as an object. The caller hands the same object to its SDK,
+   * which reads the object itself (@a2a-js/sdk's normalizeAgentCard tests some members with
+   * `in`, which sees inherited, non-enumerable and undefined members; every read calls a getter
+   * again), while the core reads this text. So the object must be plain JSON data, for which
+   * JSON.stringify says what the SDK reads; anything else is a TypeError naming where
+   * (DESIGN.md "Card objects"): a value that is a function, a symbol or a non-finite number (a
+   * bigint: JSON.stringify's own TypeError); an array element that is undefined or a hole; an
+   * own member that is a getter/setter or not enumerable; an object whose prototype is not
+   * Object.prototype or null (Date, Map, Set, a class instance, a boxed primitive), an array
+   * whose prototype is not Array.prototype or with other members than its elements, a Proxy
+   * (in Node: a browser cannot tell one); a toJSON on Object.prototype or Array.prototype (an
+   * own toJSON is a function member). A member set to undefined is absent, as in the text,
+   * except where the SDK tests its presence (presenceProblem). Symbol-keyed members are
+   * ignored, as by every reader. */
+  function cardJson(card, what) {
+    if (typeof Object.prototype.toJSON === 'function' || typeof Array.prototype.toJSON === 'function') {
+      throw new TypeError(`${what}: Object.prototype or Array.prototype has a toJSON method, so the card's JSON text would not be its data`);
+    }
+    const at = [];
+    let problem = cardDataProblem(card, at);
+    if (problem === null) problem = presenceProblem(card, at);
+    if (problem !== null) {
+      const path = at.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+      const error = new TypeError(`${what}${path === '' ? '' : ' at ' + path}: ${problem}; an SDK would not read this object as its JSON text (pass plain JSON data, or the card's bytes)`);
+      error.input = what;
+      error.path = path;
+      throw error;
+    }
+    return stringify(card, what);
+  }
+
+  /** What makes `value` other than plain JSON data (cardJson), or null; `at` ends up holding the
+   * path to it (keys and indices, outermost first). A member set to undefined is skipped
+   * (absent, as JSON.stringify leaves it out; presenceProblem checks where that differs).
+   * Reads members through their descriptors, so no getter runs (one descriptor per member:
+   * Object.getOwnPropertyDescriptors costs ten times as much). */
+  function cardDataProblem(value, at) {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+      case 'bigint': // JSON.stringify throws its own TypeError for one
+        return null;
+      case 'number':
+        return Number.isFinite(value) ? null : `the number ${value} is not JSON`;
+      case 'object':
+        break;
+      default:
+        return `${typeof value === 'undefined' ? 'undefined' : 'a ' + typeof value} is not JSON`;
+    }
+    if (value === null) return null;
+    if (at.length >= CARD_DEPTH_MAX) return `nested deeper than ${CARD_DEPTH_MAX} levels, or circular`;
+    if (env.isProxy !== undefined && env.isProxy(value)) return 'a Proxy';
+    const keys = Object.keys(value);
+    const array = Array.isArray(value);
+    if (array) {
+      if (Object.getPrototypeOf(value) !== Array.prototype) return 'an array whose prototype is not Array.prototype';
+      // Exactly the indices, each enumerable: no hole, nothing non-enumerable, no other member.
+      if (keys.length !== value.length) {
+        for (let i = 0; i < value.length; i++) {
+          if (!Object.prototype.propertyIsEnumerable.call(value, i)) {
+            at.push(i);
+            return Object.prototype.hasOwnProperty.call(value, i) ? 'an element that is not enumerable' : 'a hole in an array';
+          }
+        }
+        return 'an array with members other than its elements';
+      }
+    } else {
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        return 'an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...)';
+      }
+      if (Object.getOwnPropertyNames(value).length !== keys.length) {
+        for (const k of Object.getOwnPropertyNames(value)) {
+          if (!Object.prototype.propertyIsEnumerable.call(value, k)) {
+            at.push(k);
+            return 'a member that is not enumerable';
+          }
+        }
+      }
+    }
+    for (let i = 0; i < keys.length; i++) {
+      const d = Object.getOwnPropertyDescriptor(value, keys[i]);
+      at.push(keys[i]);
+      if (d === undefined || !('value' in d)) return 'a getter or setter';
+      if (d.value !== undefined || array) {
+        const problem = cardDataProblem(d.value, at);
+        if (problem !== null) return problem;
+      }
+      at.pop();
+    }
+    return null;
+  }
+
+  /** Members @a2a-js/sdk's normalizeAgentCard tests for presence (`in`, Object.values), where one
+   * set to undefined, or inherited (a polluted Object.prototype), reads otherwise than the text:
+   * the top-level supportedInterfaces, preferredTransport, additionalInterfaces and
+   * supportsAuthenticatedExtendedCard (isLegacyAgentCard), and, inherited only, url,
+   * protocolVersion, capabilities, skills, security, securitySchemes and a skill's security;
+   * `schemes` in an element of the card's or a skill's `security`, a securitySchemes value and
+   * its `type` (isProtoAgentCard). `card` is plain data (cardDataProblem), so reading it runs no
+   * getter. A few `in` tests per card: run on every card object. */
+  function presenceProblem(card, at) {
+    const own = Object.prototype.hasOwnProperty;
+    // A member the SDK would see that the text does not say: undefined, or not own.
+    const unlike = (o, k) => o !== null && typeof o === 'object' && k in o && (!own.call(o, k) || o[k] === undefined);
+    const problem = (...where) => {
+      at.push(...where);
+      const o = where.slice(0, -1).reduce((v, k) => v[k], card);
+      return own.call(o, where[where.length - 1])
+        ? 'undefined here is not absent: @a2a-js/sdk tests whether the member is present'
+        : 'an inherited member (a polluted prototype?): @a2a-js/sdk reads it, the JSON text does not have it';
+    };
+    if (Array.isArray(card)) return null;
+    for (const k of PRESENCE_TOP_LEVEL) if (unlike(card, k)) return problem(k);
+    // Read by value: undefined is absent, but an inherited value is read.
+    for (const k of VALUE_TOP_LEVEL) if (k in card && !own.call(card, k)) return problem(k);
+    const security = (list, where) => {
+      if (!Array.isArray(list)) return null;
+      for (let i = 0; i < list.length; i++) if (unlike(list[i], 'schemes')) return problem(...where, i, 'schemes');
+      return null;
+    };
+    let found = security(card.security, ['security']);
+    if (found !== null) return found;
+    if (Array.isArray(card.skills)) {
+      for (let i = 0; i < card.skills.length; i++) {
+        const skill = card.skills[i];
+        if (skill !== null && typeof skill === 'object' && 'security' in skill) {
+          if (!own.call(skill, 'security')) return problem('skills', i, 'security');
+          found = security(skill.security, ['skills', i, 'security']);
+          if (found !== null) return found;
+        }
+      }
+    }
+    const schemes = card.securitySchemes;
+    if (schemes !== null && typeof schemes === 'object' && !Array.isArray(schemes)) {
+      for (const k of Object.keys(schemes)) {
+        if (schemes[k] === undefined) return problem('securitySchemes', k);
+        if (unlike(schemes[k], 'type')) return problem('securitySchemes', k, 'type');
+      }
+    }
+    return null;
+  }
+
+  /** The top-level members isLegacyAgentCard tests with `in`, and those normalizeAgentCard reads
+   * by value to choose its path (only an inherited one is refused). */
+  const PRESENCE_TOP_LEVEL = ['supportedInterfaces', 'preferredTransport', 'additionalInterfaces',
+    'supportsAuthenticatedExtendedCard'];
+  const VALUE_TOP_LEVEL = ['url', 'protocolVersion', 'capabilities', 'skills', 'security', 'securitySchemes'];
 
   /** The decision for a card from cardInput, the two slots and the host clock (NaN: none). */
   function decide(g, card, req, obs, nowMs) {
@@ -500,7 +661,7 @@ function createApi(raw, env) {
 
   /** `sha256:<hex>` over the RFC 8785 form of the card minus top-level `signatures`. */
   function cardHash(card) {
-    const bytes = toBytes(card, 'card');
+    const bytes = cardBytes(card, 'card');
     return callCore('card', () => raw.cardHash(bytes));
   }
 
@@ -508,7 +669,7 @@ function createApi(raw, env) {
    * (each SDK reading alone), or `{defect:{code, path, message}}` for a card the gate cannot
    * read. For display: a decision's `missing_capabilities` is what gates. */
   function declaredCapabilities(card) {
-    const bytes = toBytes(card, 'card');
+    const bytes = cardBytes(card, 'card');
     return JSON.parse(callCore('card', () => raw.declaredCapabilities(bytes)));
   }
 
@@ -516,8 +677,8 @@ function createApi(raw, env) {
    * requirement with its own observation), `comparison` (what differs between the two cards as
    * the gate reads them) and `re_resolution` (what re-resolving, replica first, concludes). */
   function compareCards(replica, primary, requirement, replicaObservation, primaryObservation) {
-    const r = toBytes(replica, 'replica');
-    const p = toBytes(primary, 'primary');
+    const r = cardBytes(replica, 'replica');
+    const p = cardBytes(primary, 'primary');
     const ro = withClock(replicaObservation);
     const po = withClock(primaryObservation);
     return JSON.parse(callCore('input', () => raw.compareCards(r, p, defined(requirement), ro, po)));

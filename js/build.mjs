@@ -43,7 +43,8 @@ if (!names || names.length < 10) throw new Error('could not read the export list
 writeFileSync(
   join(pkg, 'node/index.cjs'),
   `${banner}'use strict';\nconst raw = require('./cardgate.js');\n\n${body}\n` +
-    `const api = createApi(raw, { ready() {} });\n` +
+    `// isProxy: a card object that is a Proxy is refused (js/api.js cardJson); a browser cannot tell.\n` +
+    `const api = createApi(raw, { ready() {}, isProxy: require('node:util').types.isProxy });\n` +
     `// Card hashes through node:crypto (the CPU's SHA instructions) rather than the Wasm build of\n` +
     `// sha2: the same digests (checked on test vectors before use), several times faster.\n` +
     `const nodeCrypto = require('node:crypto');\n` +

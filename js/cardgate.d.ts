@@ -3,7 +3,10 @@
 
 /** A card: its exact text, its exact bytes, or a value to serialize with JSON.stringify.
  * The hash covers the RFC 8785 form, so an object hashes like its text; but a text that the
- * core rejects (duplicate members, lone surrogates, ...) can only be checked as text or bytes. */
+ * core rejects (duplicate members, lone surrogates, ...) can only be checked as text or bytes.
+ * An object must be plain JSON data (no getters, inherited or non-enumerable members, toJSON,
+ * Date/Map/class instances, Proxy, functions, array holes; DESIGN.md "Card objects"): the SDK
+ * reads the object itself, so anything else throws a TypeError. */
 export type CardInput = string | Uint8Array | ArrayBuffer | ArrayBufferView | object;
 
 /** The requirement JSON form (DESIGN.md "Requirement"), generated as `RequirementInput`.

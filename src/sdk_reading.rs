@@ -314,8 +314,9 @@ enum Shape {
     Map(&'static [Field]),
     /// `map<string, string>`: an object of strings (or `null`).
     StrMap,
-    /// `google.protobuf.Struct`: an object (or `null`), anything inside.
-    Struct,
+    /// `google.protobuf.Struct` whose own message depth is `.0` (the card is 1): an object (or
+    /// `null`), anything inside that [`PROTOBUF_MAX_DEPTH`] lets through ([`python_struct`]).
+    Struct(u8),
     /// Checked elsewhere (`securitySchemes`, by `python_security`).
     Unchecked,
 }
@@ -434,7 +435,8 @@ const PROVIDER: [Field; 2] = [
 const SIGNATURE: [Field; 3] = [
     Field("protected", "protected", Shape::Str, 0),
     Field("signature", "signature", Shape::Str, 0),
-    Field("header", "header", Shape::Struct, 0),
+    // card (1) > signature (2) > header (3)
+    Field("header", "header", Shape::Struct(3), 0),
 ];
 pub(crate) const INTERFACE: [Field; 4] = [
     Field("url", "url", Shape::Str, 0),
@@ -446,7 +448,8 @@ pub(crate) const EXTENSION: [Field; 4] = [
     Field("uri", "uri", Shape::Str, 0),
     Field("description", "description", Shape::Str, 0),
     Field("required", "required", Shape::Bool, 0),
-    Field("params", "params", Shape::Struct, 0),
+    // card (1) > capabilities (2) > extension (3) > params (4)
+    Field("params", "params", Shape::Struct(4), 0),
 ];
 pub(crate) const CAPABILITIES: [Field; 4] = [
     Field("streaming", "streaming", Shape::Bool, 1),
@@ -609,14 +612,15 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
         };
     }
     match (shape, v.kind()) {
-        (Shape::Unchecked, _)
-        | (Shape::Str, Kind::String(_))
-        | (Shape::Bool, Kind::Bool(_))
-        | (Shape::Struct, Kind::Object(_)) => Ok(()),
+        (Shape::Unchecked, _) | (Shape::Str, Kind::String(_)) | (Shape::Bool, Kind::Bool(_)) => {
+            Ok(())
+        }
+        (Shape::Struct(_), Kind::Object(_)) if struct_fits(v, shape) => Ok(()),
+        (Shape::Struct(depth), Kind::Object(_)) => python_struct(v, at, usize::from(depth)),
         (Shape::Str, _) => bad(at, "a string", v),
         (Shape::Bool, _) => bad(at, "true or false", v),
         (
-            Shape::Struct | Shape::Msg(_),
+            Shape::Struct(_) | Shape::Msg(_),
             Kind::Array(_) | Kind::String(_) | Kind::Number(_) | Kind::Bool(_) | Kind::Null,
         ) => bad(at, "an object", v),
         (Shape::Msg(fields), Kind::Object(_)) => python_message(v, at, fields),
@@ -664,6 +668,68 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
         }
         (Shape::StrMap, _) => bad(at, "an object (a map)", v),
     }
+}
+
+/// protobuf's `ParseDict` refuses a message nested deeper than this (`max_recursion_depth`, the
+/// card's own message being 1), also inside a `Struct`, where every member or element is a
+/// `Value` message one level below its container and every object or list a `Struct` or
+/// `ListValue` one level below its `Value`: two levels per JSON level.
+const PROTOBUF_MAX_DEPTH: usize = 100;
+
+/// Whether a `Struct` field's object cannot reach [`PROTOBUF_MAX_DEPTH`] whatever it holds: its
+/// contents span fewer slots than the levels it would take (each level of JSON nesting is at
+/// least one slot), so the common small `params` or `header` is not walked.
+#[inline]
+fn struct_fits(v: Node<'_>, shape: Shape) -> bool {
+    let Shape::Struct(depth) = shape else {
+        return false;
+    };
+    let (doc, at) = v.position();
+    // A container at message depth m holds values at m + 1 and containers at m + 2: k more
+    // levels of JSON below this object reach at most depth + 2k + 1 (k < the slots inside).
+    let slots = doc.end_of(at) - at;
+    usize::from(depth) + 2 * slots < PROTOBUF_MAX_DEPTH
+}
+
+/// A `Struct` (or `ListValue`) at message depth `depth` and everything in it against
+/// [`PROTOBUF_MAX_DEPTH`]: a2a-sdk refuses the card beyond it (49 nested objects or lists, the
+/// innermost not empty, in an extension's `params`; 50 in a signature's `header`).
+fn python_struct(v: Node<'_>, at: &dyn fmt::Display, depth: usize) -> Result<(), Refusal> {
+    let too_deep = |path: &dyn fmt::Display, depth: usize| Refusal {
+        path: path.to_string(),
+        message: format!(
+            "a2a-sdk refuses the card: protobuf reads {path} as a message nested {depth} \
+             levels deep (a Struct's values count two levels per JSON level), beyond its \
+             limit of {PROTOBUF_MAX_DEPTH}"
+        ),
+    };
+    if depth > PROTOBUF_MAX_DEPTH {
+        return Err(too_deep(at, depth));
+    }
+    let child = |i: Step<'_>, item: Node<'_>| {
+        let here = Child(at, i);
+        if depth + 1 > PROTOBUF_MAX_DEPTH {
+            return Err(too_deep(&here, depth + 1));
+        }
+        match item.kind() {
+            Kind::Object(_) | Kind::Array(_) => python_struct(item, &here, depth + 2),
+            _ => Ok(()),
+        }
+    };
+    match v.kind() {
+        Kind::Object(members) => {
+            for (key, item) in members {
+                child(Step::Key(key), item)?;
+            }
+        }
+        Kind::Array(items) => {
+            for (i, item) in items.enumerate() {
+                child(Step::Index(i), item)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// `_map_legacy_security` then protobuf: `null`, `[]`, `{}` and `""` are read as no requirement;
@@ -1494,6 +1560,45 @@ mod tests {
         ] {
             assert_eq!(refused(fine), None, "{fine}");
         }
+    }
+
+    /// ParseDict's 100 nested messages, two per JSON level inside a Struct (a2a-sdk 1.3.0 with
+    /// protobuf 7.36.2: 48 nested objects in `params` read, 49 refused; `header` one deeper).
+    #[test]
+    fn python_refuses_structs_nested_past_protobufs_limit() {
+        let refused = |text: &str| read(doc(text).root(), Sdk::Python).err().map(|r| r.path);
+        let nest = |levels: usize, inner: &str| {
+            "{\"a\":".repeat(levels - 1) + inner + &"}".repeat(levels - 1)
+        };
+        let params = |v: &str| {
+            format!(r#"{{"capabilities":{{"extensions":[{{"uri":"u","params":{v}}}]}}}}"#)
+        };
+        let header = |v: &str| format!(r#"{{"signatures":[{{"header":{v}}}]}}"#);
+        // params at message depth 4: the 48th object holds a value at depth 99.
+        assert_eq!(refused(&params(&nest(48, "{\"a\":1}"))), None);
+        assert_eq!(
+            refused(&params(&nest(49, "{}"))),
+            None,
+            "an empty 49th object is depth 100"
+        );
+        let deep = "/capabilities/extensions/0/params".to_owned() + &"/a".repeat(49);
+        assert_eq!(refused(&params(&nest(49, "{\"a\":1}"))), Some(deep));
+        assert_eq!(
+            refused(&params(&nest(50, "{}"))),
+            Some("/capabilities/extensions/0/params".to_owned() + &"/a".repeat(49))
+        );
+        // Lists count as objects do; the list inside the Struct is one more level.
+        let lists = |n: usize| "[".repeat(n) + "1" + &"]".repeat(n);
+        assert_eq!(refused(&params(&format!(r#"{{"a":{}}}"#, lists(47)))), None);
+        assert!(refused(&params(&format!(r#"{{"a":{}}}"#, lists(48)))).is_some());
+        // header at message depth 3.
+        assert_eq!(refused(&header(&nest(49, "{\"a\":1}"))), None);
+        assert_eq!(
+            refused(&header(&nest(50, "{}"))),
+            Some("/signatures/0/header".to_owned() + &"/a".repeat(49))
+        );
+        // Deep data protobuf does not read as messages (an unknown member) is not counted.
+        assert_eq!(refused(&format!(r#"{{"x":{}}}"#, nest(60, "{}"))), None);
     }
 
     #[test]

@@ -38,6 +38,9 @@ Grids (each label says which one and which values):
   schemes the inside of securitySchemes / security_schemes values (v0.3 types, v1.0 wrappers)
   secshape `security` (card, skill, with and without securityRequirements) and securitySchemes shapes
   top    top-level values that are not a card object
+  depth  nesting inside the protobuf Struct fields (extension params, signature header) around
+         ParseDict's limit of 100 messages, and deep unknown members up to the gate's 64 levels
+  bind   protocolBinding / preferredTransport / transport spellings: case, spaces, look-alikes
   rand   seeded random combinations of all of the above
 
 An entry may also carry `text` (the exact card bytes to serve, when they differ from the
@@ -1221,6 +1224,76 @@ def grid_schemes():
     return out
 
 
+def nested(levels, inner, kind="obj"):
+    """`levels` nested objects ({"a": ...}) or lists, `inner` innermost (an empty one: {} or [])."""
+    v = inner
+    for i in range(levels):
+        if i == 0 and inner in ({}, []):
+            v = {} if kind == "obj" else []
+            continue
+        v = {"a": v} if kind == "obj" else [v]
+    return v
+
+
+def grid_depth():
+    """Nesting inside protobuf Struct fields (extension params, signature header): ParseDict
+    counts two message levels per JSON level there and refuses past 100; and deep data the
+    SDKs ignore (unknown members), up to the gate's own limit of 64 levels."""
+    out = []
+    for levels, inner, kind, fam in itertools.product([46, 47, 48, 49, 50, 51], [1, {}], ["obj", "list", "mixed"],
+                                                      ["v1", "legacy", "proto"]):
+        c = template(fam)
+        v = nested(levels, inner, "list" if kind == "list" else "obj")
+        if kind == "mixed":
+            v = nested(levels - 1, inner if inner != {} else [], "list")
+            v = {"a": v}
+        params = v if isinstance(v, dict) else {"a": v}
+        label_levels = levels if isinstance(v, dict) else levels + 1
+        c["capabilities"]["extensions"] = [{"uri": EXT, "params": params}]
+        out.append((f"depth {fam} params {kind} levels={label_levels} inner={json_text(inner)}", c))
+    for levels, inner in itertools.product([48, 49, 50, 51, 52], [1, {}]):
+        c = base("v1")
+        c["signatures"] = [{"protected": "e30", "signature": "x", "header": nested(levels, inner)}]
+        out.append((f"depth v1 header obj levels={levels} inner={json_text(inner)}", c))
+    c = base("v1")
+    c["capabilities"]["extensions"] = [{"uri": EXT, "params": nested(47, 1)}, {"uri": EXT + "/2", "params": nested(49, 1)}]
+    out.append(("depth v1 params second extension levels=49", c))
+    c = base("v1")
+    c["capabilities"]["extensions"] = [{"uri": EXT, "params": nested(49, 1)}, {"uri": EXT + "/2", "params": None}]
+    out.append(("depth v1 params levels=49 then params=null in another extension", c))
+    for levels in [58, 59, 60, 61]:
+        c = base("v1")
+        c["capabilities"]["extensions"] = [{"uri": EXT, "params": nested(levels, 1)}]
+        out.append((f"depth v1 params obj levels={levels} (gate limit)", c))
+        c = base("v1")
+        c["x-unknown"] = nested(levels + 3, 1)
+        out.append((f"depth v1 unknown member levels={levels + 3}", c))
+    return out
+
+
+BINDING_FORMS = ["JSONRPC", "jsonrpc", "JsonRpc", " JSONRPC", "JSONRPC ", "JSONRPC\n", "\tJSONRPC", "JSON-RPC",
+                 "JSON_RPC", "JSONRPC\u0000", "J\u017fONRPC", "\uff2aSONRPC", "JSONRPC\u200b", "GRPC", "gRPC",
+                 "HTTP+JSON", "http+json", "HTTP+JSON ", "HTTP JSON", "HTTP%2BJSON", "HTTP+J\u017fON", "REST", ""]
+
+
+def grid_bindings():
+    """Binding spellings (case, spacing, look-alikes, Unicode case mappings such as U+017F,
+    which String.prototype.toUpperCase makes "S"): cardgate's vocabulary is exact."""
+    out = []
+    for b, place in itertools.product(BINDING_FORMS, ["iface", "legacy", "addl", "proto"]):
+        if place in ("iface", "proto"):
+            c = template("proto" if place == "proto" else "v1")
+            c["supportedInterfaces"][0]["protocolBinding"] = b
+        elif place == "legacy":
+            c = base("legacy")
+            c["preferredTransport"] = b
+        else:
+            c = base("legacy")
+            c["additionalInterfaces"] = [{"url": URL + "/2", "transport": b}]
+        out.append((f"bind {place} binding={b!r}", c, {"probe": ["binding:" + b.strip().upper()] if b.strip() else []}))
+    return out
+
+
 def grid_top():
     out = []
     for v in [[], [base("v1")], "card", 1, None, True, {}, {"card": base("v1")}, {"agentCard": base("v1")}]:
@@ -1232,7 +1305,7 @@ GRIDS = [grid_issue, grid_ext, grid_legacy, grid_hybrid, grid_additional, grid_i
          grid_caps, grid_flags, grid_security, grid_nulls, grid_modes, grid_proto, grid_case, grid_types,
          grid_keys, grid_escapes, grid_odd_chars, grid_long, grid_scalar, grid_empty, grid_elements,
          grid_protocol_versions, grid_skill_ids, grid_extension_uris, grid_box, grid_security_shapes,
-         grid_proto_types, grid_schemes, grid_top]
+         grid_proto_types, grid_schemes, grid_top, grid_depth, grid_bindings]
 RANDOM_CARDS = 300
 
 

@@ -152,10 +152,30 @@ U+0000, control and invisible characters in values are kept ("nul ..."); flags o
 in another container (top level, an interface, a skill, capabilities.capabilities) are read by
 no reading ("box ..."); skill ids and extension uris are taken as written, without case folding,
 trimming or Unicode normalization ("skill ...", "exturi ...").
- (`jsonrpc` selects JSONRPC)
+  J8 ClientFactory (not a reading: what a client does with one) keys interfaces by
+     protocolBinding.toUpperCase() (`jsonrpc`, and `J\u017fONRPC` with U+017F LONG S, select
+     JSONRPC; spaces and line feeds are kept, so " JSONRPC" selects nothing: "bind ..." cards)
      and prefers the one whose protocolVersion is exactly "1.0"; an interface without binding
-     makes it throw. This test compares binding strings exactly, as cardgate's vocabulary does,
-     and counts `protocol:` per interface independently of its binding.
+     makes it throw. a2a-sdk's ClientFactory compares bindings exactly and reads versions with
+     packaging.Version (" 1.0 ", "v1.0", "01.0" are 1.0 there; "0.3.0-x" is invalid, so that
+     interface is never selected). This test compares binding strings exactly, as cardgate's
+     vocabulary does, and counts `protocol:` per interface independently of its binding.
+  P10 Depth ("depth ..."): ParseDict refuses a message nested deeper than 100
+     (max_recursion_depth; the card is 1). Inside a Struct (extension params at depth 4,
+     signature header at depth 3) each member or element is a Value one level below its
+     container and each object or list a Struct/ListValue one level below that Value: 48 nested
+     objects holding a value in params are read, 49 refused ("depth v1 params obj levels=49
+     inner=1"), 49 with the innermost empty read; header one level more. Deep unknown members
+     are not messages (only the gate's own 64-level limit). JS has no limit.
+Card objects (the npm package's evaluate(object, ...); tests/node/card-objects.test.mjs, not
+this driver): @a2a-js/sdk reads the object the caller holds, not its JSON text:
+isLegacyAgentCard's `in` is true for a member set to undefined, inherited or non-enumerable
+(`{..., supportsAuthenticatedExtendedCard: undefined}` is legacy, so legacyCompat drops
+capabilities.extendedAgentCard while the JSON text grants it); getters run on every read; toJSON,
+Date, Map, Set and class instances read otherwise than their JSON. The package refuses every such
+object with a TypeError (DESIGN.md "Card objects"); a member set to undefined counts as absent
+except at the members the SDK tests with `in` or Object.values (isLegacyAgentCard's four keys,
+security[].schemes, securitySchemes values and their type).
 """
 
 import argparse

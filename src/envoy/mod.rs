@@ -15,6 +15,7 @@ pub mod caller;
 pub mod config;
 pub mod headers;
 pub mod metrics;
+pub mod redirect;
 pub mod reresolve;
 pub mod response;
 pub mod routes;

@@ -550,21 +550,49 @@ impl FilterConfig {
             let Some((id, mut matched)) = self.match_normalized(&variant) else {
                 continue;
             };
+            let mut also = None;
             if let Some(agent) = matched.agent.as_mut() {
-                if !self.policy.has_agent(agent) {
-                    if let Some((known, _)) = self
-                        .policy
-                        .agents
+                if let Some(known) = self.known_agent(agent) {
+                    agent.clone_from(known);
+                } else {
+                    // An id the policy does not know, that an upstream may still look up as a
+                    // known agent (`worker-7 `: SQL compares without trailing spaces; a
+                    // handler that trims; `worker-7%3Fx` decoded and cut at `?`): the card
+                    // must also satisfy that agent's rule.
+                    also = id_readings(agent)
                         .iter()
-                        .find(|(k, _)| k.eq_ignore_ascii_case(agent))
-                    {
-                        agent.clone_from(known);
-                    }
+                        .find_map(|reading| self.known_agent(reading))
+                        .cloned();
                 }
             }
+            let extra = also.map(|agent| {
+                (
+                    id,
+                    RouteMatch {
+                        route: matched.route,
+                        agent: Some(agent),
+                    },
+                )
+            });
             out.push((id, matched));
+            out.extend(extra);
         }
         out
+    }
+
+    /// The policy's spelling of an agent id: exactly, else regardless of ASCII case.
+    fn known_agent(&self, agent: &str) -> Option<&String> {
+        self.policy
+            .agents
+            .iter()
+            .find(|(k, _)| k.as_str() == agent)
+            .or_else(|| {
+                self.policy
+                    .agents
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(agent))
+            })
+            .map(|(k, _)| k)
     }
 
     /// [`FilterConfig::match_path`] for one normalized path.
@@ -587,6 +615,25 @@ impl FilterConfig {
             RouteId::WellKnown => self.well_known.as_ref(),
         }
     }
+}
+
+/// Other ids an upstream may read an `{id}` as (decoded already): without surrounding
+/// whitespace, control characters and trailing dots, and cut at a decoded `?` or `#` (a
+/// handler that decodes before it splits the URL). Only readings that differ from `id`.
+fn id_readings(id: &str) -> Vec<String> {
+    let trim = |s: &str| {
+        s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
+            .trim_end_matches(|c: char| c == '.' || c.is_whitespace() || c.is_control())
+            .to_owned()
+    };
+    let mut out: Vec<String> = Vec::new();
+    let cut = id.split(['?', '#']).next().unwrap_or(id);
+    for reading in [trim(id), trim(cut)] {
+        if !reading.is_empty() && reading != id && !out.contains(&reading) {
+            out.push(reading);
+        }
+    }
+    out
 }
 
 fn route(
@@ -844,6 +891,56 @@ mod tests {
         )
         .unwrap();
         assert!(pins.requirement_for_path("/a/w;v").is_err());
+    }
+
+    #[test]
+    fn ids_an_upstream_may_trim_or_cut_also_name_the_agent() {
+        let c = FilterConfig::from_json(
+            br#"{"defaults":{"max_stale":"30s"},"agents":{"worker-7":{"require":["a"],"max_stale":"10s"}},
+                "routes":[{"path":"/agents/{id}/card"}]}"#,
+        )
+        .unwrap();
+        for path in [
+            "/agents/worker-7%20/card",
+            "/agents/%20worker-7/card",
+            "/agents/worker-7%09/card",
+            "/agents/worker-7%0A/card",
+            "/agents/worker-7%C2%A0/card",
+            "/agents/worker-7./card",
+            "/agents/WORKER-7%20/card",
+            "/agents/worker-7%3Fx=1/card",
+            "/agents/worker-7%23x/card",
+        ] {
+            let r = c.requirement_for_path(path).unwrap();
+            assert_eq!(
+                (r.require.len(), r.max_stale_ms),
+                (1, Some(10_000)),
+                "{path}"
+            );
+        }
+        // Other ids keep the defaults; the id itself is still the one the path names.
+        for path in [
+            "/agents/worker-77/card",
+            "/agents/worker/card",
+            "/agents/%20/card",
+        ] {
+            let r = c.requirement_for_path(path).unwrap();
+            assert_eq!(
+                (r.require.len(), r.max_stale_ms),
+                (0, Some(30_000)),
+                "{path}"
+            );
+        }
+        assert_eq!(
+            c.match_path("/agents/worker-7%20/card")
+                .unwrap()
+                .1
+                .agent
+                .as_deref(),
+            Some("worker-7 ")
+        );
+        assert_eq!(super::id_readings("a. "), vec!["a".to_owned()]);
+        assert!(super::id_readings("a").is_empty());
     }
 
     #[test]

@@ -317,3 +317,25 @@ def test_many_distinct_cards_at_once_each_get_their_own_verdict(shipped_envoy, r
 
     check(script(flip=False))
     check(script(flip=True))
+
+
+# -- agent ids an upstream may read as another agent ------------------------------------------
+
+@pytest.mark.parametrize("agent_id", ["worker-7%20", "%20worker-7", "worker-7%09", "worker-7%0A", "worker-7%C2%A0",
+                                      "worker-7.", "worker-7%2E", "WORKER-7%20", "worker-7%3Fv=2", "worker-7%23x"])
+def test_an_id_an_upstream_may_trim_or_cut_is_checked_under_that_agents_rule(shipped_envoy, replica, agent_id):
+    """A registry that trims the id (or SQL that compares without trailing spaces, or a handler
+    that decodes before it cuts at `?`/`#`) serves worker-7's card for these ids: the card must
+    meet worker-7's rule (10 s), not just the defaults (30 s)."""
+    path = "/agents/%s/card" % agent_id
+    stale_20s = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")])
+    replica.script("/agents/nobody/card", stale_20s)
+    # The defaults (30 s) take a 20 s old card: the baseline this relies on.
+    assert_valid(get(shipped_envoy, "/agents/nobody/card"))
+    with replica.lock:
+        replica.answers = {k: v for k, v in replica.answers.items() if "worker-7" not in k.lower()}
+    # Whatever spelling reaches the upstream (Envoy may decode %2E), it answers with the card.
+    for spelling in {path, path.replace("%2E", "."), path.replace("%3Fv=2", "%3Fv%3D2")}:
+        replica.script(spelling, stale_20s)
+    doc = assert_problem(get(shipped_envoy, path), 503, "watermark_exceeded")
+    assert doc["staleness_ms"] == 20000, doc

@@ -250,7 +250,15 @@ fn decoded_variants(path: &str) -> Vec<String> {
         }
         _ => path,
     };
-    let decoded = [decode_except(path, b"/\\%"), decode_except(path, b"%")];
+    let mut decoded = vec![decode_except(path, b"/\\%"), decode_except(path, b"%")];
+    // A handler that decodes before it splits the URL reads a decoded `?` or `#` (`%3F`, `%23`)
+    // as the end of the path.
+    for i in 0..decoded.len() {
+        if let Some(cut) = decoded.get(i).and_then(|d| d.split_once(['?', '#'])) {
+            let cut = cut.0.to_owned();
+            decoded.push(cut);
+        }
+    }
     let mut out: Vec<String> = Vec::new();
     for drop_params in [false, true] {
         for d in &decoded {
@@ -332,6 +340,10 @@ mod tests {
             "http://registry/agents/w/card",
             "/agents/w/%2E/card",
             "/agents/w/%2e%2e/w/card",
+            "/agents/w/card%3F",
+            "/agents/w/card%3Fx=1",
+            "/agents/w/card%23frag",
+            "/agents/w/card%2F%3Fx",
         ] {
             assert_eq!(
                 matched(p).as_deref().map(|a| a.split(';').next().unwrap()),

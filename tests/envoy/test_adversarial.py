@@ -339,3 +339,12 @@ def test_an_id_an_upstream_may_trim_or_cut_is_checked_under_that_agents_rule(shi
         replica.script(spelling, stale_20s)
     doc = assert_problem(get(shipped_envoy, path), 503, "watermark_exceeded")
     assert doc["staleness_ms"] == 20000, doc
+
+
+@pytest.mark.parametrize("suffix", ["%3F", "%3Fformat=json", "%23top", "%3f"])
+def test_a_path_an_upstream_may_cut_at_a_decoded_question_mark_is_checked(shipped_envoy, replica, suffix):
+    """`/agents/worker-7/card%3F...`: a handler that decodes the path before it splits off the
+    query (or fragment) serves the card; the gate reads the path that way too."""
+    path = "/agents/worker-7/card" + suffix
+    replica.script(path, raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "40000")]))
+    assert_problem(get(shipped_envoy, path), 503, "watermark_exceeded")

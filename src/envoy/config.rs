@@ -24,6 +24,7 @@
 use crate::json::{self, pointer_token};
 use crate::{InputError, Limits, Policy, Requirement};
 
+use super::id_fold::skeleton;
 use super::reresolve::ReResolve;
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
 use crate::duration::Millis;
@@ -94,6 +95,8 @@ pub struct FilterConfig {
     pub re_resolve: Option<ReResolve>,
     /// Each listed route's own `re_resolve` (`Some(None)`: `false`, off), `None`: the default.
     pub route_re_resolve: Vec<Option<Option<ReResolve>>>,
+    /// The [`skeleton`] of each policy agent's id, in `policy.agents` order.
+    pub agent_skeletons: Vec<String>,
 }
 
 policy_members! {
@@ -461,7 +464,9 @@ impl FilterConfig {
                     .map_err(|_| InputError::range_error("/retry_after_s", "too large"))?
             }
         };
+        let agent_skeletons = policy.agents.iter().map(|(id, _)| skeleton(id)).collect();
         Ok(FilterConfig {
+            agent_skeletons,
             policy,
             routes,
             well_known: input.well_known.unwrap_or(true).then(|| CardRoute {
@@ -550,32 +555,49 @@ impl FilterConfig {
             let Some((id, mut matched)) = self.match_normalized(&variant) else {
                 continue;
             };
-            let mut also = None;
+            let mut also = Vec::new();
             if let Some(agent) = matched.agent.as_mut() {
                 if let Some(known) = self.known_agent(agent) {
                     agent.clone_from(known);
                 } else {
-                    // An id the policy does not know, that an upstream may still look up as a
-                    // known agent (`worker-7 `: SQL compares without trailing spaces; a
-                    // handler that trims; `worker-7%3Fx` decoded and cut at `?`): the card
-                    // must also satisfy that agent's rule.
-                    also = id_readings(agent)
-                        .iter()
-                        .find_map(|reading| self.known_agent(reading))
-                        .cloned();
+                    also = self.agents_read_as(agent);
                 }
             }
-            let extra = also.map(|agent| {
+            let route = matched.route;
+            out.push((id, matched));
+            out.extend(also.into_iter().map(|agent| {
                 (
                     id,
                     RouteMatch {
-                        route: matched.route,
+                        route,
                         agent: Some(agent),
                     },
                 )
-            });
-            out.push((id, matched));
-            out.extend(extra);
+            }));
+        }
+        out
+    }
+
+    /// The policy agents an id the policy does not know may still be looked up as by an
+    /// upstream (`worker-7 `: SQL compares without trailing spaces; a handler that trims;
+    /// `worker-7%3Fx` decoded and cut at `?`; `wörker-7`: an accent- and case-insensitive
+    /// collation): the card must also satisfy their rules.
+    fn agents_read_as(&self, id: &str) -> Vec<String> {
+        let mut readings = id_readings(id);
+        readings.insert(0, id.to_owned());
+        let mut out: Vec<String> = Vec::new();
+        for reading in &readings {
+            if let Some(known) = self.known_agent(reading) {
+                if !out.contains(known) {
+                    out.push(known.clone());
+                }
+            }
+            let loose = skeleton(reading);
+            for ((agent, _), key) in self.policy.agents.iter().zip(&self.agent_skeletons) {
+                if *key == loose && !out.contains(agent) {
+                    out.push(agent.clone());
+                }
+            }
         }
         out
     }
@@ -910,6 +932,11 @@ mod tests {
             "/agents/WORKER-7%20/card",
             "/agents/worker-7%3Fx=1/card",
             "/agents/worker-7%23x/card",
+            "/agents/w%C3%B6rker-7/card",
+            "/agents/W%C3%96RKER-7/card",
+            "/agents/%EF%BD%97orker-7/card",
+            "/agents/work%C2%ADer-7/card",
+            "/agents/wor%E2%84%AAer-7%20/card",
         ] {
             let r = c.requirement_for_path(path).unwrap();
             assert_eq!(

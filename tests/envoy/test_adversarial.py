@@ -322,11 +322,15 @@ def test_many_distinct_cards_at_once_each_get_their_own_verdict(shipped_envoy, r
 # -- agent ids an upstream may read as another agent ------------------------------------------
 
 @pytest.mark.parametrize("agent_id", ["worker-7%20", "%20worker-7", "worker-7%09", "worker-7%0A", "worker-7%C2%A0",
-                                      "worker-7.", "worker-7%2E", "WORKER-7%20", "worker-7%3Fv=2", "worker-7%23x"])
+                                      "worker-7.", "worker-7%2E", "WORKER-7%20", "worker-7%3Fv=2", "worker-7%23x",
+                                      # An accent- and case-insensitive collation (MySQL 8's default),
+                                      # fullwidth forms, a soft hyphen, the Kelvin sign.
+                                      "w%C3%B6rker-7", "W%C3%93RKER-7", "%EF%BD%97orker-7", "work%C2%ADer-7",
+                                      "wor%E2%84%AAer-7"])
 def test_an_id_an_upstream_may_trim_or_cut_is_checked_under_that_agents_rule(shipped_envoy, replica, agent_id):
-    """A registry that trims the id (or SQL that compares without trailing spaces, or a handler
-    that decodes before it cuts at `?`/`#`) serves worker-7's card for these ids: the card must
-    meet worker-7's rule (10 s), not just the defaults (30 s)."""
+    """A registry that trims the id (or SQL that compares without trailing spaces or accents, or
+    a handler that decodes before it cuts at `?`/`#`) serves worker-7's card for these ids: the
+    card must meet worker-7's rule (10 s), not just the defaults (30 s)."""
     path = "/agents/%s/card" % agent_id
     stale_20s = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")])
     replica.script("/agents/nobody/card", stale_20s)

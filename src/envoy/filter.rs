@@ -571,7 +571,8 @@ fn finish(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32) {
 }
 
 /// The decision refusing a redirect on a card route, unless the caller following it will come
-/// back through this gate to a card route under the same policy rule (see [`redirect`]).
+/// back through this gate to a card route whose policy rule is this route's or a stricter one
+/// (see [`redirect`]).
 fn redirect_refusal(config: &FilterConfig, card: &CardRequest, status: u16) -> Option<Decision> {
     let locations = card.response.values("location");
     let why = match redirect::target(&locations, &card.path, card.authority.as_deref()) {
@@ -580,9 +581,15 @@ fn redirect_refusal(config: &FilterConfig, card: &CardRequest, status: u16) -> O
         redirect::Target::SamePath(target) => {
             let rule = |path: &str| config.route_and_requirement(path).map(|(_, _, rule)| rule);
             match (rule(&card.path), rule(&target)) {
-                (Some(Ok(here)), Some(Ok(there))) if here == there => return None,
+                // The target's rule holds this route's rule already (the same rule, or a
+                // stricter one): the caller's next request is checked at least as strictly.
+                (Some(Ok(here)), Some(Ok(there)))
+                    if here.tighten(&there).is_ok_and(|both| both == there) =>
+                {
+                    return None
+                }
                 (_, None) => format!("Location {target:?} is not a card route this gate checks"),
-                _ => format!("Location {target:?} is checked under another policy rule"),
+                _ => format!("Location {target:?} is checked under a looser or other policy rule"),
             }
         }
     };

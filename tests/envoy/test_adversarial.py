@@ -210,6 +210,11 @@ def test_redirect_within_the_same_rule_passes_and_its_target_is_checked(shipped_
         replica.script("/agents/worker-7/card/", raw_answer("302 Found", [("Location", location)], b""))
         resp = get(shipped_envoy, "/agents/worker-7/card/")
         assert resp.status == 302 and resp.header("location") == location, resp
+    # From a route under the defaults (the host's well-known card) to worker-7's stricter rule.
+    replica.script("/.well-known/agent-card.json", raw_answer("308 Permanent Redirect",
+                                                              [("Location", "/agents/worker-7/card")], b""))
+    resp = get(shipped_envoy, "/.well-known/agent-card.json")
+    assert resp.status == 308 and resp.header("a2a-card-verdict") is None, resp
 
 
 def test_redirect_without_a_location_is_not_followed_and_passes(shipped_envoy, replica):

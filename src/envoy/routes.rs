@@ -251,6 +251,11 @@ fn decoded_variants(path: &str) -> Vec<String> {
         _ => path,
     };
     let mut decoded = vec![decode_except(path, b"/\\%"), decode_except(path, b"%")];
+    if path.contains("%25") {
+        // Decoded twice: a proxy between the gate and the upstream that decodes the path, then
+        // the upstream again (`/agents/w/%2563ard` is `/agents/w/card` to them).
+        decoded.push(percent_decode(&percent_decode(path)));
+    }
     // A handler that decodes before it splits the URL reads a decoded `?` or `#` (`%3F`, `%23`)
     // as the end of the path.
     for i in 0..decoded.len() {
@@ -344,6 +349,9 @@ mod tests {
             "/agents/w/card%3Fx=1",
             "/agents/w/card%23frag",
             "/agents/w/card%2F%3Fx",
+            "/agents/w/%2563ard",
+            "/%2561gents/w/card",
+            "/agents/w/card%253F",
         ] {
             assert_eq!(
                 matched(p).as_deref().map(|a| a.split(';').next().unwrap()),
@@ -353,6 +361,13 @@ mod tests {
         }
         assert_eq!(matched("/agents/a%2Fb/card").as_deref(), Some("a/b"));
         assert_eq!(matched("/agents/a%252Fb/card").as_deref(), Some("a%2Fb"));
+        // Decoded twice, the id is `w` too (an extra reading: the first match stays `%77`).
+        assert_eq!(matched("/agents/%2577/card").as_deref(), Some("%77"));
+        assert!(path_variants("/agents/%2577/card").iter().any(|v| r
+            .matches(v)
+            .and_then(|m| m.agent)
+            .as_deref()
+            == Some("w")));
         assert_eq!(matched("/agents/w/cards"), None);
         let wk = CardRoute {
             pattern: PathPattern::WellKnown,

@@ -638,13 +638,18 @@ const FOLD: &[(u16, [u8; 3])] = &[
     (0xFF5E, [b'~', 0, 0]),
 ];
 
-/// Characters collations ignore (default ignorable code points and the C0/C1 controls).
+/// Characters an accent-insensitive comparison ignores: default ignorable code points, the
+/// C0/C1 controls, and combining diacritical marks (`o` + U+0308 is `ö`, compared as `o`).
 fn ignorable(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
             '\u{00AD}'
-                | '\u{034F}'
+                | '\u{0300}'..='\u{036F}'
+                | '\u{1AB0}'..='\u{1AFF}'
+                | '\u{1DC0}'..='\u{1DFF}'
+                | '\u{20D0}'..='\u{20FF}'
+                | '\u{FE20}'..='\u{FE2F}'
                 | '\u{180E}'
                 | '\u{200B}'..='\u{200F}'
                 | '\u{202A}'..='\u{202E}'
@@ -702,6 +707,8 @@ mod tests {
             "wo\u{200B}rker-7",
             "wórkér-7",
             "ŵorker-7",
+            "wo\u{0308}rker-7",
+            "W\u{0301}ORKER-7",
         ] {
             assert_eq!(skeleton(id), "worker-7", "{id:?}");
         }

@@ -331,7 +331,7 @@ def test_many_distinct_cards_at_once_each_get_their_own_verdict(shipped_envoy, r
                                       # An accent- and case-insensitive collation (MySQL 8's default),
                                       # fullwidth forms, a soft hyphen, the Kelvin sign.
                                       "w%C3%B6rker-7", "W%C3%93RKER-7", "%EF%BD%97orker-7", "work%C2%ADer-7",
-                                      "wor%E2%84%AAer-7"])
+                                      "wor%E2%84%AAer-7", "wo%CC%88rker-7"])
 def test_an_id_an_upstream_may_trim_or_cut_is_checked_under_that_agents_rule(shipped_envoy, replica, agent_id):
     """A registry that trims the id (or SQL that compares without trailing spaces or accents, or
     a handler that decodes before it cuts at `?`/`#`) serves worker-7's card for these ids: the

@@ -24,6 +24,7 @@
 use crate::json::{self, pointer_token};
 use crate::{InputError, Limits, Policy, Requirement};
 
+use super::id_fold::skeleton;
 use super::reresolve::ReResolve;
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
 use crate::duration::Millis;
@@ -94,6 +95,8 @@ pub struct FilterConfig {
     pub re_resolve: Option<ReResolve>,
     /// Each listed route's own `re_resolve` (`Some(None)`: `false`, off), `None`: the default.
     pub route_re_resolve: Vec<Option<Option<ReResolve>>>,
+    /// The [`skeleton`] of each policy agent's id, in `policy.agents` order.
+    pub agent_skeletons: Vec<String>,
 }
 
 policy_members! {
@@ -461,7 +464,9 @@ impl FilterConfig {
                     .map_err(|_| InputError::range_error("/retry_after_s", "too large"))?
             }
         };
+        let agent_skeletons = policy.agents.iter().map(|(id, _)| skeleton(id)).collect();
         Ok(FilterConfig {
+            agent_skeletons,
             policy,
             routes,
             well_known: input.well_known.unwrap_or(true).then(|| CardRoute {
@@ -550,21 +555,66 @@ impl FilterConfig {
             let Some((id, mut matched)) = self.match_normalized(&variant) else {
                 continue;
             };
+            let mut also = Vec::new();
             if let Some(agent) = matched.agent.as_mut() {
-                if !self.policy.has_agent(agent) {
-                    if let Some((known, _)) = self
-                        .policy
-                        .agents
-                        .iter()
-                        .find(|(k, _)| k.eq_ignore_ascii_case(agent))
-                    {
-                        agent.clone_from(known);
-                    }
+                if let Some(known) = self.known_agent(agent) {
+                    agent.clone_from(known);
+                } else {
+                    also = self.agents_read_as(agent);
                 }
             }
+            let route = matched.route;
             out.push((id, matched));
+            out.extend(also.into_iter().map(|agent| {
+                (
+                    id,
+                    RouteMatch {
+                        route,
+                        agent: Some(agent),
+                    },
+                )
+            }));
         }
         out
+    }
+
+    /// The policy agents an id the policy does not know may still be looked up as by an
+    /// upstream (`worker-7 `: SQL compares without trailing spaces; a handler that trims;
+    /// `worker-7%3Fx` decoded and cut at `?`; `wörker-7`: an accent- and case-insensitive
+    /// collation): the card must also satisfy their rules.
+    fn agents_read_as(&self, id: &str) -> Vec<String> {
+        let mut readings = id_readings(id);
+        readings.insert(0, id.to_owned());
+        let mut out: Vec<String> = Vec::new();
+        for reading in &readings {
+            if let Some(known) = self.known_agent(reading) {
+                if !out.contains(known) {
+                    out.push(known.clone());
+                }
+            }
+            let loose = skeleton(reading);
+            for ((agent, _), key) in self.policy.agents.iter().zip(&self.agent_skeletons) {
+                if *key == loose && !out.contains(agent) {
+                    out.push(agent.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The policy's spelling of an agent id: exactly, else regardless of ASCII case.
+    fn known_agent(&self, agent: &str) -> Option<&String> {
+        self.policy
+            .agents
+            .iter()
+            .find(|(k, _)| k.as_str() == agent)
+            .or_else(|| {
+                self.policy
+                    .agents
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(agent))
+            })
+            .map(|(k, _)| k)
     }
 
     /// [`FilterConfig::match_path`] for one normalized path.
@@ -587,6 +637,25 @@ impl FilterConfig {
             RouteId::WellKnown => self.well_known.as_ref(),
         }
     }
+}
+
+/// Other ids an upstream may read an `{id}` as (decoded already): without surrounding
+/// whitespace, control characters and trailing dots, and cut at a decoded `?` or `#` (a
+/// handler that decodes before it splits the URL). Only readings that differ from `id`.
+fn id_readings(id: &str) -> Vec<String> {
+    let trim = |s: &str| {
+        s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
+            .trim_end_matches(|c: char| c == '.' || c.is_whitespace() || c.is_control())
+            .to_owned()
+    };
+    let mut out: Vec<String> = Vec::new();
+    let cut = id.split(['?', '#']).next().unwrap_or(id);
+    for reading in [trim(id), trim(cut)] {
+        if !reading.is_empty() && reading != id && !out.contains(&reading) {
+            out.push(reading);
+        }
+    }
+    out
 }
 
 fn route(
@@ -844,6 +913,61 @@ mod tests {
         )
         .unwrap();
         assert!(pins.requirement_for_path("/a/w;v").is_err());
+    }
+
+    #[test]
+    fn ids_an_upstream_may_trim_or_cut_also_name_the_agent() {
+        let c = FilterConfig::from_json(
+            br#"{"defaults":{"max_stale":"30s"},"agents":{"worker-7":{"require":["a"],"max_stale":"10s"}},
+                "routes":[{"path":"/agents/{id}/card"}]}"#,
+        )
+        .unwrap();
+        for path in [
+            "/agents/worker-7%20/card",
+            "/agents/%20worker-7/card",
+            "/agents/worker-7%09/card",
+            "/agents/worker-7%0A/card",
+            "/agents/worker-7%C2%A0/card",
+            "/agents/worker-7./card",
+            "/agents/WORKER-7%20/card",
+            "/agents/worker-7%3Fx=1/card",
+            "/agents/worker-7%23x/card",
+            "/agents/w%C3%B6rker-7/card",
+            "/agents/W%C3%96RKER-7/card",
+            "/agents/%EF%BD%97orker-7/card",
+            "/agents/work%C2%ADer-7/card",
+            "/agents/wor%E2%84%AAer-7%20/card",
+        ] {
+            let r = c.requirement_for_path(path).unwrap();
+            assert_eq!(
+                (r.require.len(), r.max_stale_ms),
+                (1, Some(10_000)),
+                "{path}"
+            );
+        }
+        // Other ids keep the defaults; the id itself is still the one the path names.
+        for path in [
+            "/agents/worker-77/card",
+            "/agents/worker/card",
+            "/agents/%20/card",
+        ] {
+            let r = c.requirement_for_path(path).unwrap();
+            assert_eq!(
+                (r.require.len(), r.max_stale_ms),
+                (0, Some(30_000)),
+                "{path}"
+            );
+        }
+        assert_eq!(
+            c.match_path("/agents/worker-7%20/card")
+                .unwrap()
+                .1
+                .agent
+                .as_deref(),
+            Some("worker-7 ")
+        );
+        assert_eq!(super::id_readings("a. "), vec!["a".to_owned()]);
+        assert!(super::id_readings("a").is_empty());
     }
 
     #[test]

@@ -37,6 +37,7 @@ use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
 use super::headers::{edited_headers, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo};
 use super::metrics;
+use super::redirect;
 use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
 use super::response::{self, LocalReply, Outcome, LIFETIME_HEADERS_REMOVED, VERDICT_HEADER_PREFIX};
 use super::routes::{strip_query, RouteId};
@@ -139,6 +140,8 @@ struct CardRequest {
     path: String,
     /// `:path` as received (query included): what a cluster is asked for by default.
     raw_path: String,
+    /// `:authority` as received: a redirect elsewhere is not followed through this gate.
+    authority: Option<String>,
     rule_agent: Option<String>,
     route_id: RouteId,
     requirement: Rc<Requirement>,
@@ -567,6 +570,36 @@ fn finish(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32) {
     }
 }
 
+/// The decision refusing a redirect on a card route, unless the caller following it will come
+/// back through this gate to a card route whose policy rule is this route's or a stricter one
+/// (see [`redirect`]).
+fn redirect_refusal(config: &FilterConfig, card: &CardRequest, status: u16) -> Option<Decision> {
+    let locations = card.response.values("location");
+    let why = match redirect::target(&locations, &card.path, card.authority.as_deref()) {
+        redirect::Target::None => return None,
+        redirect::Target::Elsewhere(why) => why,
+        redirect::Target::SamePath(target) => {
+            let rule = |path: &str| config.route_and_requirement(path).map(|(_, _, rule)| rule);
+            match (rule(&card.path), rule(&target)) {
+                // The target's rule holds this route's rule already (the same rule, or a
+                // stricter one): the caller's next request is checked at least as strictly.
+                (Some(Ok(here)), Some(Ok(there)))
+                    if here.tighten(&there).is_ok_and(|both| both == there) =>
+                {
+                    return None
+                }
+                (_, None) => format!("Location {target:?} is not a card route this gate checks"),
+                _ => format!("Location {target:?} is checked under a looser or other policy rule"),
+            }
+        }
+    };
+    Some(Decision::malformed(
+        crate::reason::ReasonCode::BodyEmpty,
+        "",
+        format!("the upstream answered {status} on a card route: {why}, so a caller following it would get a card the gate never checked under this route's rule (no card to check)"),
+    ))
+}
+
 impl CardStream {
     fn send(&mut self, reply: &LocalReply) {
         self.replied = true;
@@ -800,6 +833,7 @@ impl HttpContext for CardStream {
         self.card = Some(CardRequest {
             path: path.to_owned(),
             raw_path: raw_path.clone(),
+            authority: snapshot.first_text(":authority"),
             rule_agent,
             route_id,
             requirement,
@@ -825,7 +859,6 @@ impl HttpContext for CardStream {
             .first_text(":status")
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
-        let encoding = upstream.first_text("content-encoding");
         card.response = upstream;
         if status == 304 || status == 206 {
             // The conditional and range headers were removed, so the upstream answered a
@@ -842,19 +875,19 @@ impl HttpContext for CardStream {
             );
             return self.decide(decision, &config);
         }
+        if redirect::is_followed_redirect(status) {
+            if let Some(decision) = redirect_refusal(&config, card, status) {
+                return self.decide(decision, &config);
+            }
+        }
         if !(200..300).contains(&status) {
             metrics::increment_named(&metrics::verdict("passthrough"));
             // Not a card: the body must not be held or evaluated either.
             self.card = None;
             return Action::Continue;
         }
-        if let Some(encoding) = encoding {
-            let identity = encoding.split(',').all(|e| {
-                e.trim_matches([' ', '\t']).eq_ignore_ascii_case("identity") || e.trim().is_empty()
-            });
-            if !identity {
-                return self.decide(Decision::body_encoded(encoding.trim()), &config);
-            }
+        if let Some(decision) = response::unreadable_encoding(&|name| card.response.values(name)) {
+            return self.decide(decision, &config);
         }
         if end_of_stream {
             // 2xx without a body (e.g. 204): the core reports body_empty.

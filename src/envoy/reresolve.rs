@@ -442,15 +442,8 @@ pub fn call_answer(
         }
         return Answer::Failed(format!("HTTP {status}"));
     }
-    for value in result.header("content-encoding") {
-        let text = String::from_utf8_lossy(&value).into_owned();
-        let identity = text.split(',').all(|e| {
-            let e = e.trim_matches([' ', '\t']);
-            e.is_empty() || e.eq_ignore_ascii_case("identity")
-        });
-        if !identity {
-            return Answer::Card(Box::new(Decision::body_encoded(text.trim())));
-        }
+    if let Some(decision) = super::response::unreadable_encoding(&|name| result.header(name)) {
+        return Answer::Card(Box::new(decision));
     }
     let limit = limits.max_card_bytes;
     if result.body_size > limit {

@@ -232,6 +232,24 @@ pub fn evaluate_body_cached(
     (decision, Some(lookup))
 }
 
+/// The decision refusing a 2xx answer whose body the caller would read as something other than
+/// the UTF-8 identity bytes the gate checks: a `Content-Encoding` other than `identity` (every
+/// value of every such header), or a `Content-Type` `charset` other than UTF-8.
+pub fn unreadable_encoding(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Decision> {
+    for value in header("content-encoding") {
+        let text = String::from_utf8_lossy(&value).into_owned();
+        let identity = text.split(',').all(|e| {
+            let e = e.trim_matches([' ', '\t']);
+            e.is_empty() || e.eq_ignore_ascii_case("identity")
+        });
+        if !identity {
+            return Some(Decision::body_encoded(text.trim()));
+        }
+    }
+    super::redirect::foreign_charset(&header("content-type"))
+        .map(|why| Decision::malformed(ReasonCode::BodyEncoded, "", why))
+}
+
 /// What to do with the upstream answer, given the decision.
 pub fn outcome(decision: &Decision, mode: Mode, retry_after_s: u32) -> Outcome {
     let mut headers = Vec::new();

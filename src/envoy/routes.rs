@@ -250,7 +250,20 @@ fn decoded_variants(path: &str) -> Vec<String> {
         }
         _ => path,
     };
-    let decoded = [decode_except(path, b"/\\%"), decode_except(path, b"%")];
+    let mut decoded = vec![decode_except(path, b"/\\%"), decode_except(path, b"%")];
+    if path.contains("%25") {
+        // Decoded twice: a proxy between the gate and the upstream that decodes the path, then
+        // the upstream again (`/agents/w/%2563ard` is `/agents/w/card` to them).
+        decoded.push(percent_decode(&percent_decode(path)));
+    }
+    // A handler that decodes before it splits the URL reads a decoded `?` or `#` (`%3F`, `%23`)
+    // as the end of the path.
+    for i in 0..decoded.len() {
+        if let Some(cut) = decoded.get(i).and_then(|d| d.split_once(['?', '#'])) {
+            let cut = cut.0.to_owned();
+            decoded.push(cut);
+        }
+    }
     let mut out: Vec<String> = Vec::new();
     for drop_params in [false, true] {
         for d in &decoded {
@@ -332,6 +345,13 @@ mod tests {
             "http://registry/agents/w/card",
             "/agents/w/%2E/card",
             "/agents/w/%2e%2e/w/card",
+            "/agents/w/card%3F",
+            "/agents/w/card%3Fx=1",
+            "/agents/w/card%23frag",
+            "/agents/w/card%2F%3Fx",
+            "/agents/w/%2563ard",
+            "/%2561gents/w/card",
+            "/agents/w/card%253F",
         ] {
             assert_eq!(
                 matched(p).as_deref().map(|a| a.split(';').next().unwrap()),
@@ -341,6 +361,13 @@ mod tests {
         }
         assert_eq!(matched("/agents/a%2Fb/card").as_deref(), Some("a/b"));
         assert_eq!(matched("/agents/a%252Fb/card").as_deref(), Some("a%2Fb"));
+        // Decoded twice, the id is `w` too (an extra reading: the first match stays `%77`).
+        assert_eq!(matched("/agents/%2577/card").as_deref(), Some("%77"));
+        assert!(path_variants("/agents/%2577/card").iter().any(|v| r
+            .matches(v)
+            .and_then(|m| m.agent)
+            .as_deref()
+            == Some("w")));
         assert_eq!(matched("/agents/w/cards"), None);
         let wk = CardRoute {
             pattern: PathPattern::WellKnown,

@@ -183,11 +183,17 @@ def test_204_and_empty_200_are_body_empty_without_hanging(gate):
 
 
 def test_non_2xx_answers_pass_through_untouched(gate):
-    for status, body in ((404, b'{"error":"no such agent"}'), (500, b"boom"), (301, b"")):
-        path = serve(gate.registry, body=body, status=status, headers=[("Location", "/elsewhere")])
+    # A redirect passes when a caller following it comes back to a card route under the same
+    # rule (the defaults here); one past the gate fails closed (test_adversarial.py).
+    for status, body, location in ((404, b'{"error":"no such agent"}', "/elsewhere"), (500, b"boom", "/elsewhere"),
+                                   (301, b"", "/agents/t-moved/card"), (300, b"", "/elsewhere")):
+        path = serve(gate.registry, body=body, status=status, headers=[("Location", location)])
         resp = gate.get(path)
         assert (resp.status, resp.body) == (status, body), resp
         assert resp.header("a2a-card-verdict") is None
+    path = serve(gate.registry, body=b"", status=301, headers=[("Location", "/elsewhere")])
+    resp = gate.get(path)
+    assert resp.status == 502 and resp.header("a2a-card-verdict") == "rejected", resp
 
 
 def test_writes_to_a_card_path_are_not_checked_and_lose_forged_verdicts(gate):

@@ -1,0 +1,268 @@
+//! Answers on a card route that send the caller elsewhere, or that the caller would read
+//! differently from the gate. Plain Rust, unit-tested natively; `filter` and `reresolve` apply it.
+//!
+//! - **Redirects.** Card resolvers follow redirects (`fetch` does, for `301`, `302`, `303`,
+//!   `307` and `308`): the card the caller ends up with is the redirect target's. A redirect on a
+//!   card route is forwarded only when its target, on the same authority, is a card route this
+//!   filter checks under the same policy rule; anything else (another host, a path that is not a
+//!   card route, a card route of another agent's rule, no readable single `Location`) would hand
+//!   the caller a card the gate never checked under this rule, so it fails closed.
+//! - **Charsets.** The gate reads cards as UTF-8 (strict I-JSON). A `Content-Type` naming another
+//!   charset tells the caller to decode the same bytes as something else: it fails closed.
+
+/// The statuses a caller's HTTP client follows by itself.
+pub fn is_followed_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// Where a redirect leads, as far as the gate can tell.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A path (query removed) on the authority the request was made to.
+    SamePath(String),
+    /// Somewhere the gate cannot follow: another authority or scheme, or no single readable
+    /// `Location` (the text says why).
+    Elsewhere(String),
+    /// No `Location` at all: clients do not follow it.
+    None,
+}
+
+/// Resolves the `Location` values of a redirect to `request_path` (query removed) made to
+/// `authority`.
+pub fn target(locations: &[Vec<u8>], request_path: &str, authority: Option<&str>) -> Target {
+    let location = match locations {
+        [] => return Target::None,
+        [one] => one,
+        _ => return Target::Elsewhere("more than one Location header".to_owned()),
+    };
+    let Ok(location) = std::str::from_utf8(location) else {
+        return Target::Elsewhere("a Location that is not UTF-8".to_owned());
+    };
+    let location = location.trim_matches([' ', '\t']);
+    if location.is_empty() {
+        return Target::Elsewhere("an empty Location".to_owned());
+    }
+    if location.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Target::Elsewhere("a Location with control characters".to_owned());
+    }
+    // Drop the fragment; the query does not choose the route (Envoy's and ours ignore it).
+    let reference = location
+        .split(['#', '?'])
+        .next()
+        .unwrap_or(location)
+        .replace('\\', "/");
+    let path = if let Some(rest) = scheme_rest(&reference) {
+        // Absolute URI: the same authority only (the scheme may be http or https: an ingress
+        // commonly terminates both).
+        let Some(rest) = rest.strip_prefix("//") else {
+            return Target::Elsewhere(format!("Location {location:?} is not an http(s) URL"));
+        };
+        match same_authority(rest, authority) {
+            Some(path) => path,
+            None => {
+                return Target::Elsewhere(format!("Location {location:?} is another authority"))
+            }
+        }
+    } else if let Some(rest) = reference.strip_prefix("//") {
+        match same_authority(rest, authority) {
+            Some(path) => path,
+            None => {
+                return Target::Elsewhere(format!("Location {location:?} is another authority"))
+            }
+        }
+    } else if reference.starts_with('/') {
+        reference
+    } else if reference.is_empty() {
+        // "?query" or "#fragment" only: the same path.
+        request_path.to_owned()
+    } else {
+        // Relative: merged with the request path's directory (RFC 3986, 5.2.3); dot segments
+        // are resolved by the route matching.
+        let dir = request_path
+            .rfind('/')
+            .and_then(|i| request_path.get(..=i))
+            .unwrap_or("/");
+        format!("{dir}{reference}")
+    };
+    Target::SamePath(path)
+}
+
+/// `Some(after the colon)` when `reference` starts with a URI scheme.
+fn scheme_rest(reference: &str) -> Option<&str> {
+    let colon = reference.find(':')?;
+    let scheme = reference.get(..colon)?;
+    let first = scheme.bytes().next()?;
+    let valid = first.is_ascii_alphabetic()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    if !valid {
+        return None;
+    }
+    let rest = reference.get(colon + 1..)?;
+    if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+        Some(rest)
+    } else {
+        // Another scheme: never the same place (an empty rest makes the caller fail closed).
+        Some("")
+    }
+}
+
+/// The path of `//authority/path...` when the authority is the request's (ASCII case aside),
+/// `/` when it has no path.
+fn same_authority(rest: &str, authority: Option<&str>) -> Option<String> {
+    let (host, path) = match rest.find('/') {
+        Some(i) => (rest.get(..i)?, rest.get(i..)?),
+        None => (rest, "/"),
+    };
+    let authority = authority?;
+    (!host.is_empty() && host.eq_ignore_ascii_case(authority)).then(|| path.to_owned())
+}
+
+/// Why a `Content-Type` makes the caller read the body as something other than UTF-8, if it
+/// does: any `charset` parameter other than `utf-8` (`utf8` too, ASCII case aside, quoted or not)
+/// in any of its values.
+pub fn foreign_charset(content_types: &[Vec<u8>]) -> Option<String> {
+    for value in content_types {
+        let text = String::from_utf8_lossy(value);
+        // Envoy joins repeated headers with ','; parameters follow ';'.
+        for param in text.split([',', ';']) {
+            let Some((name, charset)) = param.split_once('=') else {
+                continue;
+            };
+            if !name
+                .trim_matches([' ', '\t'])
+                .eq_ignore_ascii_case("charset")
+            {
+                continue;
+            }
+            let charset = charset.trim_matches([' ', '\t']);
+            let bare = charset
+                .strip_prefix('"')
+                .and_then(|c| c.strip_suffix('"'))
+                .unwrap_or(charset);
+            if !bare.eq_ignore_ascii_case("utf-8") && !bare.eq_ignore_ascii_case("utf8") {
+                return Some(format!(
+                    "the body's Content-Type says charset={charset}: the gate reads UTF-8 cards only, and a caller would decode these bytes as something else than the card it checked"
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{foreign_charset, is_followed_redirect, target, Target};
+
+    fn loc(v: &str) -> Vec<Vec<u8>> {
+        vec![v.as_bytes().to_vec()]
+    }
+
+    fn same(p: &str) -> Target {
+        Target::SamePath(p.to_owned())
+    }
+
+    #[test]
+    fn followed_statuses() {
+        for s in [301, 302, 303, 307, 308] {
+            assert!(is_followed_redirect(s));
+        }
+        for s in [300, 304, 305, 306, 200, 404] {
+            assert!(!is_followed_redirect(s));
+        }
+    }
+
+    #[test]
+    fn targets_on_the_same_authority() {
+        let req = "/agents/w/card/";
+        let a = Some("Registry.example:8080");
+        assert_eq!(
+            target(&loc("/agents/w/card"), req, a),
+            same("/agents/w/card")
+        );
+        assert_eq!(target(&loc("/x?y=1#z"), req, a), same("/x"));
+        assert_eq!(
+            target(&loc("../card"), req, a),
+            same("/agents/w/card/../card")
+        );
+        assert_eq!(target(&loc("other"), "/a/b", a), same("/a/other"));
+        assert_eq!(target(&loc("?v=2"), "/a/b", a), same("/a/b"));
+        assert_eq!(
+            target(&loc("http://registry.example:8080/agents/w/card"), req, a),
+            same("/agents/w/card")
+        );
+        assert_eq!(
+            target(&loc("HTTPS://REGISTRY.example:8080"), req, a),
+            same("/")
+        );
+        assert_eq!(
+            target(&loc("//registry.example:8080/p"), req, a),
+            same("/p")
+        );
+        assert_eq!(target(&loc("\\agents\\w"), req, a), same("/agents/w"));
+        assert_eq!(target(&[], req, a), Target::None);
+    }
+
+    #[test]
+    fn targets_elsewhere() {
+        let req = "/agents/w/card";
+        let a = Some("registry.example");
+        for l in [
+            "http://cdn.example/agents/w/card",
+            "//cdn.example/agents/w/card",
+            "https://registry.example:443/agents/w/card",
+            "ftp://registry.example/agents/w/card",
+            "javascript:alert(1)",
+            "",
+            "/a\u{1}b",
+        ] {
+            assert!(
+                matches!(target(&loc(l), req, a), Target::Elsewhere(_)),
+                "{l:?}"
+            );
+        }
+        assert!(matches!(
+            target(&[b"/a".to_vec(), b"/b".to_vec()], req, a),
+            Target::Elsewhere(_)
+        ));
+        assert!(matches!(
+            target(&[vec![0xff]], req, a),
+            Target::Elsewhere(_)
+        ));
+        assert!(matches!(
+            target(&loc("http://registry.example/x"), req, None),
+            Target::Elsewhere(_)
+        ));
+        // A colon later in a relative path is not a scheme.
+        assert_eq!(target(&loc("/a:b"), req, a), same("/a:b"));
+    }
+
+    #[test]
+    fn charsets() {
+        let ct = |v: &str| vec![v.as_bytes().to_vec()];
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "application/json;charset=\"UTF-8\"",
+            "application/json; charset=utf8",
+            "text/html",
+        ] {
+            assert_eq!(foreign_charset(&ct(ok)), None, "{ok}");
+        }
+        for bad in [
+            "application/json; charset=iso-8859-1",
+            "application/json; charset=utf-16",
+            "application/json,application/json; charset=utf-16",
+            "application/json; CHARSET=\"windows-1252\"",
+            "application/json; charset=",
+        ] {
+            assert!(foreign_charset(&ct(bad)).is_some(), "{bad}");
+        }
+        assert!(foreign_charset(&[
+            b"application/json".to_vec(),
+            b"application/json; charset=latin1".to_vec()
+        ])
+        .is_some());
+    }
+}

@@ -8,6 +8,10 @@
 //! with diacritics, the Latin ligatures and the fullwidth ASCII forms, derived from Unicode's
 //! compatibility decompositions), so the filter can apply the rule of
 //! every policy agent an unknown id may be read as. It only ever adds rules, never removes one.
+//!
+//! A table here, not a Unicode crate: the filter needs the Latin, ligature and fullwidth
+//! foldings only, and a normalization crate would bring Unicode's whole decomposition tables
+//! into the `.wasm`.
 
 /// Characters an accent- and case-insensitive comparison reads as ASCII text (lowercase).
 /// Each entry: the code point and its ASCII text (up to three bytes, zero-padded).

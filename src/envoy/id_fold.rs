@@ -605,7 +605,7 @@ const FOLD: &[(u16, [u8; 3])] = &[
     (0xFF39, [b'y', 0, 0]),
     (0xFF3A, [b'z', 0, 0]),
     (0xFF3B, [b'[', 0, 0]),
-    (0xFF3C, [b'\\', b'\\', 0]),
+    (0xFF3C, [b'\\', 0, 0]),
     (0xFF3D, [b']', 0, 0]),
     (0xFF3E, [b'^', 0, 0]),
     (0xFF3F, [b'_', 0, 0]),
@@ -721,5 +721,7 @@ mod tests {
         assert_eq!(skeleton("Ærø"), "aero");
         assert_ne!(skeleton("worker-8"), skeleton("worker-7"));
         assert_eq!(skeleton("агент"), "агент");
+        // Every fullwidth form is its one ASCII character (U+FF3C is one backslash).
+        assert_eq!(skeleton("a\u{FF3C}b\u{FF01}\u{FF5E}"), "a\\b!~");
     }
 }

@@ -179,7 +179,8 @@ fn fmt_scaled(nanos: u128, scale: u32) -> String {
 const MS: u32 = 6;
 const S: u32 = 9;
 const SKEW_NANOS: u128 = 1_000_000_000;
-const SKEW_MS_FIGURE: u64 = 1000;
+#[allow(clippy::cast_possible_truncation)]
+const SKEW_MS_FIGURE: u64 = (SKEW_NANOS / 1_000_000) as u64;
 
 /// What the resolver reported about staleness, and the host's clock.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -300,23 +301,12 @@ impl Unverifiable {
     }
 }
 
-fn text(s: &str) -> Value {
-    Value::String(s.to_owned())
-}
-
-/// A figure in milliseconds, exact in every runtime's JSON (every figure reported here is at
-/// most a few centuries of milliseconds, far below 2^53).
-#[allow(clippy::cast_precision_loss)]
-fn ms_figure(ms: u64) -> Value {
-    Value::Number(ms as f64)
-}
-
 /// The watermark member and its value as given (a value of the wrong JSON type is described in
 /// the message only).
 fn watermark_figures(name: &str, v: &WatermarkValue) -> Vec<(&'static str, Value)> {
-    let mut figures = vec![("watermark", text(name))];
+    let mut figures = vec![("watermark", Value::text(name))];
     match v {
-        WatermarkValue::Text(s) => figures.push(("value", text(s))),
+        WatermarkValue::Text(s) => figures.push(("value", Value::text(s))),
         WatermarkValue::Number(n) => figures.push(("value", Value::Number(*n))),
         WatermarkValue::Invalid(_) => {}
     }
@@ -412,8 +402,8 @@ impl Observation {
                     ReasonCode::LeaderUnknown,
                     "Consul reports KnownLeader false: the LastContact lag means nothing".into(),
                     vec![
-                        ("watermark", text("consul_known_leader")),
-                        ("value", text("false")),
+                        ("watermark", Value::text("consul_known_leader")),
+                        ("value", Value::text("false")),
                     ],
                 ))
             }
@@ -426,14 +416,14 @@ impl Observation {
                     ReasonCode::WatermarkInvalid,
                     "consul_last_contact_ms without consul_known_leader: the lag cannot be trusted"
                         .into(),
-                    vec![("watermark", text("consul_last_contact_ms"))],
+                    vec![("watermark", Value::text("consul_last_contact_ms"))],
                 ))
             }
             (None, Some(_)) => {
                 return Err(Unverifiable::new(
                     ReasonCode::WatermarkInvalid,
                     "consul_known_leader without consul_last_contact_ms: no lag reported".into(),
-                    vec![("watermark", text("consul_known_leader"))],
+                    vec![("watermark", Value::text("consul_known_leader"))],
                 ))
             }
             (None, None) => {}
@@ -464,8 +454,8 @@ impl Observation {
                     watermark_figures("synced_at", given)
                         .into_iter()
                         .chain([
-                            ("now", text(&now.to_rfc3339())),
-                            ("skew_ms", ms_figure(SKEW_MS_FIGURE)),
+                            ("now", Value::text(&now.to_rfc3339())),
+                            ("skew_ms", Value::whole(SKEW_MS_FIGURE)),
                         ])
                         .collect(),
                 ));
@@ -507,9 +497,9 @@ impl Observation {
                 vec![
                     (
                         "watermarks",
-                        Value::Array(listed.iter().map(|l| text(l)).collect()),
+                        Value::Array(listed.iter().map(|l| Value::text(l)).collect()),
                     ),
-                    ("skew_ms", ms_figure(SKEW_MS_FIGURE)),
+                    ("skew_ms", Value::whole(SKEW_MS_FIGURE)),
                 ],
             ));
         }
@@ -538,8 +528,8 @@ impl Observation {
                     total.map_or_else(|| "beyond 10^32".into(), |t| fmt_scaled(t, MS))
                 ),
                 vec![
-                    ("basis", text(&basis.join(" + "))),
-                    ("max_staleness_ms", ms_figure(MAX_STALENESS_MS)),
+                    ("basis", Value::text(&basis.join(" + "))),
+                    ("max_staleness_ms", Value::whole(MAX_STALENESS_MS)),
                 ],
             )),
         }

@@ -36,14 +36,6 @@ pub fn evaluate(card: &[u8], requirement: &Requirement, observation: &Observatio
     evaluate_with(card, requirement, observation, &Limits::default())
 }
 
-fn num(n: u64) -> Value {
-    Value::Number(n as f64)
-}
-
-fn text(s: &str) -> Value {
-    Value::String(s.to_string())
-}
-
 /// Evaluates `card` with explicit limits: [`decide`] on [`analyze`].
 pub fn evaluate_with(
     card: &[u8],
@@ -80,8 +72,11 @@ pub fn analyze(card: &[u8], limits: &Limits) -> Analysis {
             decision.defect_offset = defect.offset;
             if defect.code == ReasonCode::BodyTooLarge {
                 decision.reasons_mut_figures(vec![
-                    ("body_bytes".into(), num(card.len() as u64)),
-                    ("max_card_bytes".into(), num(limits.max_card_bytes as u64)),
+                    ("body_bytes".into(), Value::whole(card.len() as u64)),
+                    (
+                        "max_card_bytes".into(),
+                        Value::whole(limits.max_card_bytes as u64),
+                    ),
                 ]);
             }
             decision.card_text = Some(card_excerpt(card));
@@ -236,8 +231,8 @@ fn check_card(
                         code,
                         message: message.clone(),
                         figures: vec![
-                            ("card_version".into(), text(&view.version)),
-                            ("min_version".into(), text(min.as_str())),
+                            ("card_version".into(), Value::text(&view.version)),
+                            ("min_version".into(), Value::text(min.as_str())),
                         ],
                     });
                     ConditionOutcome {
@@ -288,7 +283,7 @@ fn check_card(
             message: message.clone(),
             figures: vec![(
                 "missing".into(),
-                Value::Array(missing.iter().map(|m| text(m)).collect()),
+                Value::Array(missing.iter().map(|m| Value::text(m)).collect()),
             )],
         });
         ConditionOutcome {
@@ -397,8 +392,8 @@ fn check_freshness(
                     ReasonCode::PinnedHashMismatch,
                     format!("card hash {hash} does not match the pinned {pin}"),
                     vec![
-                        ("card_hash".into(), text(hash.as_str())),
-                        ("pin".into(), text(pin.as_str())),
+                        ("card_hash".into(), Value::text(hash.as_str())),
+                        ("pin".into(), Value::text(pin.as_str())),
                     ],
                 )
             }
@@ -417,7 +412,7 @@ fn check_freshness(
         (Err(why), max) => {
             // The observation's own figures, and the tolerance it could not be held to.
             let mut figures = why.figures.clone();
-            figures.extend(max.map(|m| ("max_stale_ms".to_owned(), num(m))));
+            figures.extend(max.map(|m| ("max_stale_ms".to_owned(), Value::whole(m))));
             fail(why.code, why.message.clone(), figures)
         }
         (Ok(s), None) => fail(
@@ -426,15 +421,15 @@ fn check_freshness(
                 "staleness {} ms ({}) but no max_stale was given and no hash pinned, so freshness cannot be accepted",
                 s.ms, s.basis
             ),
-            vec![("staleness_ms".into(), num(s.ms))],
+            vec![("staleness_ms".into(), Value::whole(s.ms))],
         ),
         (Ok(s), Some(max)) if s.ms > max => {
             let mut check = fail(
                 ReasonCode::WatermarkExceeded,
                 format!("staleness {} ms exceeds max_stale {} ms", s.ms, max),
                 vec![
-                    ("staleness_ms".into(), num(s.ms)),
-                    ("max_stale_ms".into(), num(max)),
+                    ("staleness_ms".into(), Value::whole(s.ms)),
+                    ("max_stale_ms".into(), Value::whole(max)),
                 ],
             );
             check.outcome.message = format!("{} ({})", check.outcome.message, s.basis);

@@ -40,6 +40,18 @@ pub enum Value {
 }
 
 impl Value {
+    /// A string value (a figure or a label in a decision).
+    pub(crate) fn text(s: &str) -> Value {
+        Value::String(s.to_owned())
+    }
+
+    /// A whole-number figure (a byte count, milliseconds): exact in every runtime's JSON, since
+    /// every such figure the gate reports is far below 2^53.
+    #[allow(clippy::cast_precision_loss)]
+    pub(crate) fn whole(n: u64) -> Value {
+        Value::Number(n as f64)
+    }
+
     /// The member `key` of an object, if this is an object that has it.
     pub fn get(&self, key: &str) -> Option<&Value> {
         match self {

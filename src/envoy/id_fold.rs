@@ -4,9 +4,9 @@
 //! accents (MySQL 8's default `utf8mb4_0900_ai_ci`, SQL Server's `*_CI_AI`), compatibility
 //! forms (fullwidth letters, ligatures, the Kelvin sign) and ignorable characters (soft hyphen,
 //! zero-width characters): `/agents/wörker-7/card` or `/agents/ｗorker-7/card` then serve
-//! `worker-7`'s card. [`skeleton`] folds those differences (a fixed table for the Latin letters
-//! with diacritics, the Latin ligatures and the fullwidth ASCII forms, derived from Unicode's
-//! compatibility decompositions), so the filter can apply the rule of
+//! `worker-7`'s card. [`skeleton`] folds those differences (the fullwidth forms by their fixed
+//! offset from ASCII, a table for the Latin letters with diacritics and the Latin ligatures,
+//! derived from Unicode's compatibility decompositions), so the filter can apply the rule of
 //! every policy agent an unknown id may be read as. It only ever adds rules, never removes one.
 //!
 //! A table here, not a Unicode crate: the filter needs the Latin, ligature and fullwidth
@@ -546,100 +546,6 @@ const FOLD: &[(u16, [u8; 3])] = &[
     (0xFB04, [b'f', b'f', b'l']),
     (0xFB05, [b's', b't', 0]),
     (0xFB06, [b's', b't', 0]),
-    (0xFF01, [b'!', 0, 0]),
-    (0xFF02, [b'"', 0, 0]),
-    (0xFF03, [b'#', 0, 0]),
-    (0xFF04, [b'$', 0, 0]),
-    (0xFF05, [b'%', 0, 0]),
-    (0xFF06, [b'&', 0, 0]),
-    (0xFF07, [b'\'', 0, 0]),
-    (0xFF08, [b'(', 0, 0]),
-    (0xFF09, [b')', 0, 0]),
-    (0xFF0A, [b'*', 0, 0]),
-    (0xFF0B, [b'+', 0, 0]),
-    (0xFF0C, [b',', 0, 0]),
-    (0xFF0D, [b'-', 0, 0]),
-    (0xFF0E, [b'.', 0, 0]),
-    (0xFF0F, [b'/', 0, 0]),
-    (0xFF10, [b'0', 0, 0]),
-    (0xFF11, [b'1', 0, 0]),
-    (0xFF12, [b'2', 0, 0]),
-    (0xFF13, [b'3', 0, 0]),
-    (0xFF14, [b'4', 0, 0]),
-    (0xFF15, [b'5', 0, 0]),
-    (0xFF16, [b'6', 0, 0]),
-    (0xFF17, [b'7', 0, 0]),
-    (0xFF18, [b'8', 0, 0]),
-    (0xFF19, [b'9', 0, 0]),
-    (0xFF1A, [b':', 0, 0]),
-    (0xFF1B, [b';', 0, 0]),
-    (0xFF1C, [b'<', 0, 0]),
-    (0xFF1D, [b'=', 0, 0]),
-    (0xFF1E, [b'>', 0, 0]),
-    (0xFF1F, [b'?', 0, 0]),
-    (0xFF20, [b'@', 0, 0]),
-    (0xFF21, [b'a', 0, 0]),
-    (0xFF22, [b'b', 0, 0]),
-    (0xFF23, [b'c', 0, 0]),
-    (0xFF24, [b'd', 0, 0]),
-    (0xFF25, [b'e', 0, 0]),
-    (0xFF26, [b'f', 0, 0]),
-    (0xFF27, [b'g', 0, 0]),
-    (0xFF28, [b'h', 0, 0]),
-    (0xFF29, [b'i', 0, 0]),
-    (0xFF2A, [b'j', 0, 0]),
-    (0xFF2B, [b'k', 0, 0]),
-    (0xFF2C, [b'l', 0, 0]),
-    (0xFF2D, [b'm', 0, 0]),
-    (0xFF2E, [b'n', 0, 0]),
-    (0xFF2F, [b'o', 0, 0]),
-    (0xFF30, [b'p', 0, 0]),
-    (0xFF31, [b'q', 0, 0]),
-    (0xFF32, [b'r', 0, 0]),
-    (0xFF33, [b's', 0, 0]),
-    (0xFF34, [b't', 0, 0]),
-    (0xFF35, [b'u', 0, 0]),
-    (0xFF36, [b'v', 0, 0]),
-    (0xFF37, [b'w', 0, 0]),
-    (0xFF38, [b'x', 0, 0]),
-    (0xFF39, [b'y', 0, 0]),
-    (0xFF3A, [b'z', 0, 0]),
-    (0xFF3B, [b'[', 0, 0]),
-    (0xFF3C, [b'\\', 0, 0]),
-    (0xFF3D, [b']', 0, 0]),
-    (0xFF3E, [b'^', 0, 0]),
-    (0xFF3F, [b'_', 0, 0]),
-    (0xFF40, [b'`', 0, 0]),
-    (0xFF41, [b'a', 0, 0]),
-    (0xFF42, [b'b', 0, 0]),
-    (0xFF43, [b'c', 0, 0]),
-    (0xFF44, [b'd', 0, 0]),
-    (0xFF45, [b'e', 0, 0]),
-    (0xFF46, [b'f', 0, 0]),
-    (0xFF47, [b'g', 0, 0]),
-    (0xFF48, [b'h', 0, 0]),
-    (0xFF49, [b'i', 0, 0]),
-    (0xFF4A, [b'j', 0, 0]),
-    (0xFF4B, [b'k', 0, 0]),
-    (0xFF4C, [b'l', 0, 0]),
-    (0xFF4D, [b'm', 0, 0]),
-    (0xFF4E, [b'n', 0, 0]),
-    (0xFF4F, [b'o', 0, 0]),
-    (0xFF50, [b'p', 0, 0]),
-    (0xFF51, [b'q', 0, 0]),
-    (0xFF52, [b'r', 0, 0]),
-    (0xFF53, [b's', 0, 0]),
-    (0xFF54, [b't', 0, 0]),
-    (0xFF55, [b'u', 0, 0]),
-    (0xFF56, [b'v', 0, 0]),
-    (0xFF57, [b'w', 0, 0]),
-    (0xFF58, [b'x', 0, 0]),
-    (0xFF59, [b'y', 0, 0]),
-    (0xFF5A, [b'z', 0, 0]),
-    (0xFF5B, [b'{', 0, 0]),
-    (0xFF5C, [b'|', 0, 0]),
-    (0xFF5D, [b'}', 0, 0]),
-    (0xFF5E, [b'~', 0, 0]),
 ];
 
 /// Characters an accent-insensitive comparison ignores: default ignorable code points, the
@@ -663,11 +569,16 @@ fn ignorable(c: char) -> bool {
         )
 }
 
-/// The loose key of an id: ignorable characters dropped, ASCII letters lowercased, the
-/// [`FOLD`] table applied (other characters are kept as they are).
+/// The loose key of an id: fullwidth forms read as ASCII, ignorable characters dropped, ASCII
+/// letters lowercased, the [`FOLD`] table applied (other characters are kept as they are).
 pub fn skeleton(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for c in id.chars() {
+        // The fullwidth forms U+FF01..U+FF5E are ASCII `!`..`~` moved up by 0xFEE0.
+        let c = match c {
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0).unwrap_or(c),
+            _ => c,
+        };
         if c.is_ascii() && !c.is_ascii_control() {
             out.push(c.to_ascii_lowercase());
         } else if ignorable(c) {

@@ -1,5 +1,5 @@
-//! Answers on a card route that send the caller elsewhere, or that the caller would read
-//! differently from the gate. Plain Rust, unit-tested natively; `filter` and `reresolve` apply it.
+//! Answers on a card route that send the caller elsewhere. Plain Rust, unit-tested natively;
+//! `filter` applies it.
 //!
 //! - **Redirects.** Card resolvers follow redirects (`fetch` does, for `301`, `302`, `303`,
 //!   `307` and `308`): the card the caller ends up with is the redirect target's. A redirect on a
@@ -7,8 +7,6 @@
 //!   filter checks under the same policy rule; anything else (another host, a path that is not a
 //!   card route, a card route of another agent's rule, no readable single `Location`) would hand
 //!   the caller a card the gate never checked under this rule, so it fails closed.
-//! - **Charsets.** The gate reads cards as UTF-8 (strict I-JSON). A `Content-Type` naming another
-//!   charset tells the caller to decode the same bytes as something else: it fails closed.
 
 /// The statuses a caller's HTTP client follows by itself.
 pub fn is_followed_redirect(status: u16) -> bool {
@@ -119,41 +117,9 @@ fn same_authority(rest: &str, authority: Option<&str>) -> Option<String> {
     (!host.is_empty() && host.eq_ignore_ascii_case(authority)).then(|| path.to_owned())
 }
 
-/// Why a `Content-Type` makes the caller read the body as something other than UTF-8, if it
-/// does: any `charset` parameter other than `utf-8` (`utf8` too, ASCII case aside, quoted or not)
-/// in any of its values.
-pub fn foreign_charset(content_types: &[Vec<u8>]) -> Option<String> {
-    for value in content_types {
-        let text = String::from_utf8_lossy(value);
-        // Envoy joins repeated headers with ','; parameters follow ';'.
-        for param in text.split([',', ';']) {
-            let Some((name, charset)) = param.split_once('=') else {
-                continue;
-            };
-            if !name
-                .trim_matches([' ', '\t'])
-                .eq_ignore_ascii_case("charset")
-            {
-                continue;
-            }
-            let charset = charset.trim_matches([' ', '\t']);
-            let bare = charset
-                .strip_prefix('"')
-                .and_then(|c| c.strip_suffix('"'))
-                .unwrap_or(charset);
-            if !bare.eq_ignore_ascii_case("utf-8") && !bare.eq_ignore_ascii_case("utf8") {
-                return Some(format!(
-                    "the body's Content-Type says charset={charset}: the gate reads UTF-8 cards only, and a caller would decode these bytes as something else than the card it checked"
-                ));
-            }
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{foreign_charset, is_followed_redirect, target, Target};
+    use super::{is_followed_redirect, target, Target};
 
     fn loc(v: &str) -> Vec<Vec<u8>> {
         vec![v.as_bytes().to_vec()]
@@ -236,33 +202,5 @@ mod tests {
         ));
         // A colon later in a relative path is not a scheme.
         assert_eq!(target(&loc("/a:b"), req, a), same("/a:b"));
-    }
-
-    #[test]
-    fn charsets() {
-        let ct = |v: &str| vec![v.as_bytes().to_vec()];
-        for ok in [
-            "application/json",
-            "application/json; charset=utf-8",
-            "application/json;charset=\"UTF-8\"",
-            "application/json; charset=utf8",
-            "text/html",
-        ] {
-            assert_eq!(foreign_charset(&ct(ok)), None, "{ok}");
-        }
-        for bad in [
-            "application/json; charset=iso-8859-1",
-            "application/json; charset=utf-16",
-            "application/json,application/json; charset=utf-16",
-            "application/json; CHARSET=\"windows-1252\"",
-            "application/json; charset=",
-        ] {
-            assert!(foreign_charset(&ct(bad)).is_some(), "{bad}");
-        }
-        assert!(foreign_charset(&[
-            b"application/json".to_vec(),
-            b"application/json; charset=latin1".to_vec()
-        ])
-        .is_some());
     }
 }

@@ -246,8 +246,40 @@ pub fn unreadable_encoding(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Deci
             return Some(Decision::body_encoded(text.trim()));
         }
     }
-    super::redirect::foreign_charset(&header("content-type"))
+    foreign_charset(&header("content-type"))
         .map(|why| Decision::malformed(ReasonCode::BodyEncoded, "", why))
+}
+
+/// Why a `Content-Type` makes the caller read the body as something other than UTF-8, if it
+/// does: any `charset` parameter other than `utf-8` (`utf8` too, ASCII case aside, quoted or not)
+/// in any of its values.
+fn foreign_charset(content_types: &[Vec<u8>]) -> Option<String> {
+    for value in content_types {
+        let text = String::from_utf8_lossy(value);
+        // Envoy joins repeated headers with ','; parameters follow ';'.
+        for param in text.split([',', ';']) {
+            let Some((name, charset)) = param.split_once('=') else {
+                continue;
+            };
+            if !name
+                .trim_matches([' ', '\t'])
+                .eq_ignore_ascii_case("charset")
+            {
+                continue;
+            }
+            let charset = charset.trim_matches([' ', '\t']);
+            let bare = charset
+                .strip_prefix('"')
+                .and_then(|c| c.strip_suffix('"'))
+                .unwrap_or(charset);
+            if !bare.eq_ignore_ascii_case("utf-8") && !bare.eq_ignore_ascii_case("utf8") {
+                return Some(format!(
+                    "the body's Content-Type says charset={charset}: the gate reads UTF-8 cards only, and a caller would decode these bytes as something else than the card it checked"
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// What to do with the upstream answer, given the decision.
@@ -661,5 +693,33 @@ mod tests {
         };
         assert_eq!(h[0], (VERDICT, "valid".to_owned()));
         assert!(h.contains(&(STALENESS_MS, "250".to_owned())));
+    }
+
+    #[test]
+    fn charsets() {
+        let ct = |v: &str| vec![v.as_bytes().to_vec()];
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "application/json;charset=\"UTF-8\"",
+            "application/json; charset=utf8",
+            "text/html",
+        ] {
+            assert_eq!(foreign_charset(&ct(ok)), None, "{ok}");
+        }
+        for bad in [
+            "application/json; charset=iso-8859-1",
+            "application/json; charset=utf-16",
+            "application/json,application/json; charset=utf-16",
+            "application/json; CHARSET=\"windows-1252\"",
+            "application/json; charset=",
+        ] {
+            assert!(foreign_charset(&ct(bad)).is_some(), "{bad}");
+        }
+        assert!(foreign_charset(&[
+            b"application/json".to_vec(),
+            b"application/json; charset=latin1".to_vec()
+        ])
+        .is_some());
     }
 }

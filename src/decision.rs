@@ -234,6 +234,7 @@ impl Decision {
         let resolution = self.resolution.as_ref();
         let Some(class) = self.error_class else {
             return DecisionJson::Valid(ValidJson {
+                verdict: Valid,
                 status: self.status(),
                 card_hash: parsed,
                 agent,
@@ -260,6 +261,7 @@ impl Decision {
             })
             .collect();
         DecisionJson::Rejected(RejectedJson {
+            verdict: Rejected,
             problem_type: format!("urn:cardgate:problem:{}", class.as_str()),
             title: class.title(),
             detail: self.detail(),
@@ -308,9 +310,13 @@ pub(crate) fn card_excerpt(body: &[u8]) -> String {
 /// definition the canonical text ([`Decision::to_json`]), the JS objects and the generated
 /// TypeScript declarations all come from. Members that do not apply are absent; members read
 /// from the card are `null` when the card lacks them.
+///
+/// Each variant's members, `verdict` included, are declared in RFC 8785 order, so the canonical
+/// writer writes them as they come and never re-sorts (`verdict` sorts last; serde's enum tag
+/// would come first and make every decision object a re-sort).
 #[derive(Debug, serde::Serialize)]
 #[cfg_attr(feature = "js", derive(tsify::Tsify))]
-#[serde(tag = "verdict", rename_all = "snake_case")]
+#[serde(untagged)]
 pub enum DecisionJson<'a> {
     /// The card may be used.
     Valid(ValidJson<'a>),
@@ -318,84 +324,110 @@ pub enum DecisionJson<'a> {
     Rejected(RejectedJson<'a>),
 }
 
+/// `"valid"`: the `verdict` of a [`ValidJson`].
+#[derive(Debug, Clone, Copy)]
+pub struct Valid;
+
+/// `"rejected"`: the `verdict` of a [`RejectedJson`].
+#[derive(Debug, Clone, Copy)]
+pub struct Rejected;
+
+impl Serialize for Valid {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str("valid")
+    }
+}
+
+impl Serialize for Rejected {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str("rejected")
+    }
+}
+
 /// A valid decision's members.
 #[derive(Debug, serde::Serialize)]
 #[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct ValidJson<'a> {
-    /// 200.
-    pub status: u16,
-    /// `sha256:<hex>`, absent when there was no card (a freshness-only decision).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub card_hash: Option<&'a str>,
     /// The card's `name`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<Option<&'a str>>,
+    /// `sha256:<hex>`, absent when there was no card (a freshness-only decision).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_hash: Option<&'a str>,
     /// The card's `version`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub card_version: Option<Option<&'a str>>,
-    /// The staleness figure established, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub staleness_ms: Option<Option<u64>>,
-    /// How (b) was satisfied.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub freshness: Option<Option<FreshnessBasis>>,
     /// The three conditions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<&'a Conditions>,
+    /// How (b) was satisfied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Option<FreshnessBasis>>,
     /// The re-resolution record, when more than one source was asked or a bound ended it.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
     pub resolution: Option<&'a Value>,
+    /// The staleness figure established, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staleness_ms: Option<Option<u64>>,
+    /// 200.
+    pub status: u16,
+    /// `"valid"`.
+    #[cfg_attr(feature = "js", tsify(type = "\"valid\""))]
+    pub verdict: Valid,
 }
 
 /// A rejection's members.
 #[derive(Debug, serde::Serialize)]
 #[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct RejectedJson<'a> {
-    /// `urn:cardgate:problem:<error_class>`.
-    #[serde(rename = "type")]
-    pub problem_type: String,
-    /// The error class's title.
-    pub title: &'static str,
-    /// Every reason's message, joined with `; `.
-    pub detail: String,
-    /// The primary error class.
-    pub error_class: ErrorClass,
-    /// Every failed check, in the order b, a, c.
-    pub reasons: Vec<ReasonJson<'a>>,
-    /// Required capabilities the card does not declare.
-    pub missing_capabilities: &'a [String],
-    /// 503, 409 or 502.
-    pub status: u16,
-    /// `sha256:<hex>`, when the body parsed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub card_hash: Option<&'a str>,
     /// The card's `name`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<Option<&'a str>>,
-    /// The card's `version`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub card_version: Option<Option<&'a str>>,
-    /// The staleness figure established, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub staleness_ms: Option<Option<u64>>,
-    /// Always `null` on a rejection that read the card.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub freshness: Option<Option<FreshnessBasis>>,
-    /// The three conditions, when the card could be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<&'a Conditions>,
-    /// The re-resolution record.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
-    pub resolution: Option<&'a Value>,
     /// The card as received, when it parsed.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "js", tsify(type = "unknown"))]
     pub card: Option<&'a Value>,
+    /// `sha256:<hex>`, when the body parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_hash: Option<&'a str>,
     /// The first 4096 characters of a body that did not parse.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub card_text: Option<&'a str>,
+    /// The card's `version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_version: Option<Option<&'a str>>,
+    /// The three conditions, when the card could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<&'a Conditions>,
+    /// Every reason's message, joined with `; `.
+    pub detail: String,
+    /// The primary error class.
+    pub error_class: ErrorClass,
+    /// Always `null` on a rejection that read the card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Option<FreshnessBasis>>,
+    /// Required capabilities the card does not declare.
+    pub missing_capabilities: &'a [String],
+    /// Every failed check, in the order b, a, c.
+    pub reasons: Vec<ReasonJson<'a>>,
+    /// The re-resolution record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
+    pub resolution: Option<&'a Value>,
+    /// The staleness figure established, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staleness_ms: Option<Option<u64>>,
+    /// 503, 409 or 502.
+    pub status: u16,
+    /// The error class's title.
+    pub title: &'static str,
+    /// `urn:cardgate:problem:<error_class>`.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    /// `"rejected"`.
+    #[cfg_attr(feature = "js", tsify(type = "\"rejected\""))]
+    pub verdict: Rejected,
 }
 
 /// One failed check on the wire.

@@ -168,7 +168,12 @@ const perRequest = [...calls.entries()].sort((a, b) => b[1] - a[1]);
 const total = perRequest.reduce((s, [, n]) => s + n, 0);
 const cpu0 = process.cpuUsage();
 timing = true;
-for (let i = 0; i < requests; i++) one(id++, true);
+for (let i = 0; i < requests; i++) {
+  one(id++, true);
+  // The filter hands its metrics to the host on a tick (every 50 ms): at about 4000 requests
+  // a second, once per 200 requests.
+  if (i % 200 === 199) exp.proxy_on_tick?.(1);
+}
 timing = false;
 const cpu = process.cpuUsage(cpu0);
 // CPU time of the process (steadier than the clock on a shared machine), host side included.

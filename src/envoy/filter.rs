@@ -81,9 +81,20 @@ struct GateRoot {
     sampler: Rc<RefCell<metrics::Sampler>>,
 }
 
-impl Context for GateRoot {}
+impl Context for GateRoot {
+    /// The plugin ends: what the VM kept of the metrics goes to Envoy now.
+    fn on_done(&mut self) -> bool {
+        metrics::flush();
+        true
+    }
+}
 
 impl RootContext for GateRoot {
+    /// Hands the metrics kept in the VM to Envoy (see [`metrics::Batch`]).
+    fn on_tick(&mut self) {
+        metrics::flush();
+    }
+
     fn on_configure(&mut self, _size: usize) -> bool {
         let bytes = hostcalls::get_buffer(BufferType::PluginConfiguration, 0, usize::MAX)
             .ok()
@@ -100,6 +111,11 @@ impl RootContext for GateRoot {
                     config.policy.agents.len()
                 );
                 self.config = Some(Rc::new(config));
+                if let Err(status) =
+                    hostcalls::set_tick_period(Duration::from_millis(metrics::FLUSH_MS))
+                {
+                    log::error!("could not set the metrics tick: {status:?}");
+                }
                 self.shared = Rc::default();
                 self.analyses = Rc::default();
                 self.requests = Rc::default();

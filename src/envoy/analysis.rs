@@ -214,30 +214,32 @@ type Fingerprint = (usize, u64);
 
 fn fingerprint(body: &[u8]) -> Fingerprint {
     const K: u64 = 0x0000_0100_0000_01b3;
-    let word = |w: &[u8; 8]| u64::from_le_bytes(*w);
+    let mix = |h: u64, w: &[u8; 8]| (h ^ u64::from_le_bytes(*w)).wrapping_mul(K).rotate_left(29);
     // Four independent lanes over 32-byte blocks (no lane waits for another's multiply), then
-    // folded into one; the tail word by word, then byte by byte.
+    // folded into one; the tail word by word, then byte by byte. Slice patterns, not iterator
+    // adapters: the filter is built for size, and these loops must not call out per word.
     let (blocks, rest) = body.as_chunks::<32>();
-    let mut lanes: [u64; 4] = [
+    let (mut a, mut b, mut c, mut d): (u64, u64, u64, u64) = (
         0x9e37_79b9_7f4a_7c15,
         0x6a09_e667_f3bc_c908,
         0xbb67_ae85_84ca_a73b,
         0x3c6e_f372_fe94_f82b,
-    ];
+    );
     for block in blocks {
-        let (words, _) = block.as_chunks::<8>();
-        for (lane, w) in lanes.iter_mut().zip(words) {
-            *lane = (*lane ^ word(w)).wrapping_mul(K).rotate_left(29);
+        if let ([w0, w1, w2, w3], _) = block.as_chunks::<8>() {
+            a = mix(a, w0);
+            b = mix(b, w1);
+            c = mix(c, w2);
+            d = mix(d, w3);
         }
     }
-    let mut h =
-        lanes[0] ^ lanes[1].rotate_left(16) ^ lanes[2].rotate_left(32) ^ lanes[3].rotate_left(48);
+    let mut h = a ^ b.rotate_left(16) ^ c.rotate_left(32) ^ d.rotate_left(48);
     let (words, tail) = rest.as_chunks::<8>();
     for w in words {
-        h = (h ^ word(w)).wrapping_mul(K).rotate_left(29);
+        h = mix(h, w);
     }
-    for &b in tail {
-        h = (h ^ u64::from(b)).wrapping_mul(K);
+    for &byte in tail {
+        h = (h ^ u64::from(byte)).wrapping_mul(K);
     }
     (body.len(), h)
 }
@@ -250,17 +252,23 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
     let word = |w: &[u8; 8]| u64::from_le_bytes(*w);
     let ((x, x_rest), (y, y_rest)) = (a.as_chunks::<32>(), b.as_chunks::<32>());
-    let same_block = |p: &[u8; 32], q: &[u8; 32]| {
-        let ((p, _), (q, _)) = (p.as_chunks::<8>(), q.as_chunks::<8>());
-        p.iter()
-            .zip(q)
-            .fold(0, |diff, (p, q)| diff | (word(p) ^ word(q)))
-            == 0
-    };
+    for (p, q) in x.iter().zip(y) {
+        // Always four words each; anything else counts as a difference (a miss, never a hit).
+        let (([p0, p1, p2, p3], _), ([q0, q1, q2, q3], _)) =
+            (p.as_chunks::<8>(), q.as_chunks::<8>())
+        else {
+            return false;
+        };
+        let diff = (word(p0) ^ word(q0))
+            | (word(p1) ^ word(q1))
+            | (word(p2) ^ word(q2))
+            | (word(p3) ^ word(q3));
+        if diff != 0 {
+            return false;
+        }
+    }
     let ((xw, x_tail), (yw, y_tail)) = (x_rest.as_chunks::<8>(), y_rest.as_chunks::<8>());
-    x_tail == y_tail
-        && xw.iter().zip(yw).all(|(p, q)| word(p) == word(q))
-        && x.iter().zip(y).all(|(p, q)| same_block(p, q))
+    x_tail == y_tail && xw.iter().zip(yw).all(|(p, q)| word(p) == word(q))
 }
 
 #[cfg(test)]

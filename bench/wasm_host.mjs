@@ -1,6 +1,7 @@
 // A minimal proxy-wasm host in Node (V8, the engine Envoy's default Wasm runtime embeds), to see
 // where the filter's per-request time goes without Envoy: it counts every host call per request
-// by name and times the filter's callbacks for the bench's card request (bench/README.md).
+// by name and times the filter's callbacks for the bench's card request (bench/README.md);
+// wasm_us_per_request is the callbacks' time less the time in host functions.
 // Informative only. Usage (bench/README.md has the recipe):
 //   node bench/wasm_host.mjs MODULE.wasm CONFIG.json CARD.json [--unique] [--requests N]
 // CONFIG.json: the plugin configuration (the bench's: bench/envoy_profile.py --dump-config FILE).
@@ -21,6 +22,11 @@ let mem;
 let exp;
 const calls = new Map();
 let counting = false;
+// While timing: the clock time spent in host functions (the JS side of every host call), so the
+// callbacks' time less this is the time in Wasm (proxy_on_memory_allocate during a host call
+// counts as host time; the clock reads themselves add a little to both sides).
+let timing = false;
+let inHost = 0n;
 const requestHeaders = () => [
   [":authority", "127.0.0.1"], [":path", "/agents/worker-7/card"], [":method", "GET"],
   [":scheme", "http"], ["user-agent", "wrk"], ["a2a-require-capabilities", "task.execute.v3"],
@@ -113,7 +119,12 @@ const module = new WebAssembly.Module(readFileSync(modPath));
 for (const imp of WebAssembly.Module.imports(module)) {
   if (imp.module !== "env") continue;
   const f = host[imp.name] || (() => 0);
-  imports.env[imp.name] = (...a) => { if (counting) calls.set(imp.name, (calls.get(imp.name) || 0) + 1); return f(...a); };
+  imports.env[imp.name] = (...a) => {
+    if (counting) calls.set(imp.name, (calls.get(imp.name) || 0) + 1);
+    if (!timing) return f(...a);
+    const t = process.hrtime.bigint();
+    try { return f(...a); } finally { inHost += process.hrtime.bigint() - t; }
+  };
 }
 const instance = new WebAssembly.Instance(module, imports);
 exp = instance.exports;
@@ -156,10 +167,19 @@ counting = false;
 const perRequest = [...calls.entries()].sort((a, b) => b[1] - a[1]);
 const total = perRequest.reduce((s, [, n]) => s + n, 0);
 const cpu0 = process.cpuUsage();
-for (let i = 0; i < requests; i++) one(id++, true);
+timing = true;
+for (let i = 0; i < requests; i++) {
+  one(id++, true);
+  // The filter hands its metrics to the host on a tick (every 50 ms): at about 4000 requests
+  // a second, once per 200 requests.
+  if (i % 200 === 199) exp.proxy_on_tick?.(1);
+}
+timing = false;
 const cpu = process.cpuUsage(cpu0);
 // CPU time of the process (steadier than the clock on a shared machine), host side included.
 const us = (cpu.user + cpu.system) / requests;
 const ph = Object.fromEntries(Object.entries(phase).map(([k, v]) => [k, (Number(v) / 1000 / requests).toFixed(2)]));
 console.log(JSON.stringify({ module: modPath, unique, host_calls_per_request: total, calls: Object.fromEntries(perRequest),
-  cpu_us_per_request: us.toFixed(2), wall_us_by_callback: ph }));
+  cpu_us_per_request: us.toFixed(2), wall_us_by_callback: ph,
+  wasm_us_per_request: ((Number(Object.values(phase).reduce((a, b) => a + b, 0n)) - Number(inHost)) / 1000 / requests).toFixed(2),
+  host_us_per_request: (Number(inHost) / 1000 / requests).toFixed(2) }));

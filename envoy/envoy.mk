@@ -7,18 +7,18 @@ ENVOY_TARGET_DIR := target/envoy
 ENVOY_WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
 # The proxy-wasm SDK exports every ABI callback; the host (proxy-wasm-cpp-host in Envoy and Istio)
 # looks each one up and treats a missing one as "nothing to do" (Continue, or no call). The
-# filter implements none of these (network filter, gRPC, queue, tick, foreign function, request
+# filter implements none of these (network filter, gRPC, queue, foreign function, request
 # body and trailers, access log callbacks): dropping their exports lets wasm-opt drop the
 # dispatcher code behind them (16 KB) and saves Envoy three calls into the VM per request.
 # `filter` refuses to build if src/envoy starts implementing one of them (ENVOY_DROPPED_FNS).
 ENVOY_DROPPED_EXPORTS := proxy_on_grpc_close proxy_on_grpc_receive proxy_on_grpc_receive_initial_metadata \
-	proxy_on_grpc_receive_trailing_metadata proxy_on_foreign_function proxy_on_queue_ready proxy_on_tick \
+	proxy_on_grpc_receive_trailing_metadata proxy_on_foreign_function proxy_on_queue_ready \
 	proxy_on_new_connection proxy_on_downstream_data proxy_on_downstream_connection_close \
 	proxy_on_upstream_data proxy_on_upstream_connection_close proxy_on_request_body \
 	proxy_on_request_trailers proxy_on_log
 ENVOY_EMPTY :=
 ENVOY_COMMA := ,
-ENVOY_DROPPED_FNS := fn (on_grpc_[a-z_]+|on_foreign_function|on_queue_ready|on_tick|on_new_connection|on_(downstream|upstream)_[a-z_]+|on_http_request_(body|trailers)|on_log)\b
+ENVOY_DROPPED_FNS := fn (on_grpc_[a-z_]+|on_foreign_function|on_queue_ready|on_new_connection|on_(downstream|upstream)_[a-z_]+|on_http_request_(body|trailers)|on_log)\b
 ENVOY_WASM_OPT_FLAGS := --remove-exports=$(subst $(ENVOY_EMPTY) $(ENVOY_EMPTY),$(ENVOY_COMMA),$(strip $(ENVOY_DROPPED_EXPORTS))) \
 	-Oz --strip-debug --strip-producers --strip-target-features \
 	--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \

@@ -146,12 +146,22 @@ fn decimal_nanos_ceil(text: &str, scale: u32, integer: bool) -> Option<u128> {
     if integer && text.contains('.') {
         return None;
     }
-    let mut value: u128 = 0;
-    let int_digits = int.bytes().skip_while(|&d| d == b'0');
+    let int = int.trim_start_matches('0');
+    let int_digits = int.bytes();
     let frac_digits = frac
         .bytes()
         .chain(std::iter::repeat(b'0'))
         .take(scale_usize);
+    // Up to 19 digits fit 64 bits (every realistic figure): no 128-bit multiplication, which is
+    // a library call in the wasm builds.
+    if int.len().saturating_add(scale_usize) <= 19 {
+        let mut value: u64 = 0;
+        for d in int_digits.chain(frac_digits) {
+            value = value * 10 + u64::from(d - b'0');
+        }
+        return Some(u128::from(value) + u128::from(tail_nonzero));
+    }
+    let mut value: u128 = 0;
     for d in int_digits.chain(frac_digits) {
         value = value.checked_mul(10)?.checked_add(u128::from(d - b'0'))?;
     }
@@ -519,7 +529,11 @@ impl Observation {
         match ms.and_then(|m| u64::try_from(m).ok()) {
             Some(ms) if ms <= MAX_STALENESS_MS => Ok(Staleness {
                 ms,
-                basis: basis.join(" + "),
+                basis: match <[String; 1]>::try_from(basis) {
+                    // One watermark (the usual case): its description, not a copy of it.
+                    Ok([only]) => only,
+                    Err(parts) => parts.join(" + "),
+                },
             }),
             _ => Err(Unverifiable::new(
                 ReasonCode::WatermarkInvalid,
@@ -564,6 +578,56 @@ mod tests {
         let width = usize::try_from(scale).unwrap_or(0);
         let frac = format!("{part:0width$}");
         format!("{whole}.{}", frac.trim_end_matches('0'))
+    }
+
+    /// [`decimal_nanos_ceil`] in 128-bit arithmetic throughout.
+    fn decimal_nanos_ceil_wide(text: &str, scale: u32) -> Option<u128> {
+        let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+        let scale = usize::try_from(scale).unwrap();
+        let tail = frac.bytes().skip(scale).any(|d| d != b'0');
+        let mut value: u128 = 0;
+        for d in int
+            .bytes()
+            .chain(frac.bytes().chain(std::iter::repeat(b'0')).take(scale))
+        {
+            value = value.checked_mul(10)?.checked_add(u128::from(d - b'0'))?;
+        }
+        value.checked_add(u128::from(tail))
+    }
+
+    #[test]
+    fn decimal_figures_read_in_64_bits_as_in_128() {
+        let mut texts: Vec<String> = [
+            "0",
+            "00",
+            "1",
+            "500",
+            "0500",
+            "1.5",
+            "0.000001",
+            "0.0000001",
+            "7.0000000001",
+            "123.456789",
+            "1000000000000",
+        ]
+        .iter()
+        .map(|t| (*t).to_owned())
+        .collect();
+        for digits in 8..=24 {
+            texts.push("9".repeat(digits));
+            texts.push(format!("1{}", "0".repeat(digits - 1)));
+            texts.push(format!("{}.{}", "9".repeat(digits - 7), "9".repeat(12)));
+            texts.push(format!("000{}.5", "9".repeat(digits - 7)));
+        }
+        for t in &texts {
+            for scale in [MS, S] {
+                assert_eq!(
+                    decimal_nanos_ceil(t, scale, false),
+                    decimal_nanos_ceil_wide(t, scale),
+                    "{t} at {scale}"
+                );
+            }
+        }
     }
 
     #[test]

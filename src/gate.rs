@@ -17,6 +17,7 @@ use crate::json::Value;
 use crate::reason::{ErrorClass, ReasonCode};
 use crate::requirement::Requirement;
 use crate::version::Version;
+use std::rc::{Rc, Weak};
 
 /// Evaluates `card` (the exact bytes served) with the default [`Limits`].
 ///
@@ -158,6 +159,30 @@ impl Analysis {
         }
     }
 
+    /// [`Analysis::decide`] with `memo`, this analysis's [`PassedChecks`]: conditions (a) and
+    /// (c) come from the memo when this requirement passed them before, and are kept there when
+    /// they pass now. The decision is the one [`Analysis::decide`] makes.
+    pub fn decide_remembering(
+        &self,
+        memo: &mut PassedChecks,
+        requirement: &Rc<Requirement>,
+        observation: &Observation,
+    ) -> Decision {
+        let Analyzed::Card { doc, view, hash } = &self.0 else {
+            return self.decide(requirement, observation);
+        };
+        let freshness = check_freshness(requirement, observation, Some(hash));
+        let checks = match memo.get(requirement) {
+            Some(kept) => kept,
+            None => {
+                let checks = check_requirement(view, requirement);
+                memo.put(requirement, &checks);
+                checks
+            }
+        };
+        card_decision(doc, view, hash.clone(), freshness, checks)
+    }
+
     /// [`Analysis::decide`] for an analysis used once (nothing is copied).
     pub fn into_decision(self, requirement: &Requirement, observation: &Observation) -> Decision {
         match self.0 {
@@ -198,14 +223,32 @@ fn check_card(
     requirement: &Requirement,
     observation: &Observation,
 ) -> Decision {
-    let mut reasons = Vec::new();
-
-    // (b) freshness, or the pin that replaces it.
     let freshness = check_freshness(requirement, observation, Some(&hash));
-    reasons.extend(freshness.reason);
+    card_decision(
+        doc,
+        view,
+        hash,
+        freshness,
+        check_requirement(view, requirement),
+    )
+}
 
+/// Conditions (a) and (c): they depend on the card and the requirement alone, never on the
+/// answer's observation.
+#[derive(Clone)]
+struct RequirementChecks {
+    version: ConditionOutcome,
+    version_reason: Option<Reason>,
+    missing: Vec<String>,
+    capabilities: ConditionOutcome,
+    capabilities_reason: Option<Reason>,
+}
+
+/// Checks (a) the version floor and (c) the capability superset.
+fn check_requirement(view: &AgentCard, requirement: &Requirement) -> RequirementChecks {
     // (a) version floor.
-    let version_outcome = match &requirement.min_version {
+    let mut version_reason = None;
+    let version = match &requirement.min_version {
         None => ConditionOutcome {
             passed: true,
             message: format!(
@@ -227,7 +270,7 @@ fn check_card(
             };
             match failure {
                 Some((code, message)) => {
-                    reasons.push(Reason {
+                    version_reason = Some(Reason {
                         code,
                         message: message.clone(),
                         figures: vec![
@@ -258,7 +301,8 @@ fn check_card(
         .filter(|c| !c.declared_by(view))
         .map(ToString::to_string)
         .collect();
-    let capabilities_outcome = if missing.is_empty() {
+    let mut capabilities_reason = None;
+    let capabilities = if missing.is_empty() {
         ConditionOutcome {
             passed: true,
             message: if requirement.require.is_empty() {
@@ -278,7 +322,7 @@ fn check_card(
             requirement.require.len(),
             missing_with_readings(requirement, view)
         );
-        reasons.push(Reason {
+        capabilities_reason = Some(Reason {
             code: ReasonCode::CapabilitiesMissing,
             message: message.clone(),
             figures: vec![(
@@ -291,8 +335,30 @@ fn check_card(
             message,
         }
     };
+    RequirementChecks {
+        version,
+        version_reason,
+        missing,
+        capabilities,
+        capabilities_reason,
+    }
+}
 
-    // Reasons were pushed in the order b, a, c; the first one names the class.
+/// The decision on a card from its three conditions.
+fn card_decision(
+    doc: &Document,
+    view: &AgentCard,
+    hash: CardHash,
+    freshness: FreshnessCheck,
+    checks: RequirementChecks,
+) -> Decision {
+    // Reasons in the order b, a, c; the first one names the class.
+    let reasons: Vec<Reason> = freshness
+        .reason
+        .into_iter()
+        .chain(checks.version_reason)
+        .chain(checks.capabilities_reason)
+        .collect();
     let error_class = reasons.first().map(|r| match r.code {
         ReasonCode::CapabilitiesMissing => ErrorClass::CapabilityMismatch,
         _ => ErrorClass::StaleAgentCard,
@@ -300,7 +366,7 @@ fn check_card(
     Decision {
         error_class,
         reasons,
-        missing,
+        missing: checks.missing,
         agent: Some(view.name.clone()),
         card_version: Some(view.version.clone()),
         card_hash: Some(hash),
@@ -311,9 +377,9 @@ fn check_card(
             None
         },
         conditions: Some(Conditions {
-            version: version_outcome,
+            version: checks.version,
             freshness: freshness.outcome,
-            capabilities: capabilities_outcome,
+            capabilities: checks.capabilities,
         }),
         // Only a rejection carries the card (DESIGN.md): a valid decision copies nothing.
         card: error_class.map(|_| doc.root().to_value()),
@@ -321,6 +387,86 @@ fn check_card(
         defect_path: None,
         defect_offset: None,
         resolution: None,
+    }
+}
+
+/// How many requirements a [`PassedChecks`] remembers.
+pub const PASSED_CHECKS_SIZE: usize = 4;
+
+/// The longest condition message (bytes) a [`PassedChecks`] keeps: a card whose version text
+/// is longer is checked in full every time.
+pub const PASSED_CHECKS_MAX_MESSAGE: usize = 256;
+
+/// A memo for one kept [`Analysis`]: conditions (a) and (c) of the card under a few recent
+/// requirements they passed, so a host deciding the same card again for the same requirement
+/// runs only the freshness check (b), which depends on each answer's observation.
+///
+/// Keyed by the requirement's identity (the `Rc` a host shares between requests that have the
+/// same requirement), held by a `Weak`: while an entry exists its requirement's allocation is
+/// never freed, so no other requirement can take its address; a dropped requirement's entry
+/// matches nothing and is replaced in turn. Bounded: [`PASSED_CHECKS_SIZE`] entries of two
+/// messages of at most [`PASSED_CHECKS_MAX_MESSAGE`] bytes (about [`PassedChecks::MAX_BYTES`]).
+/// Failed conditions are never kept (their reasons carry figures; a rejection is decided in full).
+#[derive(Default)]
+pub struct PassedChecks {
+    entries: Vec<(Weak<Requirement>, ConditionOutcome, ConditionOutcome)>,
+    next: usize,
+}
+
+impl PassedChecks {
+    /// An upper bound of the heap one memo holds, its entries' requirement allocations included.
+    pub const MAX_BYTES: usize = PASSED_CHECKS_SIZE
+        * (2 * PASSED_CHECKS_MAX_MESSAGE
+            + std::mem::size_of::<Requirement>()
+            + 2 * std::mem::size_of::<usize>()
+            + std::mem::size_of::<(Weak<Requirement>, ConditionOutcome, ConditionOutcome)>());
+
+    fn get(&self, requirement: &Rc<Requirement>) -> Option<RequirementChecks> {
+        let (_, version, capabilities) = self
+            .entries
+            .iter()
+            .find(|(w, _, _)| std::ptr::eq(w.as_ptr(), Rc::as_ptr(requirement)))?;
+        Some(RequirementChecks {
+            version: version.clone(),
+            version_reason: None,
+            missing: Vec::new(),
+            capabilities: capabilities.clone(),
+            capabilities_reason: None,
+        })
+    }
+
+    fn put(&mut self, requirement: &Rc<Requirement>, checks: &RequirementChecks) {
+        let passed = checks.version.passed
+            && checks.capabilities.passed
+            && checks.version_reason.is_none()
+            && checks.capabilities_reason.is_none()
+            && checks.missing.is_empty();
+        let small = checks.version.message.len() <= PASSED_CHECKS_MAX_MESSAGE
+            && checks.capabilities.message.len() <= PASSED_CHECKS_MAX_MESSAGE;
+        if !passed || !small {
+            return;
+        }
+        let entry = (
+            Rc::downgrade(requirement),
+            checks.version.clone(),
+            checks.capabilities.clone(),
+        );
+        if self.entries.len() < PASSED_CHECKS_SIZE {
+            self.entries.push(entry);
+        } else if let Some(slot) = self.entries.get_mut(self.next) {
+            *slot = entry;
+        }
+        self.next = (self.next + 1) % PASSED_CHECKS_SIZE;
+    }
+
+    /// Entries kept.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// No entry kept.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }
 
@@ -535,6 +681,93 @@ mod tests {
             &Observation::default(),
         );
         assert!(whole.to_json().contains(r#""body_bytes":70000"#));
+    }
+
+    fn memo_card(version: &str) -> Vec<u8> {
+        format!(
+            r#"{{"name":"w","version":"{version}","skills":[{{"id":"task.execute.v3","name":"x","description":"x","tags":["x"]}}]}}"#
+        )
+        .into_bytes()
+    }
+
+    fn req(json: &str) -> Rc<Requirement> {
+        Rc::new(Requirement::from_json(json).unwrap())
+    }
+
+    #[test]
+    fn remembered_checks_decide_as_a_full_check() {
+        let body = memo_card("3.1.0");
+        let analysis = analyze(&body, &Limits::default());
+        let requirements = [
+            req(r#"{"require":["task.execute.v3"],"max_stale":"10s","min_version":"3"}"#),
+            req(r#"{"require":["task.execute.v3"],"max_stale":"10s"}"#),
+            req(r#"{"max_stale":"10s"}"#),
+            // Fail (a) or (c): never kept, decided in full every time.
+            req(r#"{"require":["task.cancel"],"max_stale":"10s"}"#),
+            req(r#"{"max_stale":"10s","min_version":"4"}"#),
+            req(&format!(r#"{{"pin":"sha256:{}"}}"#, "a".repeat(64))),
+        ];
+        let observations = [
+            Observation::from_json(r#"{"lag_ms":"100"}"#).unwrap(),
+            Observation::from_json(r#"{"lag_ms":"40000"}"#).unwrap(),
+            Observation::default(),
+        ];
+        let mut memo = PassedChecks::default();
+        for _ in 0..3 {
+            for r in &requirements {
+                for o in &observations {
+                    let full = evaluate_with(&body, r, o, &Limits::default()).to_json();
+                    let got = analysis.decide_remembering(&mut memo, r, o).to_json();
+                    assert_eq!(got, full);
+                }
+            }
+        }
+        // Only the requirements that passed (a) and (c) were kept (the pinned one passes both).
+        assert_eq!(memo.len(), 4);
+        // A requirement equal to a kept one but another allocation is another key: checked in
+        // full (and kept in turn).
+        let twin = Rc::new(Requirement::clone(&requirements[0]));
+        assert!(memo.get(&twin).is_none());
+        assert!(memo.get(&requirements[0]).is_some());
+        assert!(memo.get(&requirements[3]).is_none());
+    }
+
+    #[test]
+    fn a_requirement_never_reuses_another_ones_checks() {
+        let body = memo_card("3.1.0");
+        let analysis = analyze(&body, &Limits::default());
+        let fresh = Observation::from_json(r#"{"lag_ms":"100"}"#).unwrap();
+        let mut memo = PassedChecks::default();
+        let loose = req(r#"{"max_stale":"10s"}"#);
+        assert!(analysis
+            .decide_remembering(&mut memo, &loose, &fresh)
+            .is_valid());
+        // Dropped: its entry is kept (by a Weak) but matches no requirement made since, even
+        // one that would take the freed address.
+        let kept_at = Rc::as_ptr(&loose);
+        drop(loose);
+        for _ in 0..64 {
+            let strict = req(r#"{"require":["task.cancel"],"max_stale":"10s","min_version":"9"}"#);
+            assert_ne!(Rc::as_ptr(&strict), kept_at);
+            let d = analysis.decide_remembering(&mut memo, &strict, &fresh);
+            let codes: Vec<_> = d.reasons().iter().map(|r| r.code.as_str()).collect();
+            assert_eq!(codes, ["version_below_minimum", "capabilities_missing"]);
+        }
+        // Bounded: many passing requirements keep the most recent few.
+        let kept: Vec<_> = (0..10)
+            .map(|i| req(&format!(r#"{{"max_stale":"{}s"}}"#, i + 1)))
+            .collect();
+        for r in &kept {
+            assert!(analysis.decide_remembering(&mut memo, r, &fresh).is_valid());
+        }
+        assert_eq!(memo.len(), PASSED_CHECKS_SIZE);
+        assert!(memo.get(&kept[9]).is_some() && memo.get(&kept[0]).is_none());
+        // A card whose messages are long is checked in full every time.
+        let long = analyze(&memo_card(&"1".repeat(300)), &Limits::default());
+        let mut memo = PassedChecks::default();
+        let d = long.decide_remembering(&mut memo, &kept[0], &fresh);
+        assert!(d.is_valid());
+        assert!(memo.is_empty());
     }
 
     #[test]

@@ -132,12 +132,20 @@ fn every_vector_gives_the_recorded_decision() {
         let json_out = decision.to_json();
         // A kept analysis (the Envoy cache) decides byte-identically, every time it is reused.
         let analysis = cardgate::gate::analyze(&card_bytes(case), &cardgate::Limits::default());
+        let shared = std::rc::Rc::new(requirement.clone());
+        let mut memo = cardgate::gate::PassedChecks::default();
         for _ in 0..2 {
             let reused = cardgate::gate::decide(&analysis, &requirement, &observation);
             assert_eq!(
                 reused.to_json(),
                 json_out,
                 "{name}: decide(analyze) differs"
+            );
+            let remembered = analysis.decide_remembering(&mut memo, &shared, &observation);
+            assert_eq!(
+                remembered.to_json(),
+                json_out,
+                "{name}: decide_remembering differs"
             );
         }
         // The decision's own JSON is strict, canonical JSON.

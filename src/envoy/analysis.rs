@@ -22,9 +22,11 @@
 //! card as the whole body use the cache (envelope routes, `card_pointer`/`watermark_pointer`,
 //! read their watermark from the body, so they evaluate every answer in full).
 
+use std::rc::Rc;
+
 use super::vec_map::VecMap;
-use crate::gate::{analyze, Analysis};
-use crate::Limits;
+use crate::gate::{analyze, Analysis, PassedChecks};
+use crate::{Decision, Limits, Observation, Requirement};
 
 /// Most entries kept per VM.
 pub const MAX_ENTRIES: usize = 128;
@@ -33,12 +35,15 @@ pub const MAX_BYTES: usize = 4 * 1024 * 1024;
 /// Largest accounted size of one entry: bigger bodies are never kept (with the default
 /// `max_card_bytes`, 64 KiB, every card fits).
 pub const MAX_ENTRY_BYTES: usize = MAX_BYTES / 8;
-/// Fixed bytes accounted per entry, on top of the body and the analysis.
-pub const ENTRY_OVERHEAD: usize = 1024;
+/// Fixed bytes accounted per entry, on top of the body and the analysis: the entry itself and
+/// its memo of passed requirement checks at its largest ([`PassedChecks::MAX_BYTES`]).
+pub const ENTRY_OVERHEAD: usize = 1024 + PassedChecks::MAX_BYTES;
 
 struct Entry {
     body: Vec<u8>,
     analysis: Analysis,
+    /// Conditions (a) and (c) this card passed under recent requirements.
+    checks: PassedChecks,
     weight: usize,
     used: u64,
 }
@@ -95,6 +100,31 @@ impl AnalysisCache {
         limits: &Limits,
         f: impl FnOnce(&Analysis) -> R,
     ) -> (R, Lookup) {
+        self.with_checks(body, limits, |analysis, _| f(analysis))
+    }
+
+    /// The decision on `body` for one request ([`crate::gate::decide`] on its analysis, kept or
+    /// made now), with the entry's memo of passed requirement checks
+    /// ([`Analysis::decide_remembering`]): the same decision, and on a hit with a requirement
+    /// seen before only the freshness check runs.
+    pub fn decide(
+        &mut self,
+        body: &[u8],
+        limits: &Limits,
+        requirement: &Rc<Requirement>,
+        observation: &Observation,
+    ) -> (Decision, Lookup) {
+        self.with_checks(body, limits, |analysis, checks| {
+            analysis.decide_remembering(checks, requirement, observation)
+        })
+    }
+
+    fn with_checks<R>(
+        &mut self,
+        body: &[u8],
+        limits: &Limits,
+        f: impl FnOnce(&Analysis, &mut PassedChecks) -> R,
+    ) -> (R, Lookup) {
         self.clock += 1;
         let key = fingerprint(body);
         if let Some(entry) = self
@@ -103,10 +133,11 @@ impl AnalysisCache {
             .and_then(|bucket| bucket.iter_mut().find(|e| same_bytes(&e.body, body)))
         {
             entry.used = self.clock;
-            return (f(&entry.analysis), Lookup::Hit);
+            return (f(&entry.analysis, &mut entry.checks), Lookup::Hit);
         }
         let analysis = analyze(body, limits);
-        let out = f(&analysis);
+        let mut checks = PassedChecks::default();
+        let out = f(&analysis, &mut checks);
         let weight = AnalysisCache::weight(body, &analysis);
         if weight <= MAX_ENTRY_BYTES.min(self.max_bytes) && self.max_entries > 0 {
             while self.len >= self.max_entries || self.bytes.saturating_add(weight) > self.max_bytes
@@ -121,6 +152,7 @@ impl AnalysisCache {
                 bucket.push(Entry {
                     body: body.to_vec(),
                     analysis,
+                    checks,
                     weight,
                     used: self.clock,
                 });
@@ -181,36 +213,69 @@ impl AnalysisCache {
 type Fingerprint = (usize, u64);
 
 fn fingerprint(body: &[u8]) -> Fingerprint {
-    let (words, rest) = body.as_chunks::<8>();
-    let mut h: u64 = 0x9e37_79b9_7f4a_7c15;
-    for w in words {
-        h = (h ^ u64::from_le_bytes(*w))
-            .wrapping_mul(0x0000_0100_0000_01b3)
-            .rotate_left(29);
+    const K: u64 = 0x0000_0100_0000_01b3;
+    let mix = |h: u64, w: &[u8; 8]| (h ^ u64::from_le_bytes(*w)).wrapping_mul(K).rotate_left(29);
+    // Four independent lanes over 32-byte blocks (no lane waits for another's multiply), then
+    // folded into one; the tail word by word, then byte by byte. Slice patterns, not iterator
+    // adapters: the filter is built for size, and these loops must not call out per word.
+    let (blocks, rest) = body.as_chunks::<32>();
+    let (mut a, mut b, mut c, mut d): (u64, u64, u64, u64) = (
+        0x9e37_79b9_7f4a_7c15,
+        0x6a09_e667_f3bc_c908,
+        0xbb67_ae85_84ca_a73b,
+        0x3c6e_f372_fe94_f82b,
+    );
+    for block in blocks {
+        if let ([w0, w1, w2, w3], _) = block.as_chunks::<8>() {
+            a = mix(a, w0);
+            b = mix(b, w1);
+            c = mix(c, w2);
+            d = mix(d, w3);
+        }
     }
-    for &b in rest {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = a ^ b.rotate_left(16) ^ c.rotate_left(32) ^ d.rotate_left(48);
+    let (words, tail) = rest.as_chunks::<8>();
+    for w in words {
+        h = mix(h, w);
+    }
+    for &byte in tail {
+        h = (h ^ u64::from(byte)).wrapping_mul(K);
     }
     (body.len(), h)
 }
 
-/// `a == b`, compared 8 bytes at a time (slice equality is a byte-wise `memcmp` in Wasm).
+/// `a == b`, compared 32 bytes at a time as four 8-byte words (slice equality is a byte-wise
+/// `memcmp` in Wasm).
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let ((x, x_rest), (y, y_rest)) = (a.as_chunks::<8>(), b.as_chunks::<8>());
-    x_rest == y_rest
-        && x.iter()
-            .zip(y)
-            .all(|(p, q)| u64::from_le_bytes(*p) == u64::from_le_bytes(*q))
+    let word = |w: &[u8; 8]| u64::from_le_bytes(*w);
+    let ((x, x_rest), (y, y_rest)) = (a.as_chunks::<32>(), b.as_chunks::<32>());
+    for (p, q) in x.iter().zip(y) {
+        // Always four words each; anything else counts as a difference (a miss, never a hit).
+        let (([p0, p1, p2, p3], _), ([q0, q1, q2, q3], _)) =
+            (p.as_chunks::<8>(), q.as_chunks::<8>())
+        else {
+            return false;
+        };
+        let diff = (word(p0) ^ word(q0))
+            | (word(p1) ^ word(q1))
+            | (word(p2) ^ word(q2))
+            | (word(p3) ^ word(q3));
+        if diff != 0 {
+            return false;
+        }
+    }
+    let ((xw, x_tail), (yw, y_tail)) = (x_rest.as_chunks::<8>(), y_rest.as_chunks::<8>());
+    x_tail == y_tail && xw.iter().zip(yw).all(|(p, q)| word(p) == word(q))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evaluate_with;
     use crate::gate::decide;
-    use crate::{evaluate_with, Observation, Requirement};
 
     fn card(name: &str) -> Vec<u8> {
         format!(
@@ -312,6 +377,7 @@ mod tests {
                 .push(Entry {
                     body: body.clone(),
                     analysis: analyze(body, &Limits::default()),
+                    checks: PassedChecks::default(),
                     weight: weight(body),
                     used: 0,
                 });
@@ -331,6 +397,51 @@ mod tests {
         // Eviction empties buckets and keeps the accounting.
         while cache.evict_oldest() {}
         assert!(cache.is_empty() && cache.bytes() == 0 && cache.entries.is_empty());
+    }
+
+    #[test]
+    fn a_hit_decides_every_requirement_as_a_fresh_evaluation() {
+        let mut cache = AnalysisCache::default();
+        let body = card("worker");
+        let fresh = Observation::from_json(r#"{"lag_ms":"100"}"#).unwrap();
+        let stale = Observation::from_json(r#"{"lag_ms":"40000"}"#).unwrap();
+        let passing = Rc::new(
+            Requirement::from_json(r#"{"require":["task.execute.v3"],"max_stale":"10s"}"#).unwrap(),
+        );
+        let failing = Rc::new(
+            Requirement::from_json(r#"{"require":["task.cancel"],"max_stale":"10s"}"#).unwrap(),
+        );
+        let full = |r: &Requirement, o: &Observation| {
+            evaluate_with(&body, r, o, &Limits::default()).to_json()
+        };
+        let mut hows = Vec::new();
+        for r in [&passing, &failing, &passing, &failing] {
+            for o in [&fresh, &stale, &fresh] {
+                let (d, how) = cache.decide(&body, &Limits::default(), r, o);
+                assert_eq!(d.to_json(), full(r, o));
+                hows.push(how);
+            }
+        }
+        assert_eq!(hows[0], Lookup::Miss);
+        assert!(hows[1..].iter().all(|h| *h == Lookup::Hit));
+        assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn same_bytes_and_fingerprints_see_every_byte() {
+        for len in [0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 4096] {
+            let a: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            assert!(same_bytes(&a, &a.clone()));
+            for i in 0..len {
+                let mut b = a.clone();
+                b[i] ^= 0x80;
+                assert!(!same_bytes(&a, &b), "{len} {i}");
+                assert_ne!(fingerprint(&a), fingerprint(&b), "{len} {i}");
+            }
+            if len > 0 {
+                assert!(!same_bytes(&a, &a[..len - 1]));
+            }
+        }
     }
 
     #[test]

@@ -63,6 +63,7 @@ pub fn start() {
             shared: Rc::default(),
             analyses: Rc::default(),
             requests: Rc::default(),
+            sampler: Rc::default(),
         })
     });
 }
@@ -76,11 +77,24 @@ struct GateRoot {
     analyses: Rc<RefCell<AnalysisCache>>,
     /// Recent card requests' routes and requirements, reset with the configuration.
     requests: Rc<RefCell<RequestMemo>>,
+    /// Which evaluations `cardgate.evaluation_us` times.
+    sampler: Rc<RefCell<metrics::Sampler>>,
 }
 
-impl Context for GateRoot {}
+impl Context for GateRoot {
+    /// The plugin ends: what the VM kept of the metrics goes to Envoy now.
+    fn on_done(&mut self) -> bool {
+        metrics::flush();
+        true
+    }
+}
 
 impl RootContext for GateRoot {
+    /// Hands the metrics kept in the VM to Envoy (see [`metrics::Batch`]).
+    fn on_tick(&mut self) {
+        metrics::flush();
+    }
+
     fn on_configure(&mut self, _size: usize) -> bool {
         let bytes = hostcalls::get_buffer(BufferType::PluginConfiguration, 0, usize::MAX)
             .ok()
@@ -97,6 +111,11 @@ impl RootContext for GateRoot {
                     config.policy.agents.len()
                 );
                 self.config = Some(Rc::new(config));
+                if let Err(status) =
+                    hostcalls::set_tick_period(Duration::from_millis(metrics::FLUSH_MS))
+                {
+                    log::error!("could not set the metrics tick: {status:?}");
+                }
                 self.shared = Rc::default();
                 self.analyses = Rc::default();
                 self.requests = Rc::default();
@@ -127,6 +146,7 @@ impl RootContext for GateRoot {
             shared: self.shared.clone(),
             analyses: self.analyses.clone(),
             requests: self.requests.clone(),
+            sampler: self.sampler.clone(),
             id: context_id,
             card: None,
             replied: false,
@@ -137,7 +157,6 @@ impl RootContext for GateRoot {
 
 /// A request on a card route.
 struct CardRequest {
-    path: String,
     /// `:path` as received (query included): what a cluster is asked for by default.
     raw_path: String,
     /// `:authority` as received: a redirect elsewhere is not followed through this gate.
@@ -155,11 +174,19 @@ struct CardRequest {
     chunks: u64,
 }
 
+impl CardRequest {
+    /// The path, query removed: what the route matched.
+    fn path(&self) -> &str {
+        strip_query(&self.raw_path)
+    }
+}
+
 struct CardStream {
     config: Option<Rc<FilterConfig>>,
     shared: Rc<RefCell<Shared>>,
     analyses: Rc<RefCell<AnalysisCache>>,
     requests: Rc<RefCell<RequestMemo>>,
+    sampler: Rc<RefCell<metrics::Sampler>>,
     id: u32,
     card: Option<CardRequest>,
     /// Set once we sent a local reply: Envoy runs it through this filter's response callbacks
@@ -575,12 +602,12 @@ fn finish(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32) {
 /// (see [`redirect`]).
 fn redirect_refusal(config: &FilterConfig, card: &CardRequest, status: u16) -> Option<Decision> {
     let locations = card.response.values("location");
-    let why = match redirect::target(&locations, &card.path, card.authority.as_deref()) {
+    let why = match redirect::target(&locations, card.path(), card.authority.as_deref()) {
         redirect::Target::None => return None,
         redirect::Target::Elsewhere(why) => why,
         redirect::Target::SamePath(target) => {
             let rule = |path: &str| config.route_and_requirement(path).map(|(_, _, rule)| rule);
-            match (rule(&card.path), rule(&target)) {
+            match (rule(card.path()), rule(&target)) {
                 // The target's rule holds this route's rule already (the same rule, or a
                 // stricter one): the caller's next request is checked at least as strictly.
                 (Some(Ok(here)), Some(Ok(there)))
@@ -639,7 +666,7 @@ impl CardStream {
             requirement: Requirement::clone(&card.requirement),
             ask: rr.path_for(&card.raw_path, card.rule_agent.as_deref()),
             head: card.head,
-            request_path: card.path.clone(),
+            request_path: card.path().to_owned(),
             rule_agent: card.rule_agent.clone(),
             started_ns: now_ns,
             accepted: None,
@@ -662,7 +689,7 @@ impl CardStream {
         count(
             decision,
             card.rule_agent.as_deref(),
-            &card.path,
+            card.path(),
             config.mode,
         );
         match response::outcome(decision, config.mode, config.retry_after_s) {
@@ -713,7 +740,9 @@ impl CardStream {
             .flatten()
             .unwrap_or_default();
         let header = |name: &str| card.response.values(name);
-        // One clock read is both the evaluation's "now" and the start of its timing.
+        // One clock read is both the evaluation's "now" and the start of its timing (a second
+        // one ends it, on the evaluations sampled for the histogram).
+        let timed = self.sampler.borrow_mut().take();
         let started_ns = nanos_now();
         let (decision, lookup) = response::evaluate_body_cached(
             &body,
@@ -724,15 +753,17 @@ impl CardStream {
             &config.limits,
             &mut self.analyses.borrow_mut(),
         );
+        if timed {
+            metrics::record(
+                metrics::EVALUATION_US,
+                nanos_now().saturating_sub(started_ns) / 1000,
+            );
+        }
         match lookup {
             Some(Lookup::Hit) => metrics::increment(metrics::ANALYSIS_HIT),
             Some(Lookup::Miss) => metrics::increment(metrics::ANALYSIS_MISS),
             None => {}
         }
-        metrics::record(
-            metrics::EVALUATION_US,
-            nanos_now().saturating_sub(started_ns) / 1000,
-        );
         self.decide(decision, config)
     }
 }
@@ -749,9 +780,9 @@ impl HttpContext for CardStream {
         let path = strip_query(&raw_path);
         // Only reads serve cards for delegation; writes to a registry (registrations) pass
         // (their answers still lose any a2a-card-* header).
-        let method = snapshot.first_text(":method").unwrap_or_default();
-        let head = method.eq_ignore_ascii_case("HEAD");
-        if !head && !method.eq_ignore_ascii_case("GET") {
+        let method = snapshot.first(":method").unwrap_or_default();
+        let head = method.eq_ignore_ascii_case(b"HEAD");
+        if !head && !method.eq_ignore_ascii_case(b"GET") {
             return Action::Continue;
         }
         // The same path with the same caller headers as a recent request: the same route and
@@ -830,10 +861,10 @@ impl HttpContext for CardStream {
                 (route_id, matched.agent, requirement)
             }
         };
+        let authority = snapshot.first_text(":authority");
         self.card = Some(CardRequest {
-            path: path.to_owned(),
-            raw_path: raw_path.clone(),
-            authority: snapshot.first_text(":authority"),
+            raw_path,
+            authority,
             rule_agent,
             route_id,
             requirement,
@@ -856,7 +887,8 @@ impl HttpContext for CardStream {
             return Action::Continue;
         };
         let status: u16 = upstream
-            .first_text(":status")
+            .first(":status")
+            .and_then(|s| std::str::from_utf8(s).ok())
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
         card.response = upstream;

@@ -90,6 +90,14 @@ impl HeaderSnapshot {
             .collect()
     }
 
+    /// The first value of a header, as bytes (see [`HeaderSnapshot::first_text`]).
+    pub fn first(&self, name: &str) -> Option<&[u8]> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_slice())
+    }
+
     /// The first value of a header, as text: what the host's single-value read answers
     /// (Envoy's `get_header_map_value` returns the first of several).
     pub fn first_text(&self, name: &str) -> Option<String> {
@@ -102,7 +110,7 @@ impl HeaderSnapshot {
     /// The caller's headers ([`CALLER_HEADERS`]) in map order, each as its index in that list,
     /// its length and its bytes: equal keys mean equal values for every one of those names.
     pub fn caller_key(&self) -> Vec<u8> {
-        let mut key = Vec::new();
+        let mut key = Vec::with_capacity(64);
         for (k, v) in &self.0 {
             if let Some(i) = CALLER_HEADERS
                 .iter()

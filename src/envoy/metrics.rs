@@ -5,6 +5,11 @@
 //! `wasmcustom.cardgate.reason.watermark_exceeded` into
 //! `cardgate_reason{cardgate_reason="watermark_exceeded"}` in `/stats/prometheus`.
 //!
+//! Counts and samples are kept in the VM and handed to Envoy every [`FLUSH_MS`] ms (a tick) and
+//! when the plugin ends ([`Batch`]): a counter's total is exact, and reaches `/stats` at most
+//! [`FLUSH_MS`] ms after the request it counts (histograms show in `/stats` only after Envoy's
+//! own stats flush anyway). Each metric update is otherwise a host call, several per request.
+//!
 //! | name | type | meaning |
 //! |---|---|---|
 //! | `cardgate.verdict.{valid,rejected,passthrough,refused}` | counter | card answers by verdict (`passthrough`: non-2xx answers, untouched; `refused`: a caller header the gate cannot use) |
@@ -14,7 +19,7 @@
 //! | `cardgate.body_chunks` | counter | body callbacks buffered (a card split over many reads) |
 //! | `cardgate.staleness_ms` | histogram | staleness figure of every evaluated answer that had one |
 //! | `cardgate.analysis.{hit,miss}` | counter | card bodies whose analysis (parse, hash, card view) was reused from the per-VM cache, or made now |
-//! | `cardgate.evaluation_us` | histogram | time spent in the core per evaluation, in microseconds |
+//! | `cardgate.evaluation_us` | histogram | time spent in the core per evaluation, in microseconds: one evaluation in [`EVALUATION_SAMPLE`] per VM is timed (the first, then every 16th), hits and misses alike, so its count is about evaluations / 16 |
 //! | `cardgate.reresolve.attempted` | counter | rejected answers (stale or malformed) that started a re-resolution |
 //! | `cardgate.reresolve.succeeded` | counter | re-resolutions that served another source's valid card |
 //! | `cardgate.reresolve.failed` | counter | re-resolutions that ended in the problem document (over budget included) |
@@ -52,8 +57,27 @@ pub const STALENESS_MS: &str = "cardgate.staleness_ms";
 pub const ANALYSIS_HIT: &str = "cardgate.analysis.hit";
 /// Card bodies analysed now.
 pub const ANALYSIS_MISS: &str = "cardgate.analysis.miss";
-/// Evaluation time histogram (µs).
+/// Evaluation time histogram (µs), of one evaluation in [`EVALUATION_SAMPLE`].
 pub const EVALUATION_US: &str = "cardgate.evaluation_us";
+/// One evaluation in this many is timed into [`EVALUATION_US`]: timing one takes a second
+/// clock read and a histogram record (two host calls), what a repeated card's whole check costs.
+pub const EVALUATION_SAMPLE: u32 = 16;
+
+/// Picks the evaluations [`EVALUATION_US`] times: the first, then every
+/// [`EVALUATION_SAMPLE`]th, whatever their outcome or cost (an unbiased sample).
+#[derive(Default)]
+pub struct Sampler {
+    seen: u32,
+}
+
+impl Sampler {
+    /// Counts one evaluation; whether to time it.
+    pub fn take(&mut self) -> bool {
+        let timed = self.seen == 0;
+        self.seen = (self.seen + 1) % EVALUATION_SAMPLE;
+        timed
+    }
+}
 /// Re-resolutions started.
 pub const RERESOLVE_ATTEMPTED: &str = "cardgate.reresolve.attempted";
 /// Re-resolutions that served another source's valid card.
@@ -71,11 +95,55 @@ pub const RERESOLVE_CALLS: &str = "cardgate.reresolve.calls";
 /// Re-resolution latency histogram (ms).
 pub const RERESOLVE_MS: &str = "cardgate.reresolve_ms";
 
+/// How often (ms) the counts and samples kept in the VM are handed to Envoy ([`Batch`]).
+pub const FLUSH_MS: u64 = 50;
+
+/// Most histogram samples kept between flushes; one more sends them at once.
+pub const MAX_SAMPLES: usize = 256;
+
+/// Counter additions and histogram samples kept in the VM between flushes (a tick every
+/// [`FLUSH_MS`], and the plugin's end): each is a host call, several per request otherwise.
+/// Counts are summed per metric (a counter's total is exact, only its arrival in Envoy's
+/// `/stats` waits for the next flush), samples kept in order, at most [`MAX_SAMPLES`]. The
+/// memory is bounded: one slot per metric id, and the samples' bound.
+#[derive(Default)]
+pub struct Batch {
+    counts: Vec<Update>,
+    samples: Vec<Update>,
+}
+
+/// A metric id and a figure (a counter's addition or a histogram's sample).
+pub type Update = (u32, u64);
+
+impl Batch {
+    /// Adds `n` to counter `id`.
+    pub fn count(&mut self, id: u32, n: u64) {
+        match self.counts.iter_mut().find(|(i, _)| *i == id) {
+            Some((_, total)) => *total = total.saturating_add(n),
+            None => self.counts.push((id, n)),
+        }
+    }
+
+    /// Keeps a sample of histogram `id`; whether the samples are now at their bound (to be sent).
+    pub fn sample(&mut self, id: u32, value: u64) -> bool {
+        self.samples.push((id, value));
+        self.samples.len() >= MAX_SAMPLES
+    }
+
+    /// Takes what is kept: the counters' additions (non-zero) and the samples.
+    pub fn take(&mut self) -> (Vec<Update>, Vec<Update>) {
+        let mut counts = std::mem::take(&mut self.counts);
+        counts.retain(|(_, n)| *n > 0);
+        (counts, std::mem::take(&mut self.samples))
+    }
+}
+
 #[cfg(target_arch = "wasm32")]
-pub use host::{add, increment, increment_named, record};
+pub use host::{add, flush, increment, increment_named, record};
 
 #[cfg(target_arch = "wasm32")]
 mod host {
+    use super::Batch;
     use proxy_wasm::hostcalls;
     use proxy_wasm::types::MetricType;
     use std::cell::RefCell;
@@ -83,10 +151,12 @@ mod host {
     /// Metric ids by name: each VM defines a name once, on first use. The constant names
     /// (`&'static str`, whose address never changes) are found by address and length, without
     /// comparing text (this runs several times per request); names built at run time by text.
+    /// And what is kept for the next flush.
     #[derive(Default)]
     struct Ids {
         by_address: Vec<(usize, usize, u32)>,
         by_name: Vec<(String, u32)>,
+        batch: Batch,
     }
 
     thread_local! {
@@ -102,17 +172,14 @@ mod host {
         Some(id)
     }
 
-    fn id_static(kind: MetricType, name: &'static str) -> Option<u32> {
+    fn id_static(kind: MetricType, name: &'static str, ids: &mut Ids) -> Option<u32> {
         let key = (name.as_ptr() as usize, name.len());
-        IDS.with(|ids| {
-            let mut ids = ids.borrow_mut();
-            if let Some((_, _, id)) = ids.by_address.iter().find(|(a, l, _)| (*a, *l) == key) {
-                return Some(*id);
-            }
-            let id = define(kind, name, &mut ids)?;
-            ids.by_address.push((key.0, key.1, id));
-            Some(id)
-        })
+        if let Some((_, _, id)) = ids.by_address.iter().find(|(a, l, _)| (*a, *l) == key) {
+            return Some(*id);
+        }
+        let id = define(kind, name, ids)?;
+        ids.by_address.push((key.0, key.1, id));
+        Some(id)
     }
 
     /// Adds one to a counter.
@@ -120,23 +187,47 @@ mod host {
         add(name, 1);
     }
 
-    /// Adds `n` to a counter (one host call for several events).
+    /// Adds `n` to a counter (kept until the next [`flush`]).
     pub fn add(name: &'static str, n: u64) {
-        if let Some(id) = id_static(MetricType::Counter, name) {
-            let _ = hostcalls::increment_metric(id, i64::try_from(n).unwrap_or(i64::MAX));
-        }
+        IDS.with(|ids| {
+            let mut ids = ids.borrow_mut();
+            if let Some(id) = id_static(MetricType::Counter, name, &mut ids) {
+                ids.batch.count(id, n);
+            }
+        });
     }
 
     /// Adds one to a counter whose name is built at run time (a verdict, class or reason).
     pub fn increment_named(name: &str) {
-        if let Some(id) = IDS.with(|ids| define(MetricType::Counter, name, &mut ids.borrow_mut())) {
-            let _ = hostcalls::increment_metric(id, 1);
+        IDS.with(|ids| {
+            let mut ids = ids.borrow_mut();
+            if let Some(id) = define(MetricType::Counter, name, &mut ids) {
+                ids.batch.count(id, 1);
+            }
+        });
+    }
+
+    /// Records a histogram sample (kept until the next [`flush`], or sent with the samples
+    /// before it once they reach their bound).
+    pub fn record(name: &'static str, value: u64) {
+        let full = IDS.with(|ids| {
+            let mut ids = ids.borrow_mut();
+            id_static(MetricType::Histogram, name, &mut ids)
+                .is_some_and(|id| ids.batch.sample(id, value))
+        });
+        if full {
+            flush();
         }
     }
 
-    /// Records a histogram sample.
-    pub fn record(name: &'static str, value: u64) {
-        if let Some(id) = id_static(MetricType::Histogram, name) {
+    /// Hands the kept counts and samples to Envoy: one host call per counter that changed and
+    /// per sample.
+    pub fn flush() {
+        let (counts, samples) = IDS.with(|ids| ids.borrow_mut().batch.take());
+        for (id, n) in counts {
+            let _ = hostcalls::increment_metric(id, i64::try_from(n).unwrap_or(i64::MAX));
+        }
+        for (id, value) in samples {
             let _ = hostcalls::record_metric(id, value);
         }
     }
@@ -145,6 +236,33 @@ mod host {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_sums_counts_and_keeps_samples_bounded() {
+        let mut batch = Batch::default();
+        for i in 0..1000u64 {
+            batch.count(u32::try_from(i % 3).unwrap(), 1);
+        }
+        batch.count(7, 0);
+        batch.count(5, u64::MAX);
+        batch.count(5, 2);
+        let full: Vec<bool> = (0..MAX_SAMPLES as u64)
+            .map(|v| batch.sample(9, v))
+            .collect();
+        assert!(full[..MAX_SAMPLES - 1].iter().all(|f| !f) && full[MAX_SAMPLES - 1]);
+        let (counts, samples) = batch.take();
+        assert_eq!(counts, [(0, 334), (1, 333), (2, 333), (5, u64::MAX)]);
+        assert_eq!(samples.len(), MAX_SAMPLES);
+        assert_eq!(samples[3], (9, 3));
+        assert_eq!(batch.take(), (vec![], vec![]));
+    }
+
+    #[test]
+    fn one_evaluation_in_sixteen_is_timed() {
+        let mut sampler = Sampler::default();
+        let timed: Vec<usize> = (0..100).filter(|_| sampler.take()).collect();
+        assert_eq!(timed, [0, 16, 32, 48, 64, 80, 96]);
+    }
 
     #[test]
     fn the_constant_verdict_is_the_built_one() {

@@ -8,10 +8,12 @@
 //! | `capability_mismatch` | `409` problem | as above |
 //! | `malformed_card` | `502` problem | as above |
 
-use crate::gate::{decide, evaluate_document};
+use crate::gate::evaluate_document;
 use crate::json::{self, Value};
 use crate::reason::ReasonCode;
 use crate::{evaluate_with, jcs, Decision, Limits, Requirement, Timestamp};
+
+use std::rc::Rc;
 
 use super::analysis::{AnalysisCache, Lookup};
 use super::caller::CallerError;
@@ -214,7 +216,7 @@ pub fn evaluate_body(
 pub fn evaluate_body_cached(
     body: &[u8],
     route: &CardRoute,
-    requirement: &Requirement,
+    requirement: &Rc<Requirement>,
     header: &dyn Fn(&str) -> Vec<Vec<u8>>,
     now: Timestamp,
     limits: &Limits,
@@ -228,7 +230,7 @@ pub fn evaluate_body_cached(
         );
     }
     let observation = observe(&route.watermark, None, None, header, now);
-    let (decision, lookup) = cache.with(body, limits, |a| decide(a, requirement, &observation));
+    let (decision, lookup) = cache.decide(body, limits, requirement, &observation);
     (decision, Some(lookup))
 }
 

@@ -5,10 +5,11 @@
 //! `wasmcustom.cardgate.reason.watermark_exceeded` into
 //! `cardgate_reason{cardgate_reason="watermark_exceeded"}` in `/stats/prometheus`.
 //!
-//! Counts and samples are kept in the VM and handed to Envoy every [`FLUSH_MS`] ms (a tick) and
-//! when the plugin ends ([`Batch`]): a counter's total is exact, and reaches `/stats` at most
-//! [`FLUSH_MS`] ms after the request it counts (histograms show in `/stats` only after Envoy's
-//! own stats flush anyway). Each metric update is otherwise a host call, several per request.
+//! Counters are added to in Envoy at once (one host call each), so `/stats` counts a request as
+//! soon as it is answered. Histogram samples are kept in the VM and handed to Envoy every
+//! [`FLUSH_MS`] ms (a tick) and when the plugin ends ([`Batch`]): Envoy shows histograms only
+//! after its own stats flush (`stats_flush_interval`, 5 s by default) anyway, and each sample
+//! would otherwise be a host call on the request path.
 //!
 //! | name | type | meaning |
 //! |---|---|---|
@@ -95,46 +96,32 @@ pub const RERESOLVE_CALLS: &str = "cardgate.reresolve.calls";
 /// Re-resolution latency histogram (ms).
 pub const RERESOLVE_MS: &str = "cardgate.reresolve_ms";
 
-/// How often (ms) the counts and samples kept in the VM are handed to Envoy ([`Batch`]).
+/// How often (ms) the histogram samples kept in the VM are handed to Envoy ([`Batch`]).
 pub const FLUSH_MS: u64 = 50;
 
 /// Most histogram samples kept between flushes; one more sends them at once.
 pub const MAX_SAMPLES: usize = 256;
 
-/// Counter additions and histogram samples kept in the VM between flushes (a tick every
-/// [`FLUSH_MS`], and the plugin's end): each is a host call, several per request otherwise.
-/// Counts are summed per metric (a counter's total is exact, only its arrival in Envoy's
-/// `/stats` waits for the next flush), samples kept in order, at most [`MAX_SAMPLES`]. The
-/// memory is bounded: one slot per metric id, and the samples' bound.
+/// Histogram samples kept in the VM between flushes (a tick every [`FLUSH_MS`], and the plugin's
+/// end), in order, at most [`MAX_SAMPLES`]: each is a host call, on the request path otherwise.
 #[derive(Default)]
 pub struct Batch {
-    counts: Vec<Update>,
-    samples: Vec<Update>,
+    samples: Vec<Sample>,
 }
 
-/// A metric id and a figure (a counter's addition or a histogram's sample).
-pub type Update = (u32, u64);
+/// A histogram's metric id and a sample.
+pub type Sample = (u32, u64);
 
 impl Batch {
-    /// Adds `n` to counter `id`.
-    pub fn count(&mut self, id: u32, n: u64) {
-        match self.counts.iter_mut().find(|(i, _)| *i == id) {
-            Some((_, total)) => *total = total.saturating_add(n),
-            None => self.counts.push((id, n)),
-        }
-    }
-
     /// Keeps a sample of histogram `id`; whether the samples are now at their bound (to be sent).
     pub fn sample(&mut self, id: u32, value: u64) -> bool {
         self.samples.push((id, value));
         self.samples.len() >= MAX_SAMPLES
     }
 
-    /// Takes what is kept: the counters' additions (non-zero) and the samples.
-    pub fn take(&mut self) -> (Vec<Update>, Vec<Update>) {
-        let mut counts = std::mem::take(&mut self.counts);
-        counts.retain(|(_, n)| *n > 0);
-        (counts, std::mem::take(&mut self.samples))
+    /// Takes the samples kept.
+    pub fn take(&mut self) -> Vec<Sample> {
+        std::mem::take(&mut self.samples)
     }
 }
 
@@ -151,7 +138,7 @@ mod host {
     /// Metric ids by name: each VM defines a name once, on first use. The constant names
     /// (`&'static str`, whose address never changes) are found by address and length, without
     /// comparing text (this runs several times per request); names built at run time by text.
-    /// And what is kept for the next flush.
+    /// And the histogram samples kept for the next flush.
     #[derive(Default)]
     struct Ids {
         by_address: Vec<(usize, usize, u32)>,
@@ -187,24 +174,20 @@ mod host {
         add(name, 1);
     }
 
-    /// Adds `n` to a counter (kept until the next [`flush`]).
+    /// Adds `n` to a counter.
     pub fn add(name: &'static str, n: u64) {
-        IDS.with(|ids| {
-            let mut ids = ids.borrow_mut();
-            if let Some(id) = id_static(MetricType::Counter, name, &mut ids) {
-                ids.batch.count(id, n);
-            }
-        });
+        let id = IDS.with(|ids| id_static(MetricType::Counter, name, &mut ids.borrow_mut()));
+        if let Some(id) = id {
+            let _ = hostcalls::increment_metric(id, i64::try_from(n).unwrap_or(i64::MAX));
+        }
     }
 
     /// Adds one to a counter whose name is built at run time (a verdict, class or reason).
     pub fn increment_named(name: &str) {
-        IDS.with(|ids| {
-            let mut ids = ids.borrow_mut();
-            if let Some(id) = define(MetricType::Counter, name, &mut ids) {
-                ids.batch.count(id, 1);
-            }
-        });
+        let id = IDS.with(|ids| define(MetricType::Counter, name, &mut ids.borrow_mut()));
+        if let Some(id) = id {
+            let _ = hostcalls::increment_metric(id, 1);
+        }
     }
 
     /// Records a histogram sample (kept until the next [`flush`], or sent with the samples
@@ -220,13 +203,9 @@ mod host {
         }
     }
 
-    /// Hands the kept counts and samples to Envoy: one host call per counter that changed and
-    /// per sample.
+    /// Hands the kept samples to Envoy: one host call per sample.
     pub fn flush() {
-        let (counts, samples) = IDS.with(|ids| ids.borrow_mut().batch.take());
-        for (id, n) in counts {
-            let _ = hostcalls::increment_metric(id, i64::try_from(n).unwrap_or(i64::MAX));
-        }
+        let samples = IDS.with(|ids| ids.borrow_mut().batch.take());
         for (id, value) in samples {
             let _ = hostcalls::record_metric(id, value);
         }
@@ -238,23 +217,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_batch_sums_counts_and_keeps_samples_bounded() {
+    fn a_batch_keeps_samples_in_order_and_bounded() {
         let mut batch = Batch::default();
-        for i in 0..1000u64 {
-            batch.count(u32::try_from(i % 3).unwrap(), 1);
-        }
-        batch.count(7, 0);
-        batch.count(5, u64::MAX);
-        batch.count(5, 2);
         let full: Vec<bool> = (0..MAX_SAMPLES as u64)
             .map(|v| batch.sample(9, v))
             .collect();
         assert!(full[..MAX_SAMPLES - 1].iter().all(|f| !f) && full[MAX_SAMPLES - 1]);
-        let (counts, samples) = batch.take();
-        assert_eq!(counts, [(0, 334), (1, 333), (2, 333), (5, u64::MAX)]);
+        let samples = batch.take();
         assert_eq!(samples.len(), MAX_SAMPLES);
         assert_eq!(samples[3], (9, 3));
-        assert_eq!(batch.take(), (vec![], vec![]));
+        assert!(batch.take().is_empty());
     }
 
     #[test]

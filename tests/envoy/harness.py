@@ -285,9 +285,7 @@ class Envoy:
         return _read_text(self.log_path) or ""
 
     def stats(self):
-        """Counters and gauges from /stats as {name: int} (histograms left out). The filter hands
-        its counts to Envoy on a 50 ms tick (src/envoy/metrics.rs): wait for two first."""
-        time.sleep(0.1)
+        """Counters and gauges from /stats as {name: int} (histograms left out)."""
         text = request(self.admin, "/stats", timeout=5).body.decode()
         out = {}
         for line in text.splitlines():

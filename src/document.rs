@@ -219,14 +219,14 @@ impl Document {
         self.text.as_bytes().get(at.checked_sub(1)?..at + len + 1)
     }
 
-    /// Whether the string slot at `index` holds `name` (lengths compared first).
+    /// The bytes of the string slot at `index` (none for any other slot).
     #[inline]
-    pub(crate) fn str_is(&self, index: usize, name: &str) -> bool {
+    pub(crate) fn str_bytes_at(&self, index: usize) -> &[u8] {
         match self.slots.get(index) {
             Some(&Slot::Str { at, len, plain }) => {
-                len == name.len() && self.str_bytes(at, len, plain) == Some(name.as_bytes())
+                self.str_bytes(at, len, plain).unwrap_or_default()
             }
-            _ => false,
+            _ => &[],
         }
     }
 
@@ -251,6 +251,13 @@ impl Document {
             _ => index + 1,
         }
     }
+}
+
+/// Whether two names of the same length are the same: the first bytes, which tell most names
+/// of a length apart, before the rest.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.first() == b.first() && a == b
 }
 
 /// The bit an object's `name_lengths` sets for a member name of `len` bytes.
@@ -324,7 +331,12 @@ impl<'d> Node<'d> {
                 return None;
             };
             let value = key_at + 1;
-            if len == key.len() && self.doc.str_bytes(at, len, plain) == Some(key.as_bytes()) {
+            if len == key.len()
+                && self
+                    .doc
+                    .str_bytes(at, len, plain)
+                    .is_some_and(|name| same_bytes(name, key.as_bytes()))
+            {
                 return Some(Node {
                     doc: self.doc,
                     at: value,

@@ -80,26 +80,50 @@ struct TapeWriter<'d, 'o> {
 }
 
 impl TapeWriter<'_, '_> {
-    fn value(&mut self, at: usize, skip: Option<&str>) {
+    /// Writes the value at slot `at`; returns the slot just past it (and everything in it), so
+    /// an array's elements are walked without reading each slot twice. Scalars are written in
+    /// place: only a container costs a call.
+    fn value(&mut self, at: usize, skip: Option<&str>) -> usize {
         match self.doc.slot(at) {
-            Slot::Null => self.out.extend_from_slice(b"null"),
-            Slot::Bool(true) => self.out.extend_from_slice(b"true"),
-            Slot::Bool(false) => self.out.extend_from_slice(b"false"),
-            Slot::Number(n) => write_number(self.out, n),
-            Slot::Str { at, len, plain } => self.string(at, len, plain),
-            Slot::Array { len, .. } => {
+            Slot::Array { len, end } => {
                 self.out.push(b'[');
                 let mut item = at + 1;
                 for i in 0..len {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    self.value(item, None);
-                    item = self.doc.end_of(item);
+                    item = match self.doc.slot(item) {
+                        Slot::Array { .. } | Slot::Object { .. } => self.value(item, None),
+                        scalar => {
+                            self.scalar(scalar);
+                            item + 1
+                        }
+                    };
                 }
                 self.out.push(b']');
+                end
             }
-            Slot::Object { len, .. } => self.object(at + 1, len, skip),
+            Slot::Object { len, end, .. } => {
+                self.object(at + 1, len, skip);
+                end
+            }
+            scalar => {
+                self.scalar(scalar);
+                at + 1
+            }
+        }
+    }
+
+    /// A scalar slot (a container's slot writes nothing here).
+    #[inline]
+    fn scalar(&mut self, slot: Slot) {
+        match slot {
+            Slot::Null => self.out.extend_from_slice(b"null"),
+            Slot::Bool(true) => self.out.extend_from_slice(b"true"),
+            Slot::Bool(false) => self.out.extend_from_slice(b"false"),
+            Slot::Number(n) => write_number(self.out, n),
+            Slot::Str { at, len, plain } => self.string(at, len, plain),
+            Slot::Array { .. } | Slot::Object { .. } => {}
         }
     }
 
@@ -108,7 +132,12 @@ impl TapeWriter<'_, '_> {
     /// escaped.
     #[inline]
     fn string(&mut self, at: usize, len: usize, plain: bool) {
-        match self.doc.quoted_plain_bytes(at, len).filter(|_| plain) {
+        let quoted = if plain {
+            self.doc.quoted_plain_bytes(at, len)
+        } else {
+            None
+        };
+        match quoted {
             Some(quoted) => self.out.extend_from_slice(quoted),
             None => write_string(self.out, self.doc.str_text(at, len, plain)),
         }
@@ -143,7 +172,12 @@ impl TapeWriter<'_, '_> {
                 self.string(at, len, plain);
             }
             self.out.push(b':');
-            self.value(key + 1, None);
+            match self.doc.slot(key + 1) {
+                Slot::Array { .. } | Slot::Object { .. } => {
+                    self.value(key + 1, None);
+                }
+                scalar => self.scalar(scalar),
+            }
         }
         self.members.truncate(base);
         self.out.push(b'}');
@@ -154,12 +188,16 @@ impl TapeWriter<'_, '_> {
 /// two of them compares the names' first bytes in one step.
 #[inline]
 fn sort_prefix(name: &[u8]) -> u64 {
-    let mut word = [0u8; 8];
-    let n = name.len().min(8);
-    if let (Some(to), Some(from)) = (word.get_mut(..n), name.get(..n)) {
-        to.copy_from_slice(from);
+    match name.first_chunk::<8>() {
+        Some(head) => u64::from_be_bytes(*head),
+        None => {
+            let mut word = [0u8; 8];
+            for (to, from) in word.iter_mut().zip(name) {
+                *to = *from;
+            }
+            u64::from_be_bytes(word)
+        }
     }
-    u64::from_be_bytes(word)
 }
 
 /// RFC 8785 member order of two members given as (sort prefix, name slot): the prefixes decide
@@ -489,6 +527,17 @@ mod tests {
             "abcdef\u{1f600}",
             "abcdefgh\u{e000}",
             "abcdefgh\u{1f600}",
+            "abcdefghijklmno",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnop\0",
+            "abcdefghijklmno\0",
+            "abcdefghijklmno\u{e000}",
+            "abcdefghijklmno\u{1f600}",
+            "abcdefghijklmnop\u{e000}",
+            "abcdefghijklmnop\u{1f600}",
+            "abcdefghijklmn\u{e000}",
+            "abcdefghijklmn\u{1f600}",
             "ééééx",
             "éééé\u{e000}",
             "éééé\u{10000}",

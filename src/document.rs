@@ -140,6 +140,7 @@ impl Document {
 
     /// Appends a string slot for `text[at..at + len]`, a string without escapes; returns its
     /// index.
+    #[inline]
     pub(crate) fn push_plain_str(&mut self, at: usize, len: usize) -> usize {
         self.slots.push(Slot::Str {
             at,
@@ -216,7 +217,10 @@ impl Document {
     /// also its RFC 8785 form.
     #[inline]
     pub(crate) fn quoted_plain_bytes(&self, at: usize, len: usize) -> Option<&[u8]> {
-        self.text.as_bytes().get(at.checked_sub(1)?..at + len + 1)
+        // A start past the end (`at` 0, which a plain string never has) gives `None`.
+        self.text
+            .as_bytes()
+            .get(at.wrapping_sub(1)..at.wrapping_add(len).wrapping_add(1))
     }
 
     /// The bytes of the string slot at `index` (none for any other slot).
@@ -312,6 +316,7 @@ impl<'d> Node<'d> {
     }
 
     /// The member `key`, if this is an object that has it.
+    #[inline]
     pub fn get(self, key: &str) -> Option<Node<'d>> {
         let slots = &self.doc.slots;
         let Some(&Slot::Object {
@@ -466,6 +471,7 @@ pub struct Items<'d> {
 impl<'d> Iterator for Items<'d> {
     type Item = Node<'d>;
 
+    #[inline]
     fn next(&mut self) -> Option<Node<'d>> {
         if self.left == 0 {
             return None;
@@ -497,6 +503,7 @@ pub struct Members<'d> {
 impl<'d> Iterator for Members<'d> {
     type Item = (&'d str, Node<'d>);
 
+    #[inline]
     fn next(&mut self) -> Option<(&'d str, Node<'d>)> {
         if self.left == 0 {
             return None;

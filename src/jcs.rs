@@ -115,7 +115,7 @@ impl TapeWriter<'_, '_> {
     }
 
     /// A scalar slot (a container's slot writes nothing here).
-    #[inline]
+    #[inline(always)]
     fn scalar(&mut self, slot: Slot) {
         match slot {
             Slot::Null => self.out.extend_from_slice(b"null"),
@@ -130,7 +130,7 @@ impl TapeWriter<'_, '_> {
     /// A string slot: a plain one is copied with its quotes straight from the JSON text (that
     /// text has no `"`, `\` or control character, so it is its own canonical form); others are
     /// escaped.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self, at: usize, len: usize, plain: bool) {
         let quoted = if plain {
             self.doc.quoted_plain_bytes(at, len)

@@ -323,6 +323,7 @@ struct Reading<'t> {
 impl Reading<'_> {
     /// Appends a string slot: a range of the text when serde_json lent the string straight
     /// from it (it had no escape), else a decoded copy.
+    #[inline(always)]
     fn push_str(&mut self, s: &str, borrowed: bool) -> usize {
         let start = self.text.as_ptr() as usize;
         let at = (s.as_ptr() as usize).wrapping_sub(start);

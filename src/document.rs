@@ -122,11 +122,13 @@ impl Document {
         Node { doc: self, at: 0 }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, slot: Slot) {
         self.slots.push(slot);
     }
 
     /// Appends a string slot for a decoded string; returns its index.
+    #[inline]
     pub(crate) fn push_str(&mut self, s: &str) -> usize {
         let at = self.decoded.len();
         self.decoded.push_str(s);
@@ -159,12 +161,14 @@ impl Document {
     }
 
     /// Opens an array; `close` it with its length after its elements.
+    #[inline]
     pub(crate) fn open_array(&mut self) -> usize {
         self.slots.push(Slot::Array { len: 0, end: 0 });
         self.slots.len() - 1
     }
 
     /// Opens an object; `close_object` it after its members.
+    #[inline]
     pub(crate) fn open_object(&mut self) -> usize {
         self.slots.push(Slot::Object {
             len: 0,
@@ -175,6 +179,7 @@ impl Document {
     }
 
     /// Closes the array opened at `head` with its element count.
+    #[inline]
     pub(crate) fn close(&mut self, head: usize, count: usize) {
         let end = self.slots.len();
         if let Some(Slot::Array { len, end: e }) = self.slots.get_mut(head) {
@@ -185,6 +190,7 @@ impl Document {
 
     /// Closes the object opened at `head` with its member count and the [`name_length_bit`]s
     /// of its member names, or-ed.
+    #[inline]
     pub(crate) fn close_object(&mut self, head: usize, count: usize, names: u32) {
         let end = self.slots.len();
         if let Some(Slot::Object {
@@ -235,6 +241,7 @@ impl Document {
     }
 
     /// The text of the string slot at `index` (`""` for any other slot).
+    #[inline]
     pub(crate) fn str_at(&self, index: usize) -> &str {
         match self.slots.get(index) {
             Some(&Slot::Str { at, len, plain }) => self.str_text(at, len, plain),

@@ -605,6 +605,7 @@ impl fmt::Display for Child<'_> {
 }
 
 /// One non-null value against its field's shape.
+#[inline]
 fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), Refusal> {
     let bad = |path: &dyn fmt::Display, want: &str, found: Node<'_>| {
         Err(Refusal {

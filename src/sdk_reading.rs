@@ -80,7 +80,8 @@ pub fn label(s: &str) -> Label {
         "1.0.0",
         "1",
     ];
-    match USUAL.iter().find(|u| **u == s) {
+    // One length check before the bytes: most spellings differ in length.
+    match USUAL.iter().find(|u| u.len() == s.len() && **u == s) {
         Some(u) => Cow::Borrowed(*u),
         None => Cow::Owned(s.to_owned()),
     }
@@ -129,21 +130,25 @@ pub fn read_all(doc: Node<'_>) -> Result<[(Sdk, Reading); 3], Refusal> {
 }
 
 /// `obj[camel]`, else `obj[snake]`: with both spellings refused upstream, at most one is there.
+#[inline]
 fn either<'d>(obj: Option<Node<'d>>, camel: &str, snake: &str) -> Option<Node<'d>> {
     let obj = obj?;
     obj.get(camel).or_else(|| obj.get(snake))
 }
 
 /// A boolean member as a proto3 field ends up: `null` or absent is `false`.
+#[inline]
 fn flag(v: Option<Node<'_>>) -> bool {
     v.and_then(Node::as_bool) == Some(true)
 }
 
 /// A string member as a proto3 field ends up: `null` or absent is `""`.
+#[inline]
 fn string(v: Option<Node<'_>>) -> Label {
     label(v.and_then(Node::as_str).unwrap_or_default())
 }
 
+#[inline]
 fn has(obj: Node<'_>, key: &str) -> bool {
     obj.get(key).is_some()
 }

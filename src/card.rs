@@ -153,8 +153,11 @@ impl AgentCard {
                     bindings.push(binding.clone());
                 }
                 if let Some(mm) = major_minor(version) {
+                    // A version spelled as this one (or as its `Major.Minor`) has its
+                    // `Major.Minor`: the readings mostly share their spellings.
+                    let same = |v: &Label| v == version || v == mm || major_minor(v) == Some(mm);
                     if !protocols.iter().any(|p| p == mm)
-                        && all(&|r| r.interfaces.iter().any(|(_, v)| major_minor(v) == Some(mm)))
+                        && all(&|r| r.interfaces.iter().any(|(_, v)| same(v)))
                     {
                         protocols.push(label(mm));
                     }
@@ -431,7 +434,9 @@ fn check_shape(doc: Node<'_>) -> Result<(), CardDefect> {
     Ok(())
 }
 
-/// `obj[key]` when present and not null; an error when it is not of `expected` type.
+/// `obj[key]` when present and not null; an error when it is not of `expected` type. Inlined:
+/// `expected` is a literal at every call, so its `match` goes away.
+#[inline(always)]
 fn nullable<'d>(
     obj: Node<'d>,
     at: &dyn fmt::Display,

@@ -122,11 +122,13 @@ impl Document {
         Node { doc: self, at: 0 }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, slot: Slot) {
         self.slots.push(slot);
     }
 
     /// Appends a string slot for a decoded string; returns its index.
+    #[inline]
     pub(crate) fn push_str(&mut self, s: &str) -> usize {
         let at = self.decoded.len();
         self.decoded.push_str(s);
@@ -140,6 +142,7 @@ impl Document {
 
     /// Appends a string slot for `text[at..at + len]`, a string without escapes; returns its
     /// index.
+    #[inline]
     pub(crate) fn push_plain_str(&mut self, at: usize, len: usize) -> usize {
         self.slots.push(Slot::Str {
             at,
@@ -158,12 +161,14 @@ impl Document {
     }
 
     /// Opens an array; `close` it with its length after its elements.
+    #[inline]
     pub(crate) fn open_array(&mut self) -> usize {
         self.slots.push(Slot::Array { len: 0, end: 0 });
         self.slots.len() - 1
     }
 
     /// Opens an object; `close_object` it after its members.
+    #[inline]
     pub(crate) fn open_object(&mut self) -> usize {
         self.slots.push(Slot::Object {
             len: 0,
@@ -174,6 +179,7 @@ impl Document {
     }
 
     /// Closes the array opened at `head` with its element count.
+    #[inline]
     pub(crate) fn close(&mut self, head: usize, count: usize) {
         let end = self.slots.len();
         if let Some(Slot::Array { len, end: e }) = self.slots.get_mut(head) {
@@ -184,6 +190,7 @@ impl Document {
 
     /// Closes the object opened at `head` with its member count and the [`name_length_bit`]s
     /// of its member names, or-ed.
+    #[inline]
     pub(crate) fn close_object(&mut self, head: usize, count: usize, names: u32) {
         let end = self.slots.len();
         if let Some(Slot::Object {
@@ -216,21 +223,25 @@ impl Document {
     /// also its RFC 8785 form.
     #[inline]
     pub(crate) fn quoted_plain_bytes(&self, at: usize, len: usize) -> Option<&[u8]> {
-        self.text.as_bytes().get(at.checked_sub(1)?..at + len + 1)
+        // A start past the end (`at` 0, which a plain string never has) gives `None`.
+        self.text
+            .as_bytes()
+            .get(at.wrapping_sub(1)..at.wrapping_add(len).wrapping_add(1))
     }
 
-    /// Whether the string slot at `index` holds `name` (lengths compared first).
+    /// The bytes of the string slot at `index` (none for any other slot).
     #[inline]
-    pub(crate) fn str_is(&self, index: usize, name: &str) -> bool {
+    pub(crate) fn str_bytes_at(&self, index: usize) -> &[u8] {
         match self.slots.get(index) {
             Some(&Slot::Str { at, len, plain }) => {
-                len == name.len() && self.str_bytes(at, len, plain) == Some(name.as_bytes())
+                self.str_bytes(at, len, plain).unwrap_or_default()
             }
-            _ => false,
+            _ => &[],
         }
     }
 
     /// The text of the string slot at `index` (`""` for any other slot).
+    #[inline]
     pub(crate) fn str_at(&self, index: usize) -> &str {
         match self.slots.get(index) {
             Some(&Slot::Str { at, len, plain }) => self.str_text(at, len, plain),
@@ -251,6 +262,13 @@ impl Document {
             _ => index + 1,
         }
     }
+}
+
+/// Whether two names of the same length are the same: the first bytes, which tell most names
+/// of a length apart, before the rest.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.first() == b.first() && a == b
 }
 
 /// The bit an object's `name_lengths` sets for a member name of `len` bytes.
@@ -305,6 +323,7 @@ impl<'d> Node<'d> {
     }
 
     /// The member `key`, if this is an object that has it.
+    #[inline]
     pub fn get(self, key: &str) -> Option<Node<'d>> {
         let slots = &self.doc.slots;
         let Some(&Slot::Object {
@@ -324,7 +343,12 @@ impl<'d> Node<'d> {
                 return None;
             };
             let value = key_at + 1;
-            if len == key.len() && self.doc.str_bytes(at, len, plain) == Some(key.as_bytes()) {
+            if len == key.len()
+                && self
+                    .doc
+                    .str_bytes(at, len, plain)
+                    .is_some_and(|name| same_bytes(name, key.as_bytes()))
+            {
                 return Some(Node {
                     doc: self.doc,
                     at: value,
@@ -454,6 +478,7 @@ pub struct Items<'d> {
 impl<'d> Iterator for Items<'d> {
     type Item = Node<'d>;
 
+    #[inline]
     fn next(&mut self) -> Option<Node<'d>> {
         if self.left == 0 {
             return None;
@@ -485,6 +510,7 @@ pub struct Members<'d> {
 impl<'d> Iterator for Members<'d> {
     type Item = (&'d str, Node<'d>);
 
+    #[inline]
     fn next(&mut self) -> Option<(&'d str, Node<'d>)> {
         if self.left == 0 {
             return None;

@@ -80,35 +80,64 @@ struct TapeWriter<'d, 'o> {
 }
 
 impl TapeWriter<'_, '_> {
-    fn value(&mut self, at: usize, skip: Option<&str>) {
+    /// Writes the value at slot `at`; returns the slot just past it (and everything in it), so
+    /// an array's elements are walked without reading each slot twice. Scalars are written in
+    /// place: only a container costs a call.
+    fn value(&mut self, at: usize, skip: Option<&str>) -> usize {
         match self.doc.slot(at) {
-            Slot::Null => self.out.extend_from_slice(b"null"),
-            Slot::Bool(true) => self.out.extend_from_slice(b"true"),
-            Slot::Bool(false) => self.out.extend_from_slice(b"false"),
-            Slot::Number(n) => write_number(self.out, n),
-            Slot::Str { at, len, plain } => self.string(at, len, plain),
-            Slot::Array { len, .. } => {
+            Slot::Array { len, end } => {
                 self.out.push(b'[');
                 let mut item = at + 1;
                 for i in 0..len {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    self.value(item, None);
-                    item = self.doc.end_of(item);
+                    item = match self.doc.slot(item) {
+                        Slot::Array { .. } | Slot::Object { .. } => self.value(item, None),
+                        scalar => {
+                            self.scalar(scalar);
+                            item + 1
+                        }
+                    };
                 }
                 self.out.push(b']');
+                end
             }
-            Slot::Object { len, .. } => self.object(at + 1, len, skip),
+            Slot::Object { len, end, .. } => {
+                self.object(at + 1, len, skip);
+                end
+            }
+            scalar => {
+                self.scalar(scalar);
+                at + 1
+            }
+        }
+    }
+
+    /// A scalar slot (a container's slot writes nothing here).
+    #[inline(always)]
+    fn scalar(&mut self, slot: Slot) {
+        match slot {
+            Slot::Null => self.out.extend_from_slice(b"null"),
+            Slot::Bool(true) => self.out.extend_from_slice(b"true"),
+            Slot::Bool(false) => self.out.extend_from_slice(b"false"),
+            Slot::Number(n) => write_number(self.out, n),
+            Slot::Str { at, len, plain } => self.string(at, len, plain),
+            Slot::Array { .. } | Slot::Object { .. } => {}
         }
     }
 
     /// A string slot: a plain one is copied with its quotes straight from the JSON text (that
     /// text has no `"`, `\` or control character, so it is its own canonical form); others are
     /// escaped.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self, at: usize, len: usize, plain: bool) {
-        match self.doc.quoted_plain_bytes(at, len).filter(|_| plain) {
+        let quoted = if plain {
+            self.doc.quoted_plain_bytes(at, len)
+        } else {
+            None
+        };
+        match quoted {
             Some(quoted) => self.out.extend_from_slice(quoted),
             None => write_string(self.out, self.doc.str_text(at, len, plain)),
         }
@@ -127,9 +156,8 @@ impl TapeWriter<'_, '_> {
             }
             key = self.doc.end_of(key + 1);
         }
-        let doc = self.doc;
         if let Some(own) = self.members.get_mut(base..) {
-            own.sort_unstable_by(|a, b| member_order(doc, *a, *b));
+            sort_members(self.doc, own);
         }
         self.out.push(b'{');
         for i in base..self.members.len() {
@@ -143,38 +171,88 @@ impl TapeWriter<'_, '_> {
                 self.string(at, len, plain);
             }
             self.out.push(b':');
-            self.value(key + 1, None);
+            match self.doc.slot(key + 1) {
+                Slot::Array { .. } | Slot::Object { .. } => {
+                    self.value(key + 1, None);
+                }
+                scalar => self.scalar(scalar),
+            }
         }
         self.members.truncate(base);
         self.out.push(b'}');
     }
 }
 
-/// A member name's first eight bytes as a big-endian number (zeros past its end): comparing
-/// two of them compares the names' first bytes in one step.
-#[inline]
-fn sort_prefix(name: &[u8]) -> u64 {
-    let mut word = [0u8; 8];
-    let n = name.len().min(8);
-    if let (Some(to), Some(from)) = (word.get_mut(..n), name.get(..n)) {
-        to.copy_from_slice(from);
+/// Sorts an object's members (sort key, name slot) into RFC 8785 order: by insertion, with the
+/// order inlined, for the few members objects mostly have; by the library sort past that.
+fn sort_members(doc: &Document, members: &mut [(u64, usize)]) {
+    if members.len() > 20 {
+        members.sort_unstable_by(|a, b| member_order(doc, *a, *b));
+        return;
     }
-    u64::from_be_bytes(word)
+    for i in 1..members.len() {
+        let Some(&member) = members.get(i) else {
+            break;
+        };
+        let mut j = i;
+        while let Some(&before) = j.checked_sub(1).and_then(|k| members.get(k)) {
+            if member_order(doc, before, member).is_le() {
+                break;
+            }
+            if let Some(slot) = members.get_mut(j) {
+                *slot = before;
+            }
+            j -= 1;
+        }
+        if let Some(slot) = members.get_mut(j) {
+            *slot = member;
+        }
+    }
 }
 
-/// RFC 8785 member order of two members given as (sort prefix, name slot): the prefixes decide
-/// when their first differing byte is below 0xEE in both (UTF-8 byte order is UTF-16 order
-/// there, see [`utf16_cmp`], and a zero past a name's end sorts the shorter name first, as a
-/// prefix should); otherwise the names are compared in full.
+/// A member name's sort key: its first eight bytes as a big-endian number (zeros past its end),
+/// with the lead bytes of characters from U+E000 up moved so that comparing two keys compares
+/// the names' first bytes in UTF-16 order (see [`utf16_key_byte`]). Two names whose keys differ
+/// are in the order of their keys; names whose keys are equal are compared in full.
+#[inline]
+fn sort_prefix(name: &[u8]) -> u64 {
+    let word = match name.first_chunk::<8>() {
+        Some(head) => u64::from_be_bytes(*head),
+        None => {
+            let mut word = [0u8; 8];
+            for (to, from) in word.iter_mut().zip(name) {
+                *to = *from;
+            }
+            u64::from_be_bytes(word)
+        }
+    };
+    // Bytes 0xEE and up have their high bit set: ASCII names keep their bytes.
+    if word & 0x8080_8080_8080_8080 == 0 {
+        return word;
+    }
+    u64::from_be_bytes(word.to_be_bytes().map(utf16_key_byte))
+}
+
+/// A UTF-8 byte, moved so that byte order is UTF-16 order: a supplementary character (lead
+/// 0xF0..=0xF4; a surrogate pair, 0xD800.. in UTF-16) sorts before one in U+E000..=U+FFFF (lead
+/// 0xEE or 0xEF), and after every other (U+D7FF and below, leads up to 0xED). So the leads
+/// 0xF0..=0xF4 become 0xEE..=0xF2 and 0xEE, 0xEF become 0xF3, 0xF4; continuation bytes
+/// (0x80..=0xBF) and the other leads stay, and no UTF-8 byte is above 0xF4.
+#[inline]
+fn utf16_key_byte(b: u8) -> u8 {
+    match b {
+        0xEE | 0xEF => b + 5,
+        0xF0..=0xF4 => b - 2,
+        _ => b,
+    }
+}
+
+/// RFC 8785 member order of two members given as (sort key, name slot): the keys decide when
+/// they differ (see [`sort_prefix`]); otherwise the names are compared in full.
 #[inline]
 fn member_order(doc: &Document, a: (u64, usize), b: (u64, usize)) -> std::cmp::Ordering {
-    let diff = a.0 ^ b.0;
-    if diff != 0 {
-        let shift = 56 - (diff.leading_zeros() & !7);
-        let (x, y) = ((a.0 >> shift) & 0xff, (b.0 >> shift) & 0xff);
-        if x < 0xEE && y < 0xEE {
-            return a.0.cmp(&b.0);
-        }
+    if a.0 != b.0 {
+        return a.0.cmp(&b.0);
     }
     utf16_cmp(doc.str_at(a.1), doc.str_at(b.1))
 }
@@ -489,6 +567,27 @@ mod tests {
             "abcdef\u{1f600}",
             "abcdefgh\u{e000}",
             "abcdefgh\u{1f600}",
+            "abcdefghijklmno",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnop\0",
+            "abcdefghijklmno\0",
+            "abcdefghijklmno\u{e000}",
+            "abcdefghijklmno\u{1f600}",
+            "abcdefghijklmnop\u{e000}",
+            "abcdefghijklmnop\u{1f600}",
+            "abcdefghijklmn\u{e000}",
+            "abcdefghijklmn\u{1f600}",
+            "\u{d7ff}",
+            "\u{10ffff}",
+            "a\u{10ffff}",
+            "a\u{fffd}",
+            "a\u{d7ff}",
+            "\u{e000}\u{10000}",
+            "\u{10000}\u{e000}",
+            "\u{7ff}\u{800}",
+            "\u{100000}",
+            "\u{f0000}",
             "ééééx",
             "éééé\u{e000}",
             "éééé\u{10000}",
@@ -516,6 +615,29 @@ mod tests {
                 let mut want = String::from("{");
                 write_string(&mut want, first);
                 assert!(written.starts_with(&want), "{x:?} vs {y:?}: {written:?}");
+            }
+        }
+        // Whole objects of these names, in several orders, both below and above the count the
+        // insertion sort takes (20 members).
+        for count in [3, 7, 20, 21, words.len()] {
+            for turn in [0, 5, 11] {
+                let mut names: Vec<&String> = words.iter().cycle().skip(turn).take(count).collect();
+                if turn == 5 {
+                    names.reverse();
+                }
+                let members = names.iter().map(|n| ((*n).clone(), Value::Null)).collect();
+                let written = canonicalize_document(&Document::from_value(&Value::Object(members)));
+                names.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+                let mut want = String::from("{");
+                for (i, name) in names.iter().enumerate() {
+                    if i > 0 {
+                        want.push(',');
+                    }
+                    write_string(&mut want, name);
+                    want.push_str(":null");
+                }
+                want.push('}');
+                assert_eq!(written, want, "{count} names from {turn}");
             }
         }
     }

@@ -315,7 +315,7 @@ struct Reading<'t> {
     refusal: Option<Refusal>,
     path: Vec<String>,
     doc: Document,
-    keys: Vec<usize>,
+    keys: Vec<KeyNote>,
     /// The text being read: a string serde_json lends from it is plain (it had no escape).
     text: &'t str,
 }
@@ -323,6 +323,7 @@ struct Reading<'t> {
 impl Reading<'_> {
     /// Appends a string slot: a range of the text when serde_json lent the string straight
     /// from it (it had no escape), else a decoded copy.
+    #[inline(always)]
     fn push_str(&mut self, s: &str, borrowed: bool) -> usize {
         let start = self.text.as_ptr() as usize;
         let at = (s.as_ptr() as usize).wrapping_sub(start);
@@ -330,6 +331,30 @@ impl Reading<'_> {
             self.doc.push_plain_str(at, s.len())
         } else {
             self.doc.push_str(s)
+        }
+    }
+}
+
+/// A member name of an object being read: its string slot, its length in bytes and its first
+/// eight bytes (see [`head_word`]), which tell most names apart without reading them again.
+#[derive(Clone, Copy)]
+struct KeyNote {
+    slot: usize,
+    len: usize,
+    head: u64,
+}
+
+/// The first eight bytes of `name`, zeros past its end, as one word.
+#[inline]
+fn head_word(name: &[u8]) -> u64 {
+    match name.first_chunk::<8>() {
+        Some(head) => u64::from_le_bytes(*head),
+        None => {
+            let mut word = [0u8; 8];
+            for (to, from) in word.iter_mut().zip(name) {
+                *to = *from;
+            }
+            u64::from_le_bytes(word)
         }
     }
 }
@@ -487,31 +512,42 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
         let mut name_lengths = 0;
         while let Some(key) = map.next_key_seed(KeySeed(&mut *self.reading))? {
             let reading = &mut *self.reading;
-            let name = reading.doc.str_at(key);
+            let name = reading.doc.str_bytes_at(key);
+            let note = KeyNote {
+                slot: key,
+                len: name.len(),
+                head: head_word(name),
+            };
             let earlier = reading.keys.get(base..).unwrap_or_default();
             let duplicate = match &mut seen {
-                Some(set) => !set.insert(name.to_owned()),
+                Some(set) => !set.insert(reading.doc.str_at(key).to_owned()),
                 None => {
-                    let duplicate = earlier.iter().any(|&k| reading.doc.str_is(k, name));
+                    // Length and first eight bytes first: two names of at most eight bytes that
+                    // agree on both are the same name; longer ones are compared in full.
+                    let duplicate = earlier.iter().any(|k| {
+                        k.len == note.len
+                            && k.head == note.head
+                            && (note.len <= 8 || reading.doc.str_bytes_at(k.slot) == name)
+                    });
                     if earlier.len() >= LINEAR_SCAN_MEMBERS {
                         let mut set: HashSet<String> = earlier
                             .iter()
-                            .map(|&k| reading.doc.str_at(k).to_owned())
+                            .map(|k| reading.doc.str_at(k.slot).to_owned())
                             .collect();
-                        set.insert(name.to_owned());
+                        set.insert(reading.doc.str_at(key).to_owned());
                         seen = Some(set);
                     }
                     duplicate
                 }
             };
             if duplicate {
-                let name = name.to_owned();
+                let name = reading.doc.str_at(key).to_owned();
                 reading.path.push(name.clone());
                 reading.refusal = Some(Refusal::Duplicate(name));
                 return Err(de::Error::custom("duplicate member"));
             }
-            name_lengths |= crate::document::name_length_bit(name.len());
-            reading.keys.push(key);
+            name_lengths |= crate::document::name_length_bit(note.len);
+            reading.keys.push(note);
             map.next_value_seed(DocSeed {
                 reading: &mut *self.reading,
                 depth,

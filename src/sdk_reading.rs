@@ -80,7 +80,8 @@ pub fn label(s: &str) -> Label {
         "1.0.0",
         "1",
     ];
-    match USUAL.iter().find(|u| **u == s) {
+    // One length check before the bytes: most spellings differ in length.
+    match USUAL.iter().find(|u| u.len() == s.len() && **u == s) {
         Some(u) => Cow::Borrowed(*u),
         None => Cow::Owned(s.to_owned()),
     }
@@ -129,21 +130,25 @@ pub fn read_all(doc: Node<'_>) -> Result<[(Sdk, Reading); 3], Refusal> {
 }
 
 /// `obj[camel]`, else `obj[snake]`: with both spellings refused upstream, at most one is there.
+#[inline]
 fn either<'d>(obj: Option<Node<'d>>, camel: &str, snake: &str) -> Option<Node<'d>> {
     let obj = obj?;
     obj.get(camel).or_else(|| obj.get(snake))
 }
 
 /// A boolean member as a proto3 field ends up: `null` or absent is `false`.
+#[inline]
 fn flag(v: Option<Node<'_>>) -> bool {
     v.and_then(Node::as_bool) == Some(true)
 }
 
 /// A string member as a proto3 field ends up: `null` or absent is `""`.
+#[inline]
 fn string(v: Option<Node<'_>>) -> Label {
     label(v.and_then(Node::as_str).unwrap_or_default())
 }
 
+#[inline]
 fn has(obj: Node<'_>, key: &str) -> bool {
     obj.get(key).is_some()
 }
@@ -527,18 +532,30 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
     };
     let mut group_seen = [false; 4];
     let unusual = obj.has_unusual_names();
+    let mut next = 0;
     for (key, value) in members {
         let here = Child(at, Step::Key(key));
         let proto_name = match unusual.then(|| key.find('\0')).flatten() {
             Some(nul) => key.get(..nul).unwrap_or_default(),
             None => key,
         };
-        let found = fields.iter().find(|f| {
+        // A name matches at most one field (test `field_names_are_unique`), so the search may
+        // start anywhere: after the last field found, since cards mostly list their members in
+        // the message's order.
+        let matches = |f: &&Field| {
             same_name(f.0, key)
                 || same_name(f.1, key)
                 || (proto_name.len() < key.len() && same_name(f.1, proto_name))
-        });
-        let field = match found {
+        };
+        let (earlier, later) = fields.split_at(next.min(fields.len()));
+        let found = match later.iter().position(|f| matches(&f)) {
+            Some(i) => Some(next + i),
+            None => earlier.iter().position(|f| matches(&f)),
+        };
+        let field = match found.and_then(|i| {
+            next = i + 1;
+            fields.get(i)
+        }) {
             Some(found) => found,
             None if unusual && crate::card::is_protobuf_extension_name(key) => {
                 return Err(Refusal {
@@ -593,6 +610,7 @@ impl fmt::Display for Child<'_> {
 }
 
 /// One non-null value against its field's shape.
+#[inline]
 fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), Refusal> {
     let bad = |path: &dyn fmt::Display, want: &str, found: Node<'_>| {
         Err(Refusal {
@@ -1272,6 +1290,41 @@ mod tests {
 
     fn doc(text: &str) -> Document {
         json::parse_document(text.as_bytes(), 64).unwrap()
+    }
+
+    /// No member name matches two fields of one message (`python_message` relies on it to start
+    /// its search anywhere): every field's names are distinct from every other field's.
+    #[test]
+    fn field_names_are_unique() {
+        let messages: [&[Field]; 18] = [
+            &API_KEY_SCHEME,
+            &API_KEY_SCHEME_V03,
+            &HTTP_AUTH_SCHEME,
+            &OAUTH_FLOW,
+            &OAUTH_FLOWS,
+            &OAUTH2_SCHEME,
+            &OPEN_ID_CONNECT_SCHEME,
+            &MTLS_SCHEME,
+            &SECURITY_SCHEME,
+            &STRING_LIST,
+            &SECURITY_REQUIREMENT,
+            &PROVIDER,
+            &SIGNATURE,
+            &INTERFACE,
+            &EXTENSION,
+            &CAPABILITIES,
+            &SKILL,
+            &CARD,
+        ];
+        for fields in messages {
+            for (i, a) in fields.iter().enumerate() {
+                for b in fields.iter().skip(i + 1) {
+                    for (x, y) in [(a.0, b.0), (a.0, b.1), (a.1, b.0), (a.1, b.1)] {
+                        assert_ne!(x, y, "{} and {}", a.0, b.0);
+                    }
+                }
+            }
+        }
     }
 
     /// `read_all` is `read` for each SDK, whether or not the card is v0.3-shaped (the cards of

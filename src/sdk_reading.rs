@@ -514,9 +514,9 @@ pub(crate) const CARD: [Field; 15] = [
 
 /// `a == b`, told apart by length and first byte before the bytes are compared (a message's
 /// field names often share a length: `name`, `tags`).
-#[inline]
+#[inline(always)]
 fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+    crate::document::same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 /// protobuf `ParseDict` on one message object (after the compatibility steps, which only remove
@@ -542,16 +542,22 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
         // A name matches at most one field (test `field_names_are_unique`), so the search may
         // start anywhere: after the last field found, since cards mostly list their members in
         // the message's order.
-        let matches = |f: &&Field| {
+        let matches = |f: &Field| {
             same_name(f.0, key)
                 || same_name(f.1, key)
                 || (proto_name.len() < key.len() && same_name(f.1, proto_name))
         };
-        let (earlier, later) = fields.split_at(next.min(fields.len()));
-        let found = match later.iter().position(|f| matches(&f)) {
-            Some(i) => Some(next + i),
-            None => earlier.iter().position(|f| matches(&f)),
-        };
+        // One loop from `next` round to `next - 1` (one call site, so `matches` is inlined).
+        let n = fields.len();
+        let found = (0..n)
+            .map(|k| {
+                if next + k >= n {
+                    next + k - n
+                } else {
+                    next + k
+                }
+            })
+            .find(|&i| fields.get(i).is_some_and(matches));
         let field = match found.and_then(|i| {
             next = i + 1;
             fields.get(i)

@@ -452,6 +452,23 @@ impl<'d> Node<'d> {
         }
     }
 
+    /// The members with their names as bytes (read without character-boundary checks), if this
+    /// is an object: for walks that compare names with ASCII field names.
+    #[inline]
+    pub(crate) fn members_by_bytes(self) -> Option<impl Iterator<Item = (&'d [u8], Node<'d>)>> {
+        let Slot::Object { len, .. } = self.doc.slot(self.at) else {
+            return None;
+        };
+        let doc = self.doc;
+        let mut next = self.at + 1;
+        Some((0..len).map(move |_| {
+            let key = doc.str_bytes_at(next);
+            let value = Node { doc, at: next + 1 };
+            next = doc.end_of(next + 1);
+            (key, value)
+        }))
+    }
+
     /// The JSON type name, as in error messages (`"string"`, `"object"`, ...).
     pub fn type_name(self) -> &'static str {
         match self.doc.slot(self.at) {

@@ -180,15 +180,27 @@ impl Analysis {
                 checks
             }
         };
-        card_decision(doc, view, hash.clone(), freshness, checks)
+        let read = (view.name.clone(), view.version.clone());
+        card_decision(doc, read, hash.clone(), freshness, checks)
     }
 
     /// [`Analysis::decide`] for an analysis used once (nothing is copied).
     pub fn into_decision(self, requirement: &Requirement, observation: &Observation) -> Decision {
         match self.0 {
             Analyzed::Defect(d) => *d,
-            Analyzed::Card { doc, view, hash } => {
-                check_card(&doc, &view, hash, requirement, observation)
+            Analyzed::Card {
+                doc,
+                mut view,
+                hash,
+            } => {
+                // The checks first; then the view's name and version move into the decision.
+                let freshness = check_freshness(requirement, observation, Some(&hash));
+                let checks = check_requirement(&view, requirement);
+                let read = (
+                    std::mem::take(&mut view.name),
+                    std::mem::take(&mut view.version),
+                );
+                card_decision(&doc, read, hash, freshness, checks)
             }
         }
     }
@@ -224,13 +236,9 @@ fn check_card(
     observation: &Observation,
 ) -> Decision {
     let freshness = check_freshness(requirement, observation, Some(&hash));
-    card_decision(
-        doc,
-        view,
-        hash,
-        freshness,
-        check_requirement(view, requirement),
-    )
+    let checks = check_requirement(view, requirement);
+    let read = (view.name.clone(), view.version.clone());
+    card_decision(doc, read, hash, freshness, checks)
 }
 
 /// Conditions (a) and (c): they depend on the card and the requirement alone, never on the
@@ -347,10 +355,10 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
     }
 }
 
-/// The decision on a card from its three conditions.
+/// The decision on a card from its three conditions; `read` is the card's name and version.
 fn card_decision(
     doc: &Document,
-    view: &AgentCard,
+    (agent, card_version): (String, String),
     hash: CardHash,
     freshness: FreshnessCheck,
     checks: RequirementChecks,
@@ -370,8 +378,8 @@ fn card_decision(
         error_class,
         reasons,
         missing: checks.missing,
-        agent: Some(view.name.clone()),
-        card_version: Some(view.version.clone()),
+        agent: Some(agent),
+        card_version: Some(card_version),
         card_hash: Some(hash),
         staleness_ms: freshness.staleness_ms,
         freshness: if error_class.is_none() {

@@ -101,8 +101,8 @@ impl Capability {
     /// Whether `card` declares this capability.
     pub fn declared_by(&self, card: &AgentCard) -> bool {
         match self {
-            Capability::Skill(id) => card.skill_ids.iter().any(|s| s == id),
-            Capability::Extension(uri) => card.extension_uris.iter().any(|u| u == uri),
+            Capability::Skill(id) => card.skill_ids.contains(id),
+            Capability::Extension(uri) => card.extension_uris.contains(uri),
             Capability::Flag(Flag::Streaming) => card.streaming,
             Capability::Flag(Flag::PushNotifications) => card.push_notifications,
             Capability::Flag(Flag::ExtendedAgentCard) => card.extended_agent_card,

@@ -53,9 +53,9 @@ pub struct AgentCard {
     /// `version`: the agent's own version, not the protocol's.
     pub version: String,
     /// `skills[].id`, in order.
-    pub skill_ids: Vec<String>,
+    pub skill_ids: Names,
     /// `capabilities.extensions[].uri`, in order.
-    pub extension_uris: Vec<String>,
+    pub extension_uris: Names,
     /// `capabilities.streaming` is true in every SDK reading.
     pub streaming: bool,
     /// `capabilities.pushNotifications` is true in every SDK reading.
@@ -68,6 +68,52 @@ pub struct AgentCard {
     pub protocols: Vec<Label>,
     /// Per reading, what it offers; kept to explain a capability one reading lacks.
     pub readings: Vec<(Sdk, Reading)>,
+}
+
+/// A list of strings kept in one buffer (`skills[].id`, `capabilities.extensions[].uri`): two
+/// allocations for the whole list instead of one per string.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Names {
+    /// The strings, one after the other.
+    text: String,
+    /// Where each string ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Names {
+    /// The strings, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let s = self.text.get(start..end).unwrap_or_default();
+            start = end;
+            s
+        })
+    }
+
+    /// How many strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// No strings.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Whether `s` is one of the strings.
+    pub fn contains(&self, s: &str) -> bool {
+        self.iter().any(|x| x == s)
+    }
+
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * std::mem::size_of::<usize>()
+    }
 }
 
 impl AgentCard {
@@ -181,9 +227,6 @@ impl AgentCard {
     /// About the heap bytes this view holds (string and list capacities), for hosts that bound
     /// memory.
     pub fn heap_bytes(&self) -> usize {
-        let strings = |list: &[String]| -> usize {
-            list.iter().map(String::capacity).sum::<usize>() + std::mem::size_of_val(list)
-        };
         let labels = |list: &[Label]| -> usize {
             list.iter().map(label_heap).sum::<usize>() + std::mem::size_of_val(list)
         };
@@ -202,8 +245,8 @@ impl AgentCard {
             .sum();
         self.name.capacity()
             + self.version.capacity()
-            + strings(&self.skill_ids)
-            + strings(&self.extension_uris)
+            + self.skill_ids.heap_bytes()
+            + self.extension_uris.heap_bytes()
             + labels(&self.bindings)
             + labels(&self.protocols)
             + readings
@@ -261,8 +304,8 @@ impl AgentCard {
 }
 
 fn capability_names<'a>(
-    skills: &[String],
-    extensions: &[String],
+    skills: &Names,
+    extensions: &Names,
     flags: &[(bool, &str)],
     bindings: impl Iterator<Item = &'a str>,
     protocols: impl Iterator<Item = &'a str>,
@@ -273,7 +316,7 @@ fn capability_names<'a>(
             out.push(name);
         }
     };
-    skills.iter().for_each(|s| push(s.clone()));
+    skills.iter().for_each(|s| push(s.to_owned()));
     extensions
         .iter()
         .for_each(|u| push(format!("extension:{u}")));
@@ -539,11 +582,11 @@ fn array_of_strings(
     at: &str,
     field: &str,
     required_field: bool,
-) -> Result<Vec<String>, CardDefect> {
+) -> Result<Names, CardDefect> {
     let items = match list.map(|v| (v, v.kind())) {
         Some((_, Kind::Array(items))) => items,
         Some((v, kind)) if !matches!(kind, Kind::Null) => return Err(wrong_type(at, "array", v)),
-        _ if !required_field => return Ok(Vec::new()),
+        _ if !required_field => return Ok(Names::default()),
         _ => {
             return Err(defect(
                 ReasonCode::MissingField,
@@ -552,14 +595,18 @@ fn array_of_strings(
             ))
         }
     };
-    let mut out = Vec::with_capacity(items.len());
+    // About 24 bytes a string (`task.execute.v3`, an extension URI) so the text rarely regrows.
+    let mut out = Names {
+        text: String::with_capacity(items.len() * 24),
+        ends: Vec::with_capacity(items.len()),
+    };
     for (i, item) in items.enumerate() {
         let item_at = Item("", at, i);
         if item.members().is_none() {
             return Err(wrong_type(&item_at.to_string(), "object", item));
         }
         match item.get(field).map(|v| (v, v.as_str())) {
-            Some((_, Some(s))) => out.push(s.to_owned()),
+            Some((_, Some(s))) => out.push(s),
             None => {
                 return Err(defect(
                     ReasonCode::MissingField,
@@ -591,7 +638,9 @@ mod tests {
     #[test]
     fn reads_v1_and_legacy_cards() {
         let c = read(V1).unwrap();
-        assert_eq!(c.skill_ids, ["task.execute.v3"]);
+        assert_eq!(c.skill_ids.iter().collect::<Vec<_>>(), ["task.execute.v3"]);
+        assert!(c.skill_ids.contains("task.execute.v3") && !c.skill_ids.contains("task"));
+        assert!(c.extension_uris.is_empty() && !c.extension_uris.contains(""));
         assert!(c.streaming && !c.push_notifications);
         assert_eq!(c.bindings, ["JSONRPC"]);
         assert_eq!(c.protocols, ["1.0"]);

@@ -72,12 +72,22 @@ impl schemars::JsonSchema for Millis {
 
 /// Formats milliseconds the way [`parse_duration`] reads them, in the largest exact unit.
 pub fn format_duration(ms: u64) -> String {
+    let mut out = String::new();
+    push_duration(&mut out, ms);
+    out
+}
+
+/// Appends [`format_duration`]`(ms)` to `out`.
+pub(crate) fn push_duration(out: &mut String, ms: u64) {
     for (unit, scale) in [("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
         if ms != 0 && ms.is_multiple_of(scale) {
-            return format!("{}{unit}", ms / scale);
+            crate::json::push_whole(out, ms / scale);
+            out.push_str(unit);
+            return;
         }
     }
-    format!("{ms}ms")
+    crate::json::push_whole(out, ms);
+    out.push_str("ms");
 }
 
 #[cfg(test)]

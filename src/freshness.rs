@@ -171,6 +171,13 @@ fn decimal_nanos_ceil(text: &str, scale: u32, integer: bool) -> Option<u128> {
 /// Nanoseconds as a decimal figure in units of `10^scale` ns: `fmt_scaled(10_000_900_000, 6)`
 /// is `"10000.9"`.
 fn fmt_scaled(nanos: u128, scale: u32) -> String {
+    let mut out = String::new();
+    push_scaled(&mut out, nanos, scale);
+    out
+}
+
+/// Appends [`fmt_scaled`]`(nanos, scale)` to `out`.
+fn push_scaled(out: &mut String, nanos: u128, scale: u32) {
     let unit = 10u128.pow(scale);
     // Figures that fit 64 bits (every realistic one) are divided in 64 bits: 128-bit division
     // is a library call in the wasm builds.
@@ -178,12 +185,27 @@ fn fmt_scaled(nanos: u128, scale: u32) -> String {
         (Ok(n), Ok(u)) => (u128::from(n / u), u128::from(n % u)),
         _ => (nanos / unit, nanos % unit),
     };
-    if part == 0 {
-        return whole.to_string();
+    match u64::try_from(whole) {
+        Ok(whole) => crate::json::push_whole(out, whole),
+        Err(_) => out.push_str(&whole.to_string()),
     }
-    let width = usize::try_from(scale).unwrap_or(0);
-    let frac = format!("{part:0width$}");
-    format!("{whole}.{}", frac.trim_end_matches('0'))
+    if part != 0 {
+        let width = usize::try_from(scale).unwrap_or(0);
+        let frac = format!("{part:0width$}");
+        out.push('.');
+        out.push_str(frac.trim_end_matches('0'));
+    }
+}
+
+/// `"<name> <figure> <unit>"`, the description of one watermark (`lag_ms 500 ms`).
+fn described(name: &str, nanos: u128, scale: u32, unit: &str) -> String {
+    let mut out = String::with_capacity(name.len() + unit.len() + 24);
+    out.push_str(name);
+    out.push(' ');
+    push_scaled(&mut out, nanos, scale);
+    out.push(' ');
+    out.push_str(unit);
+    out
 }
 
 const MS: u32 = 6;
@@ -364,13 +386,13 @@ impl Observation {
             let n = v
                 .nanos_ceil(MS, false)
                 .ok_or_else(|| invalid("lag_ms", v, "a non-negative number of milliseconds"))?;
-            lags.push((n, format!("lag_ms {} ms", fmt_scaled(n, MS))));
+            lags.push((n, described("lag_ms", n, MS, "ms")));
         }
         if let Some(v) = &self.lag_s {
             let n = v
                 .nanos_ceil(S, false)
                 .ok_or_else(|| invalid("lag_s", v, "a non-negative number of seconds"))?;
-            lags.push((n, format!("lag_s {} s", fmt_scaled(n, S))));
+            lags.push((n, described("lag_s", n, S, "s")));
         }
         let last_contact = match &self.consul_last_contact_ms {
             Some(v) => Some(v.nanos_ceil(MS, true).ok_or_else(|| {
@@ -417,10 +439,9 @@ impl Observation {
                     ],
                 ))
             }
-            (Some(ns), Some(true)) => lags.push((
-                ns,
-                format!("consul_last_contact_ms {} ms", fmt_scaled(ns, MS)),
-            )),
+            (Some(ns), Some(true)) => {
+                lags.push((ns, described("consul_last_contact_ms", ns, MS, "ms")))
+            }
             (Some(_), None) => {
                 return Err(Unverifiable::new(
                     ReasonCode::WatermarkInvalid,
@@ -513,28 +534,23 @@ impl Observation {
                 ],
             ));
         }
-        let mut basis: Vec<String> = lags
+        // The first watermark of the largest lag, and the age on top of it.
+        let mut basis = lags
             .into_iter()
-            .filter(|l| l.0 == hi)
+            .find(|l| l.0 == hi)
             .map(|l| l.1)
-            .take(1)
-            .collect();
+            .unwrap_or_default();
         let mut total = Some(hi);
         if let Some(a) = age {
             total = total.and_then(|t| t.checked_add(a));
-            basis.push(format!("age_s {} s", fmt_scaled(a, S)));
+            basis.push_str(" + age_s ");
+            push_scaled(&mut basis, a, S);
+            basis.push_str(" s");
         }
         // Rounded up to a whole millisecond; bounded so every runtime's JSON number is exact.
         let ms = total.map(|t| t.div_ceil(1_000_000));
         match ms.and_then(|m| u64::try_from(m).ok()) {
-            Some(ms) if ms <= MAX_STALENESS_MS => Ok(Staleness {
-                ms,
-                basis: match <[String; 1]>::try_from(basis) {
-                    // One watermark (the usual case): its description, not a copy of it.
-                    Ok([only]) => only,
-                    Err(parts) => parts.join(" + "),
-                },
-            }),
+            Some(ms) if ms <= MAX_STALENESS_MS => Ok(Staleness { ms, basis }),
             _ => Err(Unverifiable::new(
                 ReasonCode::WatermarkInvalid,
                 format!(
@@ -542,7 +558,7 @@ impl Observation {
                     total.map_or_else(|| "beyond 10^32".into(), |t| fmt_scaled(t, MS))
                 ),
                 vec![
-                    ("basis", Value::text(&basis.join(" + "))),
+                    ("basis", Value::text(&basis)),
                     ("max_staleness_ms", Value::whole(MAX_STALENESS_MS)),
                 ],
             )),

@@ -11,9 +11,9 @@ use crate::decision::{
     card_excerpt, ConditionOutcome, Conditions, Decision, FreshnessBasis, Reason,
 };
 use crate::document::Document;
-use crate::duration::format_duration;
+use crate::duration::push_duration;
 use crate::freshness::Observation;
-use crate::json::Value;
+use crate::json::{push_whole, Value};
 use crate::reason::{ErrorClass, ReasonCode};
 use crate::requirement::Requirement;
 use crate::version::Version;
@@ -180,15 +180,27 @@ impl Analysis {
                 checks
             }
         };
-        card_decision(doc, view, hash.clone(), freshness, checks)
+        let read = (view.name.clone(), view.version.clone());
+        card_decision(doc, read, hash.clone(), freshness, checks)
     }
 
     /// [`Analysis::decide`] for an analysis used once (nothing is copied).
     pub fn into_decision(self, requirement: &Requirement, observation: &Observation) -> Decision {
         match self.0 {
             Analyzed::Defect(d) => *d,
-            Analyzed::Card { doc, view, hash } => {
-                check_card(&doc, &view, hash, requirement, observation)
+            Analyzed::Card {
+                doc,
+                mut view,
+                hash,
+            } => {
+                // The checks first; then the view's name and version move into the decision.
+                let freshness = check_freshness(requirement, observation, Some(&hash));
+                let checks = check_requirement(&view, requirement);
+                let read = (
+                    std::mem::take(&mut view.name),
+                    std::mem::take(&mut view.version),
+                );
+                card_decision(&doc, read, hash, freshness, checks)
             }
         }
     }
@@ -224,13 +236,9 @@ fn check_card(
     observation: &Observation,
 ) -> Decision {
     let freshness = check_freshness(requirement, observation, Some(&hash));
-    card_decision(
-        doc,
-        view,
-        hash,
-        freshness,
-        check_requirement(view, requirement),
-    )
+    let checks = check_requirement(view, requirement);
+    let read = (view.name.clone(), view.version.clone());
+    card_decision(doc, read, hash, freshness, checks)
 }
 
 /// Conditions (a) and (c): they depend on the card and the requirement alone, never on the
@@ -257,16 +265,16 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
             ),
         },
         Some(min) => {
-            let failure = match Version::parse(&view.version) {
+            let failure = match Version::is_below(&view.version, min) {
                 Err(e) => Some((
                     ReasonCode::VersionIncomparable,
                     format!("card {e}, so it cannot be checked against minimum {min}"),
                 )),
-                Ok(v) if v < *min => Some((
+                Ok(true) => Some((
                     ReasonCode::VersionBelowMinimum,
                     format!("card version {} is below the minimum {min}", view.version),
                 )),
-                Ok(_) => None,
+                Ok(false) => None,
             };
             match failure {
                 Some((code, message)) => {
@@ -285,10 +293,12 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
                 }
                 None => ConditionOutcome {
                     passed: true,
-                    message: format!(
-                        "card version {} is at least the minimum {}",
-                        view.version, min
-                    ),
+                    message: concat(&[
+                        "card version ",
+                        &view.version,
+                        " is at least the minimum ",
+                        min.as_str(),
+                    ]),
                 },
             }
         }
@@ -308,10 +318,11 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
             message: if requirement.require.is_empty() {
                 "no capabilities required".into()
             } else {
-                format!(
-                    "card declares all {} required capabilities",
-                    requirement.require.len()
-                )
+                let mut message = String::with_capacity(48);
+                message.push_str("card declares all ");
+                push_whole(&mut message, requirement.require.len() as u64);
+                message.push_str(" required capabilities");
+                message
             },
         }
     } else {
@@ -344,10 +355,10 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
     }
 }
 
-/// The decision on a card from its three conditions.
+/// The decision on a card from its three conditions; `read` is the card's name and version.
 fn card_decision(
     doc: &Document,
-    view: &AgentCard,
+    (agent, card_version): (String, String),
     hash: CardHash,
     freshness: FreshnessCheck,
     checks: RequirementChecks,
@@ -367,8 +378,8 @@ fn card_decision(
         error_class,
         reasons,
         missing: checks.missing,
-        agent: Some(view.name.clone()),
-        card_version: Some(view.version.clone()),
+        agent: Some(agent),
+        card_version: Some(card_version),
         card_hash: Some(hash),
         staleness_ms: freshness.staleness_ms,
         freshness: if error_class.is_none() {
@@ -470,6 +481,13 @@ impl PassedChecks {
     }
 }
 
+/// The pieces joined, in one allocation (a message of the per-request checks).
+fn concat(pieces: &[&str]) -> String {
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    pieces.iter().for_each(|p| out.push_str(p));
+    out
+}
+
 /// The missing capabilities, each followed by the SDK readings that lack it when only some do
 /// (`binding:JSONRPC (not read by @a2a-js/sdk default resolver)`).
 fn missing_with_readings(requirement: &Requirement, view: &AgentCard) -> String {
@@ -532,7 +550,7 @@ fn check_freshness(
     if let Some(pin) = &requirement.pin {
         let matched = match hash {
             None => format!("no card in this answer; the caller holds the card pinned as {pin}"),
-            Some(hash) if hash == pin => format!("card hash matches the pinned {pin}"),
+            Some(hash) if hash == pin => concat(&["card hash matches the pinned ", pin.as_str()]),
             Some(hash) => {
                 return fail(
                     ReasonCode::PinnedHashMismatch,
@@ -547,7 +565,7 @@ fn check_freshness(
         if !requirement.pin_with_watermark() {
             let message = match hash {
                 None => matched,
-                Some(_) => format!("{matched}; the watermark is not consulted"),
+                Some(_) => matched + "; the watermark is not consulted",
             };
             return pass(FreshnessBasis::Pinned, message);
         }
@@ -582,15 +600,19 @@ fn check_freshness(
             check
         }
         (Ok(s), Some(max)) => {
-            let within = format!(
-                "staleness {} ms ({}) is within max_stale {} ms ({})",
-                s.ms,
-                s.basis,
-                max,
-                format_duration(max)
-            );
+            // "staleness {ms} ms ({basis}) is within max_stale {max} ms ({max as a duration})"
+            let mut within = String::with_capacity(80 + s.basis.len());
+            within.push_str("staleness ");
+            push_whole(&mut within, s.ms);
+            within.push_str(" ms (");
+            within.push_str(&s.basis);
+            within.push_str(") is within max_stale ");
+            push_whole(&mut within, max);
+            within.push_str(" ms (");
+            push_duration(&mut within, max);
+            within.push(')');
             match pinned {
-                Some(matched) => pass(FreshnessBasis::Pinned, format!("{matched} and {within}")),
+                Some(matched) => pass(FreshnessBasis::Pinned, concat(&[&matched, " and ", &within])),
                 None => pass(FreshnessBasis::Watermark, within),
             }
         }

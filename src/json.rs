@@ -254,6 +254,23 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {
     parse_document(bytes, max_depth).map(|doc| doc.root().to_value())
 }
 
+/// Appends the decimal digits of `n` to `out`: what `write!(out, "{n}")` writes, without the
+/// formatting machinery (the decision's messages are written on every evaluation).
+pub(crate) fn push_whole(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    for slot in digits.iter_mut().rev() {
+        *slot = b'0' + (n % 10) as u8;
+        start -= 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or_default());
+}
+
 /// Parses `bytes` as one strict I-JSON document into a [`Document`], nesting at most
 /// `max_depth` levels.
 ///
@@ -988,6 +1005,31 @@ mod tests {
 
     fn kind(text: &str) -> JsonErrorKind {
         parse(text.as_bytes(), 64).unwrap_err().kind()
+    }
+
+    #[test]
+    fn whole_numbers_are_written_as_display_writes_them() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            500,
+            10_000,
+            65_536,
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+        ]
+        .into_iter()
+        .chain((0..64).map(|i| 1u64 << i))
+        .chain((1..20).map(|i| 10u64.pow(i) - 1))
+        {
+            let mut out = String::from("x");
+            push_whole(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
     }
 
     #[test]

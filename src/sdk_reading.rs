@@ -514,9 +514,9 @@ pub(crate) const CARD: [Field; 15] = [
 
 /// `a == b`, told apart by length and first byte before the bytes are compared (a message's
 /// field names often share a length: `name`, `tags`).
-#[inline]
-fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+#[inline(always)]
+fn same_name(a: &str, b: &[u8]) -> bool {
+    crate::document::same_bytes(a.as_bytes(), b)
 }
 
 /// protobuf `ParseDict` on one message object (after the compatibility steps, which only remove
@@ -526,7 +526,7 @@ fn same_name(a: &str, b: &str) -> bool {
 /// extension syntax (`[x]`) refuses the card. Other members are ignored, as with
 /// `ignore_unknown_fields`.
 fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Result<(), Refusal> {
-    let members = match obj.members() {
+    let members = match obj.members_by_bytes() {
         Some(m) => m,
         None => return Ok(()),
     };
@@ -534,37 +534,48 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
     let unusual = obj.has_unusual_names();
     let mut next = 0;
     for (key, value) in members {
-        let here = Child(at, Step::Key(key));
-        let proto_name = match unusual.then(|| key.find('\0')).flatten() {
+        let here = Child(at, Step::Name(key));
+        let proto_name = match unusual.then(|| key.iter().position(|&b| b == 0)).flatten() {
             Some(nul) => key.get(..nul).unwrap_or_default(),
             None => key,
         };
         // A name matches at most one field (test `field_names_are_unique`), so the search may
         // start anywhere: after the last field found, since cards mostly list their members in
         // the message's order.
-        let matches = |f: &&Field| {
+        let matches = |f: &Field| {
             same_name(f.0, key)
                 || same_name(f.1, key)
                 || (proto_name.len() < key.len() && same_name(f.1, proto_name))
         };
-        let (earlier, later) = fields.split_at(next.min(fields.len()));
-        let found = match later.iter().position(|f| matches(&f)) {
-            Some(i) => Some(next + i),
-            None => earlier.iter().position(|f| matches(&f)),
-        };
+        // One loop from `next` round to `next - 1` (one call site, so `matches` is inlined).
+        let n = fields.len();
+        let found = (0..n)
+            .map(|k| {
+                if next + k >= n {
+                    next + k - n
+                } else {
+                    next + k
+                }
+            })
+            .find(|&i| fields.get(i).is_some_and(matches));
         let field = match found.and_then(|i| {
             next = i + 1;
             fields.get(i)
         }) {
             Some(found) => found,
-            None if unusual && crate::card::is_protobuf_extension_name(key) => {
+            None if unusual
+                && crate::card::is_protobuf_extension_name(
+                    std::str::from_utf8(key).unwrap_or_default(),
+                ) =>
+            {
+                let key = std::str::from_utf8(key).unwrap_or_default();
                 return Err(Refusal {
                     path: here.to_string(),
                     message: format!(
                         "a2a-sdk refuses the card: protobuf reads the member name {key:?} as an \
                          extension, and A2A messages have none"
                     ),
-                })
+                });
             }
             None => continue,
         };
@@ -595,6 +606,8 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
 /// One step of a JSON Pointer below a parent, spelled only when a refusal names it.
 enum Step<'a> {
     Key(&'a str),
+    /// A member name read as bytes (it is UTF-8: a document's names are `str`s).
+    Name(&'a [u8]),
     Index(usize),
 }
 
@@ -604,6 +617,10 @@ impl fmt::Display for Child<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.1 {
             Step::Key(key) => write!(f, "{}/{}", self.0, crate::json::pointer_token(key)),
+            Step::Name(key) => {
+                let key = std::str::from_utf8(key).unwrap_or_default();
+                write!(f, "{}/{}", self.0, crate::json::pointer_token(key))
+            }
             Step::Index(i) => write!(f, "{}/{i}", self.0),
         }
     }

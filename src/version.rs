@@ -14,10 +14,43 @@ use std::fmt;
 #[serde(try_from = "String")]
 pub struct Version {
     text: String,
-    /// Numeric components with leading zeros removed (so "007" is "7").
-    components: Vec<String>,
-    /// Pre-release identifiers; empty for a release.
-    pre_release: Vec<String>,
+    /// Where its parts are in `text`.
+    parts: Parts,
+}
+
+/// Where a version's parts sit in its text: the numeric components are `text[..core]`, the
+/// pre-release identifiers `text[core + 1..pre]` when `pre > core` (none for a release), and a
+/// build suffix, which orders nothing, follows. Kept as offsets so that parsing and comparing
+/// allocate nothing (a card's version is compared on every evaluation).
+#[derive(Debug, Clone, Copy)]
+struct Parts {
+    core: usize,
+    pre: usize,
+}
+
+/// A version's text with its [`Parts`], borrowed.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    text: &'a str,
+    parts: Parts,
+}
+
+impl<'a> View<'a> {
+    fn components(self) -> std::str::Split<'a, char> {
+        self.text
+            .get(..self.parts.core)
+            .unwrap_or_default()
+            .split('.')
+    }
+
+    fn pre_release(self) -> Option<std::str::Split<'a, char>> {
+        (self.parts.pre > self.parts.core).then(|| {
+            self.text
+                .get(self.parts.core + 1..self.parts.pre)
+                .unwrap_or_default()
+                .split('.')
+        })
+    }
 }
 
 /// Why a version string cannot be ordered.
@@ -43,12 +76,13 @@ fn is_digits(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn strip_zeros(s: &str) -> String {
+/// A whole number's digits without leading zeros (`"0"` for zero).
+fn strip_zeros(s: &str) -> &str {
     let t = s.trim_start_matches('0');
     if t.is_empty() {
-        "0".into()
+        "0"
     } else {
-        t.into()
+        t
     }
 }
 
@@ -68,60 +102,35 @@ impl Version {
     /// assert!(Version::parse("latest").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Version, IncomparableVersion> {
-        let fail = |reason| IncomparableVersion {
-            text: text.to_string(),
-            reason,
-        };
-        if text.is_empty() {
-            return Err(fail("it is empty"));
+        match parts(text) {
+            Ok(parts) => Ok(Version {
+                text: text.to_string(),
+                parts,
+            }),
+            Err(reason) => Err(IncomparableVersion {
+                text: text.to_string(),
+                reason,
+            }),
         }
-        let (core_and_pre, build) = match text.split_once('+') {
-            Some((c, b)) => (c, Some(b)),
-            None => (text, None),
-        };
-        let (core, pre) = match core_and_pre.split_once('-') {
-            Some((c, p)) => (c, Some(p)),
-            None => (core_and_pre, None),
-        };
-        let components: Vec<&str> = core.split('.').collect();
-        if !components.iter().all(|c| is_digits(c)) {
-            return Err(fail(
-                "expected dot-separated whole numbers (like 7, 1.2 or 1.2.0) or SemVer",
-            ));
+    }
+
+    /// Whether the version spelled `text` orders before `min` (without copying `text`), or why
+    /// it is not comparable: `Version::parse(text).map(|v| v < *min)`.
+    pub(crate) fn is_below(text: &str, min: &Version) -> Result<bool, IncomparableVersion> {
+        match parts(text) {
+            Ok(parts) => Ok(compare(View { text, parts }, min.view()) == Ordering::Less),
+            Err(reason) => Err(IncomparableVersion {
+                text: text.to_string(),
+                reason,
+            }),
         }
-        let ident_ok =
-            |id: &str| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        let mut pre_release = Vec::new();
-        if pre.is_some() || build.is_some() {
-            if components.len() != 3 {
-                return Err(fail(
-                    "a pre-release or build suffix needs exactly three numeric components (SemVer)",
-                ));
-            }
-            if let Some(p) = pre {
-                for id in p.split('.') {
-                    if !ident_ok(id) {
-                        return Err(fail("bad SemVer pre-release identifier"));
-                    }
-                    if id.len() > 1 && id.starts_with('0') && is_digits(id) {
-                        return Err(fail(
-                            "SemVer forbids leading zeros in numeric pre-release identifiers",
-                        ));
-                    }
-                    pre_release.push(id.to_string());
-                }
-            }
-            if let Some(b) = build {
-                if !b.split('.').all(ident_ok) {
-                    return Err(fail("bad SemVer build metadata"));
-                }
-            }
+    }
+
+    fn view(&self) -> View<'_> {
+        View {
+            text: &self.text,
+            parts: self.parts,
         }
-        Ok(Version {
-            text: text.to_string(),
-            components: components.iter().map(|c| strip_zeros(c)).collect(),
-            pre_release,
-        })
     }
 
     /// The text as given.
@@ -150,40 +159,93 @@ impl schemars::JsonSchema for Version {
     }
 }
 
+/// Where the parts of `text` are, or why it is not comparable.
+fn parts(text: &str) -> Result<Parts, &'static str> {
+    if text.is_empty() {
+        return Err("it is empty");
+    }
+    let (core_and_pre, build) = match text.split_once('+') {
+        Some((c, b)) => (c, Some(b)),
+        None => (text, None),
+    };
+    let (core, pre) = match core_and_pre.split_once('-') {
+        Some((c, p)) => (c, Some(p)),
+        None => (core_and_pre, None),
+    };
+    if !core.split('.').all(is_digits) {
+        return Err("expected dot-separated whole numbers (like 7, 1.2 or 1.2.0) or SemVer");
+    }
+    let ident_ok =
+        |id: &str| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if pre.is_some() || build.is_some() {
+        if core.split('.').count() != 3 {
+            return Err(
+                "a pre-release or build suffix needs exactly three numeric components (SemVer)",
+            );
+        }
+        if let Some(p) = pre {
+            for id in p.split('.') {
+                if !ident_ok(id) {
+                    return Err("bad SemVer pre-release identifier");
+                }
+                if id.len() > 1 && id.starts_with('0') && is_digits(id) {
+                    return Err("SemVer forbids leading zeros in numeric pre-release identifiers");
+                }
+            }
+        }
+        if let Some(b) = build {
+            if !b.split('.').all(ident_ok) {
+                return Err("bad SemVer build metadata");
+            }
+        }
+    }
+    Ok(Parts {
+        core: core.len(),
+        pre: core_and_pre.len(),
+    })
+}
+
 fn cmp_identifiers(a: &str, b: &str) -> Ordering {
     match (is_digits(a), is_digits(b)) {
-        (true, true) => cmp_numeric(&strip_zeros(a), &strip_zeros(b)),
+        (true, true) => cmp_numeric(strip_zeros(a), strip_zeros(b)),
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
         (false, false) => a.cmp(b),
     }
 }
 
+/// SemVer precedence, with any number of numeric components (missing ones count as 0).
+fn compare(a: View<'_>, b: View<'_>) -> Ordering {
+    let (mut xs, mut ys) = (a.components(), b.components());
+    loop {
+        let (x, y) = match (xs.next(), ys.next()) {
+            (None, None) => break,
+            (x, y) => (x.unwrap_or("0"), y.unwrap_or("0")),
+        };
+        match cmp_numeric(strip_zeros(x), strip_zeros(y)) {
+            Ordering::Equal => {}
+            unequal => return unequal,
+        }
+    }
+    match (a.pre_release(), b.pre_release()) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Greater,
+        (Some(_), None) => Ordering::Less,
+        (Some(mut xs), Some(mut ys)) => loop {
+            match (xs.next(), ys.next()) {
+                (Some(x), Some(y)) => match cmp_identifiers(x, y) {
+                    Ordering::Equal => {}
+                    unequal => return unequal,
+                },
+                (x, y) => return x.is_some().cmp(&y.is_some()),
+            }
+        },
+    }
+}
+
 impl Ord for Version {
     fn cmp(&self, other: &Self) -> Ordering {
-        let n = self.components.len().max(other.components.len());
-        for i in 0..n {
-            let a = self.components.get(i).map_or("0", String::as_str);
-            let b = other.components.get(i).map_or("0", String::as_str);
-            match cmp_numeric(a, b) {
-                Ordering::Equal => {}
-                unequal => return unequal,
-            }
-        }
-        match (self.pre_release.is_empty(), other.pre_release.is_empty()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            (false, false) => {
-                for (a, b) in self.pre_release.iter().zip(&other.pre_release) {
-                    match cmp_identifiers(a, b) {
-                        Ordering::Equal => {}
-                        unequal => return unequal,
-                    }
-                }
-                self.pre_release.len().cmp(&other.pre_release.len())
-            }
-        }
+        compare(self.view(), other.view())
     }
 }
 
@@ -241,6 +303,37 @@ mod tests {
         assert_eq!(v("007"), v("7"));
         assert!(v("7") < v("7.1"));
         assert_eq!(v("1.2"), v("1.2.0.0"));
+    }
+
+    /// `is_below` (the gate's check, nothing copied) says what parsing and ordering say.
+    #[test]
+    fn is_below_agrees_with_the_order() {
+        let texts = [
+            "7",
+            "7.0",
+            "007",
+            "7.3.1",
+            "7.3.1-rc.1",
+            "7.3.1-rc.1+b",
+            "7.3.1+b",
+            "10",
+            "6.99",
+            "0",
+            "1.0.0-alpha",
+            "1.0.0-alpha.1",
+            "1.0.0-alpha.beta",
+            "1.0.0-11",
+            "1.0.0-2",
+            "latest",
+            "",
+            "1.2-beta",
+        ];
+        for card in texts {
+            for min in texts.iter().filter_map(|t| Version::parse(t).ok()) {
+                let expected = Version::parse(card).map(|v| v < min);
+                assert_eq!(Version::is_below(card, &min), expected, "{card:?} < {min}");
+            }
+        }
     }
 
     #[test]

@@ -291,8 +291,20 @@ impl<'o> Object<'o> {
         }
         let begin = self.out.len();
         let text = Object::text(&self.keys, &name);
-        write_string(self.out, text);
-        self.out.push(':');
+        match name {
+            // A struct field's name (static, short, plain ASCII in every wire type) is written
+            // as it is when nothing in it needs an escape.
+            Name::Field(field) if field.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') => {
+                self.out.reserve(field.len() + 3);
+                self.out.push('"');
+                self.out.push_str(field);
+                self.out.push_str("\":");
+            }
+            _ => {
+                write_string(self.out, text);
+                self.out.push(':');
+            }
+        }
         value.serialize(Canonical {
             out: &mut *self.out,
         })?;
@@ -573,6 +585,30 @@ mod tests {
             text,
             format!("{{\"a\":0,\"b\":{inner},\"c\":[{inner},{inner}]}}")
         );
+    }
+
+    /// Field names are written as they are only when they need no escape.
+    #[test]
+    fn field_names_are_escaped_when_they_must_be() {
+        #[derive(serde::Serialize)]
+        struct Odd {
+            #[serde(rename = "a\"b")]
+            quote: u8,
+            #[serde(rename = "a\\c")]
+            backslash: u8,
+            #[serde(rename = "a\u{1}d")]
+            control: u8,
+            #[serde(rename = "é")]
+            accent: u8,
+        }
+        let text = to_string(&Odd {
+            quote: 1,
+            backslash: 2,
+            control: 3,
+            accent: 4,
+        })
+        .unwrap();
+        assert_eq!(text, r#"{"a\u0001d":3,"a\"b":1,"a\\c":2,"é":4}"#);
     }
 
     #[test]

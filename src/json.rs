@@ -255,20 +255,9 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Result<Value, JsonError> {
 }
 
 /// Appends the decimal digits of `n` to `out`: what `write!(out, "{n}")` writes, without the
-/// formatting machinery (the decision's messages are written on every evaluation).
-pub(crate) fn push_whole(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    for slot in digits.iter_mut().rev() {
-        *slot = b'0' + (n % 10) as u8;
-        start -= 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or_default());
+/// formatting machinery (the decision's messages are written on every evaluation), by `itoa`.
+pub(crate) fn push_whole(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Parses `bytes` as one strict I-JSON document into a [`Document`], nesting at most

@@ -96,12 +96,12 @@ const generated = (() => {
   const text = readFileSync(join(pkg, 'web/cardgate.d.ts'), 'utf8');
   const end = text.search(/^export (class|function) /m);
   const decls = (end < 0 ? text : text.slice(0, end)).replace(/^\/\* (tslint|eslint)[^\n]*\n/gm, '').trim();
-  for (const name of ['RequirementInput', 'ObservationInput', 'DecisionJson', 'ValidJson', 'RejectedJson', 'ReasonJson', 'ReasonCode', 'ErrorClass']) {
+  for (const name of ['RequirementInput', 'ObservationInput', 'DecisionJson', 'ValidJson', 'RejectedJson', 'ReasonJson', 'ReasonCode', 'ErrorClass', 'ResolutionSummary', 'Outcome', 'DeclaredCapabilities', 'SideBySideJson']) {
     if (!new RegExp(`^export (type|interface) ${name}\\b`, 'm').test(decls)) {
       throw new Error(`build.mjs: wasm-bindgen's declarations lack the generated type ${name}`);
     }
   }
-  return `// Generated from the Rust types (tsify): src/requirement.rs, src/freshness.rs, src/decision.rs, src/reason.rs.\n${decls}\n\n`;
+  return `// Generated from the Rust types (tsify): src/requirement.rs, src/freshness.rs, src/decision.rs, src/reason.rs,\n// src/resolution.rs, src/card.rs, src/card_diff.rs, src/api.rs.\n${decls}\n\n`;
 })();
 
 // Declarations: one source, one file per entry point (.d.cts/.d.mts make TypeScript treat each

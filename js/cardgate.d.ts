@@ -18,53 +18,18 @@ export type RequirementJson = RequirementInput;
  * the current time (`new Date()`). `null`: send no clock at all. */
 export type ObservationJson = Omit<ObservationInput, 'now'> & { now?: string | Date | number | null };
 
-// The wire types (RequirementInput, ObservationInput, DecisionJson, ValidJson, RejectedJson,
-// ReasonJson, ReasonCode, ErrorClass, ConditionName, Conditions, ConditionOutcome, FreshnessBasis)
-// are generated from the Rust types
-// (tsify) and prepended to this file by js/build.mjs. What follows cannot be generated: the
-// names this package has always exported for them, the re-resolution record (built as a JSON
-// tree in Rust), and the JavaScript functions, classes and options.
+// The wire types (RequirementInput, ObservationInput, DecisionJson and its parts, the
+// re-resolution record ResolutionSummary, DeclaredCapabilities, and compareCards' SideBySideJson
+// and its parts) are generated from the Rust types (tsify) and prepended to this file by
+// js/build.mjs. What follows cannot be generated: the names this package has always exported
+// for some of them, and the JavaScript functions, classes and options.
 
 /** One failed check. */
 export type Reason = ReasonJson;
 /** One condition's outcome. */
 export type Condition = ConditionOutcome;
-
-/** One attempt of a re-resolution (DESIGN.md "Re-resolution"): a source that served a card the
- * gate judged, or a source that served none (timeout, refused connection, HTTP error). */
-export type ResolutionAttempt =
-  | {
-      /** The card URL asked. */
-      source: string;
-      /** ms since the resolution started, when the answer was recorded. */
-      elapsed_ms: number;
-      verdict: 'valid' | 'rejected';
-      status: number;
-      error_class: ErrorClass | null;
-      staleness_ms: number | null;
-      card_hash: string | null;
-      reasons: { code: ReasonCode; message: string }[];
-    }
-  | { source: string; elapsed_ms: number; verdict: 'failed'; error: string };
-
 /** Why a re-resolution ended. */
-export type ResolutionOutcome =
-  | 'accepted'
-  | 'capability_mismatch'
-  | 'attempts_exhausted'
-  | 'deadline_passed'
-  | 'over_budget'
-  | 'sources_exhausted';
-
-/** A decision's `resolution` member: present when more than one source was asked, or a bound
- * ended the resolution. */
-export interface ResolutionSummary {
-  attempts: ResolutionAttempt[];
-  message: string;
-  outcome: ResolutionOutcome;
-  /** The source whose decision this is; null for `source_unavailable` (no source served a card). */
-  source: string | null;
-}
+export type ResolutionOutcome = Outcome;
 
 /** A valid decision as this package returns it: the package always judges a card, so the
  * members read from it are present (the wire type also covers the Envoy filter's
@@ -181,43 +146,12 @@ export declare function cardHash(card: CardInput): string;
  * SDK reading alone; or, for a card that parses but is not a usable card (`missing_field`,
  * `not_an_object`, ...), its defect. Text that is not I-JSON throws a TypeError like `cardHash`.
  * For display only. */
-export type DeclaredCapabilities =
-  | { granted: string[]; readings: { sdk: string; capabilities: string[] }[] }
-  | { defect: { code: ReasonCode; path: string; message: string } };
 export declare function declaredCapabilities(card: CardInput): DeclaredCapabilities;
 
-/** One side of a `compareCards` comparison: what the gate reads from the card, or its defect
- * (here also for a body that does not parse: `compareCards` never throws for a card). */
-export type ComparedSide =
-  | { readable: true; card_hash: string; name: string; version: string; endpoints: string[]; granted: string[] }
-  | { readable: false; card_hash: string | null; defect: { code: ReasonCode; path: string; message: string } };
 /** Replica vs primary: each decision, what differs between the cards (`added`: only the primary
- * has it; `removed`: only the replica), and what re-resolution (replica first) concludes. */
-export interface CardComparison {
-  replica: Decision;
-  primary: Decision;
-  comparison: {
-    comparable: boolean;
-    same_card: boolean;
-    replica: ComparedSide;
-    primary: ComparedSide;
-    version: { replica: string; primary: string; change: 'unchanged' | 'equivalent' | 'newer' | 'older' | 'incomparable' } | null;
-    changes: {
-      kind: 'endpoint' | 'binding' | 'protocol' | 'skill' | 'extension' | 'flag';
-      added: string[];
-      removed: string[];
-      unchanged: string[];
-      changed: boolean;
-    }[];
-  };
-  re_resolution: {
-    after_replica: 'accept' | 'try_next' | 'stop';
-    outcome: 'accepted' | 'capability_mismatch' | 'attempts_exhausted' | 'deadline_passed' | 'over_budget' | 'sources_exhausted';
-    message: string;
-    attempts: number;
-    decision: Decision;
-  };
-}
+ * has it; `removed`: only the replica; a side that is not a readable card carries its defect),
+ * and what re-resolution (replica first) concludes. */
+export type CardComparison = SideBySideJson;
 export declare function compareCards(
   replica: CardInput,
   primary: CardInput,

@@ -80,24 +80,18 @@ pub fn declared_capabilities(card: &[u8]) -> Result<String, InputError> {
     let doc = AgentCard::parse_document(card, &Limits::default())
         .map_err(|d| InputError::type_error(d.path, d.message))?;
     let value = match AgentCard::from_document(&doc) {
-        Ok(view) => Declared::Readable {
+        Ok(view) => DeclaredCapabilities::Readable {
             granted: view.granted_capabilities(),
             readings: view
                 .readings
                 .iter()
-                .map(|(sdk, r)| Reading {
+                .map(|(sdk, r)| SdkReading {
                     sdk: sdk.label().into(),
                     capabilities: view.reading_capabilities(r),
                 })
                 .collect(),
         },
-        Err(defect) => Declared::Unreadable {
-            defect: Defect {
-                code: defect.code,
-                path: defect.path,
-                message: defect.message,
-            },
-        },
+        Err(defect) => DeclaredCapabilities::Unreadable { defect },
     };
     // Compact JSON in the members' declared order (the display order matters more than
     // RFC 8785's); serializing strings and lists cannot fail.
@@ -106,30 +100,31 @@ pub fn declared_capabilities(card: &[u8]) -> Result<String, InputError> {
 
 /// [`declared_capabilities`]' JSON form.
 #[derive(serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 #[serde(untagged)]
-enum Declared {
+enum DeclaredCapabilities {
+    /// What the gate counts, and each SDK reading alone.
     Readable {
+        /// What every A2A SDK reading grants.
         granted: Vec<String>,
-        readings: Vec<Reading>,
+        /// Each SDK reading.
+        readings: Vec<SdkReading>,
     },
+    /// A card that parses but is not a usable card.
     Unreadable {
-        defect: Defect,
+        /// Why.
+        defect: crate::card::CardDefect,
     },
 }
 
 /// What one SDK reading grants.
 #[derive(serde::Serialize)]
-struct Reading {
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+struct SdkReading {
+    /// The SDK reading's label.
     sdk: String,
+    /// What it grants, in requirement syntax.
     capabilities: Vec<String>,
-}
-
-/// Why the gate cannot read a card.
-#[derive(serde::Serialize)]
-struct Defect {
-    code: crate::reason::ReasonCode,
-    path: String,
-    message: String,
 }
 
 /// Replica versus primary, for display (the inspector): each card's decision under the same

@@ -31,14 +31,17 @@ impl Default for Limits {
     }
 }
 
-/// Why a card could not be read: the malformed-card reason, where, and a message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a card could not be read: the malformed-card reason, where, and a message. Its JSON form
+/// (the inspector's views) is `{"code", "path", "message"}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 pub struct CardDefect {
     /// The stable reason code.
     pub code: ReasonCode,
     /// JSON Pointer of the offending member (`""` for the document).
     pub path: String,
     /// Byte offset of a syntax-level problem.
+    #[serde(skip)]
     pub offset: Option<usize>,
     /// A sentence saying what is wrong.
     pub message: String,

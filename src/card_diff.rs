@@ -16,15 +16,15 @@
 use crate::capability::Capability;
 use crate::card::{AgentCard, CardDefect, Limits};
 use crate::card_hash::CardHash;
-use crate::decision::Decision;
+use crate::decision::{Decision, DecisionJson};
 use crate::document::Node;
 use crate::freshness::Observation;
 use crate::gate::evaluate_with;
 use crate::jcs;
-use crate::json::Value;
 use crate::requirement::Requirement;
 use crate::resolution::{Answer, Outcome, Resolution, ResolutionLimits, Step};
 use crate::version::Version;
+use serde::ser::{Serialize, Serializer};
 use std::cmp::Ordering;
 
 /// The source names the comparison gives [`Resolution`], in the order it asks them.
@@ -54,8 +54,10 @@ pub struct SideFacts {
 }
 
 /// A kind of thing the comparison lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
     /// An interface URL.
     Endpoint,
     /// `binding:<protocolBinding>`.
@@ -70,37 +72,25 @@ pub enum Kind {
     Flag,
 }
 
-impl Kind {
+impl ChangeKind {
     /// Every kind, in the order the comparison lists them.
-    pub const ALL: [Kind; 6] = [
-        Kind::Endpoint,
-        Kind::Binding,
-        Kind::Protocol,
-        Kind::Skill,
-        Kind::Extension,
-        Kind::Flag,
+    pub const ALL: [ChangeKind; 6] = [
+        ChangeKind::Endpoint,
+        ChangeKind::Binding,
+        ChangeKind::Protocol,
+        ChangeKind::Skill,
+        ChangeKind::Extension,
+        ChangeKind::Flag,
     ];
 
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Endpoint => "endpoint",
-            Kind::Binding => "binding",
-            Kind::Protocol => "protocol",
-            Kind::Skill => "skill",
-            Kind::Extension => "extension",
-            Kind::Flag => "flag",
-        }
-    }
-
     /// The kind of a granted capability name, as the requirement syntax reads it.
-    fn of_capability(name: &str) -> Kind {
+    fn of_capability(name: &str) -> ChangeKind {
         match Capability::parse(name) {
-            Ok(Capability::Extension(_)) => Kind::Extension,
-            Ok(Capability::Flag(_)) => Kind::Flag,
-            Ok(Capability::Binding(_)) => Kind::Binding,
-            Ok(Capability::Protocol(_)) => Kind::Protocol,
-            Ok(Capability::Skill(_)) | Err(_) => Kind::Skill,
+            Ok(Capability::Extension(_)) => ChangeKind::Extension,
+            Ok(Capability::Flag(_)) => ChangeKind::Flag,
+            Ok(Capability::Binding(_)) => ChangeKind::Binding,
+            Ok(Capability::Protocol(_)) => ChangeKind::Protocol,
+            Ok(Capability::Skill(_)) | Err(_) => ChangeKind::Skill,
         }
     }
 }
@@ -109,7 +99,7 @@ impl Kind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KindDiff {
     /// What is compared.
-    pub kind: Kind,
+    pub kind: ChangeKind,
     /// In the primary's card, not in the replica's (primary order).
     pub added: Vec<String>,
     /// In the replica's card, not in the primary's (replica order).
@@ -126,7 +116,9 @@ impl KindDiff {
 }
 
 /// How the primary's `version` relates to the replica's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
 pub enum VersionChange {
     /// The same text.
     Unchanged,
@@ -141,17 +133,6 @@ pub enum VersionChange {
 }
 
 impl VersionChange {
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VersionChange::Unchanged => "unchanged",
-            VersionChange::Equivalent => "equivalent",
-            VersionChange::Newer => "newer",
-            VersionChange::Older => "older",
-            VersionChange::Incomparable => "incomparable",
-        }
-    }
-
     fn between(replica: &str, primary: &str) -> VersionChange {
         if replica == primary {
             return VersionChange::Unchanged;
@@ -178,7 +159,7 @@ pub struct CardComparison {
     pub same_card: bool,
     /// When both cards are readable: how the version changed.
     pub version: Option<VersionChange>,
-    /// When both cards are readable: every kind, in [`Kind::ALL`] order.
+    /// When both cards are readable: every kind, in [`ChangeKind::ALL`] order.
     pub changes: Vec<KindDiff>,
 }
 
@@ -188,91 +169,77 @@ impl CardComparison {
         self.replica.card.is_ok() && self.primary.card.is_ok()
     }
 
-    /// The comparison as JSON (members in RFC 8785 order when canonicalized):
+    /// The comparison's JSON form ([`CardComparisonJson`]):
     ///
     /// ```json
-    /// {"comparable":true,"same_card":false,
-    ///  "replica":{"readable":true,"card_hash":"sha256:...","name":"worker-7","version":"2.0.0",
-    ///             "endpoints":["wss://..."],"granted":["task.execute.v2","capability:streaming",...]},
+    /// {"changes":[{"added":["task.execute.v3"],"changed":true,"kind":"skill",
+    ///              "removed":["task.execute.v2"],"unchanged":[]}, ...],
+    ///  "comparable":true,
     ///  "primary":{...},
-    ///  "version":{"replica":"2.0.0","primary":"3.0.0","change":"newer"},
-    ///  "changes":[{"kind":"skill","added":["task.execute.v3"],"removed":["task.execute.v2"],
-    ///              "unchanged":[],"changed":true}, ...]}
+    ///  "replica":{"card_hash":"sha256:...","endpoints":["wss://..."],
+    ///             "granted":["task.execute.v2","capability:streaming",...],"name":"worker-7",
+    ///             "readable":true,"version":"2.0.0"},
+    ///  "same_card":false,
+    ///  "version":{"change":"newer","primary":"3.0.0","replica":"2.0.0"}}
     /// ```
     ///
-    /// An unreadable side is `{"readable":false,"card_hash":null|"sha256:...","defect":{"code",
-    /// "path","message"}}`; then `version` is null and `changes` empty.
-    pub fn to_value(&self) -> Value {
+    /// An unreadable side is `{"card_hash":null|"sha256:...","defect":{"code","message","path"},
+    /// "readable":false}`; then `version` is null and `changes` empty.
+    pub fn wire(&self) -> CardComparisonJson<'_> {
         let version = match (&self.replica.card, &self.primary.card, self.version) {
-            (Ok(r), Ok(p), Some(change)) => Value::Object(vec![
-                ("replica".into(), Value::String(r.version.clone())),
-                ("primary".into(), Value::String(p.version.clone())),
-                ("change".into(), Value::String(change.as_str().into())),
-            ]),
-            _ => Value::Null,
+            (Ok(r), Ok(p), Some(change)) => Some(VersionJson {
+                change,
+                primary: &p.version,
+                replica: &r.version,
+            }),
+            _ => None,
         };
-        Value::Object(vec![
-            ("comparable".into(), Value::Bool(self.comparable())),
-            ("same_card".into(), Value::Bool(self.same_card)),
-            ("replica".into(), side_value(&self.replica)),
-            ("primary".into(), side_value(&self.primary)),
-            ("version".into(), version),
-            (
-                "changes".into(),
-                Value::Array(
-                    self.changes
-                        .iter()
-                        .map(|d| {
-                            Value::Object(vec![
-                                ("kind".into(), Value::String(d.kind.as_str().into())),
-                                ("added".into(), strings(&d.added)),
-                                ("removed".into(), strings(&d.removed)),
-                                ("unchanged".into(), strings(&d.unchanged)),
-                                ("changed".into(), Value::Bool(d.changed())),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ),
-        ])
+        CardComparisonJson {
+            changes: self
+                .changes
+                .iter()
+                .map(|d| KindDiffJson {
+                    added: &d.added,
+                    changed: d.changed(),
+                    kind: d.kind,
+                    removed: &d.removed,
+                    unchanged: &d.unchanged,
+                })
+                .collect(),
+            comparable: self.comparable(),
+            primary: self.primary.wire(),
+            replica: self.replica.wire(),
+            same_card: self.same_card,
+            version,
+        }
     }
 
-    /// The RFC 8785 canonical JSON of [`CardComparison::to_value`].
+    /// The RFC 8785 canonical JSON of [`CardComparison::wire`].
     pub fn to_json(&self) -> String {
-        jcs::canonicalize(&self.to_value())
+        // Cannot fail: every member name is a string, and nothing is bytes.
+        jcs::to_string(&self.wire()).unwrap_or_default()
     }
 }
 
-fn strings(items: &[String]) -> Value {
-    Value::Array(items.iter().cloned().map(Value::String).collect())
-}
-
-fn side_value(side: &CardSide) -> Value {
-    let hash = side
-        .card_hash
-        .as_ref()
-        .map_or(Value::Null, |h| Value::String(h.as_str().into()));
-    match &side.card {
-        Ok(facts) => Value::Object(vec![
-            ("readable".into(), Value::Bool(true)),
-            ("card_hash".into(), hash),
-            ("name".into(), Value::String(facts.name.clone())),
-            ("version".into(), Value::String(facts.version.clone())),
-            ("endpoints".into(), strings(&facts.endpoints)),
-            ("granted".into(), strings(&facts.granted)),
-        ]),
-        Err(defect) => Value::Object(vec![
-            ("readable".into(), Value::Bool(false)),
-            ("card_hash".into(), hash),
-            (
-                "defect".into(),
-                Value::Object(vec![
-                    ("code".into(), Value::String(defect.code.as_str().into())),
-                    ("path".into(), Value::String(defect.path.clone())),
-                    ("message".into(), Value::String(defect.message.clone())),
-                ]),
-            ),
-        ]),
+impl CardSide {
+    /// The side's JSON form.
+    pub fn wire(&self) -> ComparedSide<'_> {
+        let card_hash = self.card_hash.as_ref().map(CardHash::as_str);
+        match &self.card {
+            Ok(facts) => ComparedSide::Readable(ReadableSide {
+                card_hash,
+                endpoints: &facts.endpoints,
+                granted: &facts.granted,
+                name: &facts.name,
+                readable: Readable,
+                version: &facts.version,
+            }),
+            Err(defect) => ComparedSide::Unreadable(UnreadableSide {
+                card_hash,
+                defect,
+                readable: Unreadable,
+            }),
+        }
     }
 }
 
@@ -325,7 +292,7 @@ fn endpoints(doc: Node<'_>) -> Vec<String> {
 }
 
 /// `added`, `removed` and `unchanged` between two lists (each taken without repeats).
-fn diff(kind: Kind, replica: &[&String], primary: &[&String]) -> KindDiff {
+fn diff(kind: ChangeKind, replica: &[&String], primary: &[&String]) -> KindDiff {
     let mut d = KindDiff {
         kind,
         added: Vec::new(),
@@ -353,12 +320,12 @@ fn diff(kind: Kind, replica: &[&String], primary: &[&String]) -> KindDiff {
 /// Compares the replica's body with the primary's.
 ///
 /// ```
-/// use cardgate::card_diff::{compare, Kind, VersionChange};
+/// use cardgate::card_diff::{compare, ChangeKind, VersionChange};
 /// let replica = br#"{"name":"w","version":"2.0.0","skills":[{"id":"task.execute.v2"}]}"#;
 /// let primary = br#"{"name":"w","version":"3.0.0","skills":[{"id":"task.execute.v3"}]}"#;
 /// let c = compare(replica, primary);
 /// assert_eq!(c.version, Some(VersionChange::Newer));
-/// let skills = c.changes.iter().find(|d| d.kind == Kind::Skill).unwrap();
+/// let skills = c.changes.iter().find(|d| d.kind == ChangeKind::Skill).unwrap();
 /// assert_eq!(skills.added, ["task.execute.v3"]);
 /// assert_eq!(skills.removed, ["task.execute.v2"]);
 /// ```
@@ -369,17 +336,17 @@ pub fn compare(replica: &[u8], primary: &[u8]) -> CardComparison {
         matches!((&replica.card_hash, &primary.card_hash), (Some(r), Some(p)) if r == p);
     let (version, changes) = match (&replica.card, &primary.card) {
         (Ok(r), Ok(p)) => {
-            let changes = Kind::ALL
+            let changes = ChangeKind::ALL
                 .iter()
                 .map(|&kind| {
                     let pick = |facts: &'_ SideFacts| -> Vec<String> {
-                        if kind == Kind::Endpoint {
+                        if kind == ChangeKind::Endpoint {
                             facts.endpoints.clone()
                         } else {
                             facts
                                 .granted
                                 .iter()
-                                .filter(|n| Kind::of_capability(n) == kind)
+                                .filter(|n| ChangeKind::of_capability(n) == kind)
                                 .cloned()
                                 .collect()
                         }
@@ -437,37 +404,27 @@ pub struct SideBySide {
 }
 
 impl SideBySide {
-    /// The JSON form the inspector reads:
-    /// `{"replica":<decision>,"primary":<decision>,"comparison":<CardComparison>,
-    ///   "re_resolution":{"after_replica":"accept"|"try_next"|"stop","outcome":"accepted"|...,
-    ///   "message":"accepted the card from primary at attempt 2","attempts":2,"decision":<decision>}}`.
-    pub fn to_value(&self) -> Value {
+    /// The JSON form the inspector reads ([`SideBySideJson`]).
+    pub fn wire(&self) -> SideBySideJson<'_> {
         let r = &self.re_resolution;
-        let step = match r.after_replica {
-            Step::Accept => "accept",
-            Step::TryNext => "try_next",
-            Step::Stop => "stop",
-        };
-        Value::Object(vec![
-            ("replica".into(), self.replica.to_value()),
-            ("primary".into(), self.primary.to_value()),
-            ("comparison".into(), self.comparison.to_value()),
-            (
-                "re_resolution".into(),
-                Value::Object(vec![
-                    ("after_replica".into(), Value::String(step.into())),
-                    ("outcome".into(), Value::String(r.outcome.as_str().into())),
-                    ("message".into(), Value::String(r.message.clone())),
-                    ("attempts".into(), Value::Number(r.attempts as f64)),
-                    ("decision".into(), r.decision.to_value()),
-                ]),
-            ),
-        ])
+        SideBySideJson {
+            comparison: self.comparison.wire(),
+            primary: self.primary.wire(),
+            re_resolution: ReResolutionJson {
+                after_replica: r.after_replica,
+                attempts: r.attempts,
+                decision: r.decision.wire(),
+                message: &r.message,
+                outcome: r.outcome,
+            },
+            replica: self.replica.wire(),
+        }
     }
 
-    /// The RFC 8785 canonical JSON of [`SideBySide::to_value`].
+    /// The RFC 8785 canonical JSON of [`SideBySide::wire`].
     pub fn to_json(&self) -> String {
-        jcs::canonicalize(&self.to_value())
+        // Cannot fail: every member name is a string, and nothing is bytes.
+        jcs::to_string(&self.wire()).unwrap_or_default()
     }
 }
 
@@ -499,9 +456,7 @@ pub fn side_by_side(
     let decision = resolution.finish();
     let message = decision
         .resolution()
-        .and_then(|r| r.get("message"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
+        .map(|r| r.message.clone())
         .unwrap_or_else(|| match outcome {
             Outcome::Accepted => {
                 format!("accepted the card from {first} at attempt 1; {second} not asked")
@@ -525,9 +480,158 @@ pub fn side_by_side(
     }
 }
 
+// The JSON forms, borrowed from the types above: the one definition the canonical text, the
+// inspector and the generated TypeScript declarations come from. Members are declared in
+// RFC 8785 order, so the canonical writer never moves them.
+
+/// [`SideBySide`] on the wire (the package's `CardComparison`).
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct SideBySideJson<'a> {
+    /// What differs between the two cards.
+    pub comparison: CardComparisonJson<'a>,
+    /// The primary's card judged with the primary's watermark.
+    #[cfg_attr(feature = "js", tsify(type = "Decision"))]
+    pub primary: DecisionJson<'a>,
+    /// What re-resolution (replica, then primary) concludes.
+    pub re_resolution: ReResolutionJson<'a>,
+    /// The replica's card judged with the replica's watermark.
+    #[cfg_attr(feature = "js", tsify(type = "Decision"))]
+    pub replica: DecisionJson<'a>,
+}
+
+/// [`ReResolution`] on the wire.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct ReResolutionJson<'a> {
+    /// The rule's step after the replica's decision.
+    pub after_replica: Step,
+    /// How many sources were asked (1 or 2).
+    pub attempts: usize,
+    /// The final decision, as a host answers it.
+    #[cfg_attr(feature = "js", tsify(type = "Decision"))]
+    pub decision: DecisionJson<'a>,
+    /// A sentence: how the resolution ended.
+    pub message: &'a str,
+    /// Why the resolution ended.
+    pub outcome: Outcome,
+}
+
+/// [`CardComparison`] on the wire.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct CardComparisonJson<'a> {
+    /// Every kind, in [`ChangeKind::ALL`] order; empty unless both cards are readable.
+    pub changes: Vec<KindDiffJson<'a>>,
+    /// Both sides are readable cards.
+    pub comparable: bool,
+    /// The primary's side.
+    pub primary: ComparedSide<'a>,
+    /// The replica's side.
+    pub replica: ComparedSide<'a>,
+    /// Both bodies have the same card hash.
+    pub same_card: bool,
+    /// How the version changed, when both cards are readable.
+    pub version: Option<VersionJson<'a>>,
+}
+
+/// Both versions and how they relate.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct VersionJson<'a> {
+    /// How the primary's version relates to the replica's.
+    pub change: VersionChange,
+    /// The primary's `version`.
+    pub primary: &'a str,
+    /// The replica's `version`.
+    pub replica: &'a str,
+}
+
+/// [`KindDiff`] on the wire.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct KindDiffJson<'a> {
+    /// Only the primary has it.
+    pub added: &'a [String],
+    /// Something was added or removed.
+    pub changed: bool,
+    /// What is compared.
+    pub kind: ChangeKind,
+    /// Only the replica has it.
+    pub removed: &'a [String],
+    /// Both have it.
+    pub unchanged: &'a [String],
+}
+
+/// One side of a comparison: what the gate reads from the card, or its defect (also for a body
+/// that does not parse: the comparison never fails for a card).
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum ComparedSide<'a> {
+    /// A readable card.
+    Readable(ReadableSide<'a>),
+    /// A body the gate cannot read as a card.
+    Unreadable(UnreadableSide<'a>),
+}
+
+/// A readable side.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct ReadableSide<'a> {
+    /// `sha256:<hex>`.
+    #[cfg_attr(feature = "js", tsify(type = "string"))]
+    pub card_hash: Option<&'a str>,
+    /// Interface URLs as written.
+    pub endpoints: &'a [String],
+    /// What the gate counts, in requirement syntax.
+    pub granted: &'a [String],
+    /// `name`.
+    pub name: &'a str,
+    /// `true`.
+    #[cfg_attr(feature = "js", tsify(type = "true"))]
+    pub readable: Readable,
+    /// `version`.
+    pub version: &'a str,
+}
+
+/// An unreadable side.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct UnreadableSide<'a> {
+    /// `sha256:<hex>` when the body is JSON within the size limit, else `null`.
+    pub card_hash: Option<&'a str>,
+    /// Why the gate cannot read it.
+    pub defect: &'a CardDefect,
+    /// `false`.
+    #[cfg_attr(feature = "js", tsify(type = "false"))]
+    pub readable: Unreadable,
+}
+
+/// `true`: the `readable` of a [`ReadableSide`].
+#[derive(Debug, Clone, Copy)]
+pub struct Readable;
+
+/// `false`: the `readable` of an [`UnreadableSide`].
+#[derive(Debug, Clone, Copy)]
+pub struct Unreadable;
+
+impl Serialize for Readable {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(true)
+    }
+}
+
+impl Serialize for Unreadable {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(false)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Value;
 
     const REPLICA: &str = r#"{"name":"worker-7","version":"2.0.0",
       "supportedInterfaces":[{"url":"wss://worker-7.internal/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
@@ -538,7 +642,7 @@ mod tests {
       "capabilities":{"streaming":true,"pushNotifications":false},
       "skills":[{"id":"task.execute.v3","name":"Execute task","description":"Runs one planner task.","tags":["task"]}]}"#;
 
-    fn kind(c: &CardComparison, k: Kind) -> &KindDiff {
+    fn kind(c: &CardComparison, k: ChangeKind) -> &KindDiff {
         c.changes.iter().find(|d| d.kind == k).unwrap()
     }
 
@@ -556,20 +660,23 @@ mod tests {
         assert!(c.comparable());
         assert!(!c.same_card);
         assert_eq!(c.version, Some(VersionChange::Newer));
-        let skills = kind(&c, Kind::Skill);
+        let skills = kind(&c, ChangeKind::Skill);
         assert_eq!(skills.removed, ["task.execute.v2"]);
         assert_eq!(skills.added, ["task.execute.v3"]);
         assert!(skills.unchanged.is_empty());
-        let ep = kind(&c, Kind::Endpoint);
+        let ep = kind(&c, ChangeKind::Endpoint);
         assert_eq!(ep.removed, ["wss://worker-7.internal/a2a"]);
         assert_eq!(ep.added, ["wss://worker-7.internal/a2a/v3"]);
-        assert_eq!(kind(&c, Kind::Binding).unchanged, ["binding:JSONRPC"]);
-        assert_eq!(kind(&c, Kind::Protocol).unchanged, ["protocol:1.0"]);
-        assert_eq!(kind(&c, Kind::Flag).unchanged, ["capability:streaming"]);
-        assert!(!kind(&c, Kind::Flag).changed());
+        assert_eq!(kind(&c, ChangeKind::Binding).unchanged, ["binding:JSONRPC"]);
+        assert_eq!(kind(&c, ChangeKind::Protocol).unchanged, ["protocol:1.0"]);
+        assert_eq!(
+            kind(&c, ChangeKind::Flag).unchanged,
+            ["capability:streaming"]
+        );
+        assert!(!kind(&c, ChangeKind::Flag).changed());
         assert_eq!(
             c.changes.iter().map(|d| d.kind).collect::<Vec<_>>(),
-            Kind::ALL
+            ChangeKind::ALL
         );
         let json = c.to_json();
         assert!(
@@ -622,7 +729,7 @@ mod tests {
         assert_eq!(side_hash(&s.comparison.primary), hash(&fresh));
         assert_eq!(s.replica.status(), 503);
         assert!(s.primary.is_valid());
-        let skills = kind(&s.comparison, Kind::Skill);
+        let skills = kind(&s.comparison, ChangeKind::Skill);
         assert_eq!(
             (&skills.removed[..], &skills.added[..]),
             (
@@ -650,16 +757,16 @@ mod tests {
           "supportedInterfaces":[{"protocolBinding":"GRPC","protocolVersion":"1.0"}]}"#;
         let c = compare(replica, primary);
         assert_eq!(c.version, Some(VersionChange::Unchanged));
-        assert_eq!(kind(&c, Kind::Flag).removed, ["capability:streaming"]);
+        assert_eq!(kind(&c, ChangeKind::Flag).removed, ["capability:streaming"]);
         assert!(
-            kind(&c, Kind::Flag).added.is_empty(),
+            kind(&c, ChangeKind::Flag).added.is_empty(),
             "{:?}",
-            kind(&c, Kind::Flag)
+            kind(&c, ChangeKind::Flag)
         );
-        assert_eq!(kind(&c, Kind::Binding).removed, ["binding:JSONRPC"]);
-        assert_eq!(kind(&c, Kind::Binding).unchanged, ["binding:GRPC"]);
-        assert_eq!(kind(&c, Kind::Protocol).removed, ["protocol:0.3"]);
-        assert!(kind(&c, Kind::Endpoint).added.is_empty());
+        assert_eq!(kind(&c, ChangeKind::Binding).removed, ["binding:JSONRPC"]);
+        assert_eq!(kind(&c, ChangeKind::Binding).unchanged, ["binding:GRPC"]);
+        assert_eq!(kind(&c, ChangeKind::Protocol).removed, ["protocol:0.3"]);
+        assert!(kind(&c, ChangeKind::Endpoint).added.is_empty());
     }
 
     #[test]
@@ -719,7 +826,7 @@ mod tests {
             assert_eq!(defect.code.as_str(), code);
             assert_eq!(c.version, None);
             assert!(c.changes.is_empty());
-            let v = c.to_value();
+            let v = crate::json::parse(c.to_json().as_bytes(), 16).unwrap();
             assert_eq!(v.get("comparable"), Some(&Value::Bool(false)));
             assert_eq!(
                 v.pointer("/primary/defect/code").and_then(Value::as_str),
@@ -842,11 +949,7 @@ mod tests {
         assert_eq!(r.decision.status(), 503);
         // The last card that answered: the primary's.
         assert_eq!(r.decision.card_hash(), s.primary.card_hash());
-        let attempts = r
-            .decision
-            .resolution()
-            .and_then(|v| v.get("attempts"))
-            .and_then(Value::as_array);
-        assert_eq!(attempts.map(<[Value]>::len), Some(2));
+        let attempts = r.decision.resolution().map(|v| v.attempts.len());
+        assert_eq!(attempts, Some(2));
     }
 }

@@ -4,6 +4,7 @@ use crate::card_hash::CardHash;
 use crate::jcs;
 use crate::json::Value;
 use crate::reason::{Condition, ErrorClass, ReasonCode};
+use crate::resolution::ResolutionSummary;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// One failed check, with the figures that explain it.
@@ -88,7 +89,7 @@ pub struct Decision {
     pub(crate) defect_path: Option<String>,
     pub(crate) defect_offset: Option<usize>,
     /// Re-resolution: the attempts and how it ended (see [`crate::resolution`]).
-    pub(crate) resolution: Option<Value>,
+    pub(crate) resolution: Option<Box<ResolutionSummary>>,
 }
 
 /// How much of an unreadable body a decision carries.
@@ -145,8 +146,8 @@ impl Decision {
     }
     /// The re-resolution record (`attempts`, `outcome`, `source`), when there was more than one
     /// attempt or the resolution stopped early.
-    pub fn resolution(&self) -> Option<&Value> {
-        self.resolution.as_ref()
+    pub fn resolution(&self) -> Option<&ResolutionSummary> {
+        self.resolution.as_deref()
     }
     /// The messages of every reason, joined: the problem's `detail`.
     pub fn detail(&self) -> String {
@@ -231,7 +232,7 @@ impl Decision {
         let card_version = read.then_some(self.card_version.as_deref());
         let staleness_ms = read.then_some(self.staleness_ms);
         let freshness = read.then_some(self.freshness);
-        let resolution = self.resolution.as_ref();
+        let resolution = self.resolution.as_deref();
         let Some(class) = self.error_class else {
             return DecisionJson::Valid(ValidJson {
                 verdict: Valid,
@@ -365,8 +366,7 @@ pub struct ValidJson<'a> {
     pub freshness: Option<Option<FreshnessBasis>>,
     /// The re-resolution record, when more than one source was asked or a bound ended it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
-    pub resolution: Option<&'a Value>,
+    pub resolution: Option<&'a ResolutionSummary>,
     /// The staleness figure established, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub staleness_ms: Option<Option<u64>>,
@@ -413,8 +413,7 @@ pub struct RejectedJson<'a> {
     pub reasons: Vec<ReasonJson<'a>>,
     /// The re-resolution record.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "js", tsify(type = "ResolutionSummary"))]
-    pub resolution: Option<&'a Value>,
+    pub resolution: Option<&'a ResolutionSummary>,
     /// The staleness figure established, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub staleness_ms: Option<Option<u64>>,

@@ -3,8 +3,10 @@
 
 use std::fmt;
 
-/// Which JavaScript error class an [`InputError`] maps to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which JavaScript error class an [`InputError`] maps to (`"type"` or `"range"` in its JSON
+/// form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum InputErrorKind {
     /// Wrong JSON type, unknown member, not JSON at all (`TypeError`).
     Type,

@@ -26,17 +26,20 @@ use crate::{Decision, InputError, InputErrorKind, Observation, Requirement, Time
 /// `JSON.parse` of its canonical JSON, members in that order: serde-wasm-bindgen's serializer
 /// and its string cache are then not linked for this one cold object).
 fn js_error(err: &InputError) -> JsValue {
-    use crate::json::Value;
-    let kind = match err.kind {
-        InputErrorKind::Type => "type",
-        InputErrorKind::Range => "range",
+    /// The thrown object's members, in RFC 8785 order.
+    #[derive(serde::Serialize)]
+    struct Thrown<'a> {
+        kind: InputErrorKind,
+        message: &'a str,
+        path: &'a str,
+    }
+    let thrown = Thrown {
+        kind: err.kind,
+        message: &err.message,
+        path: &err.path,
     };
-    let value = Value::Object(vec![
-        ("kind".into(), Value::String(kind.into())),
-        ("message".into(), Value::String(err.message.clone())),
-        ("path".into(), Value::String(err.path.clone())),
-    ]);
-    json_parse(&crate::jcs::canonicalize(&value))
+    // Cannot fail: every member name is a string, and nothing is bytes.
+    json_parse(&crate::jcs::to_string(&thrown).unwrap_or_default())
 }
 
 /// A requirement or observation as JavaScript gives it: JSON text (read verbatim, strictly),
@@ -631,7 +634,8 @@ impl ResolutionRaw {
     pub fn attempts(&self) -> String {
         self.inner.as_ref().map_or_else(
             || "[]".to_owned(),
-            |r| crate::jcs::canonicalize(&r.attempts_value()),
+            // Cannot fail: every member name is a string, and nothing is bytes.
+            |r| crate::jcs::to_string(&r.attempt_summaries()).unwrap_or_default(),
         )
     }
 

@@ -23,8 +23,8 @@
 //! plain decision, byte for byte.
 
 use crate::decision::Decision;
-use crate::json::Value;
 use crate::reason::{ErrorClass, ReasonCode};
+use serde::ser::{Serialize, Serializer};
 
 /// Bounds on one resolution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,9 @@ impl Default for ResolutionLimits {
 }
 
 /// What the host does after an attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
 pub enum Step {
     /// The card is valid: use it.
     Accept,
@@ -56,7 +58,9 @@ pub enum Step {
 }
 
 /// Why a resolution ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// An attempt was valid.
     Accepted,
@@ -70,20 +74,6 @@ pub enum Outcome {
     OverBudget,
     /// No further source was configured.
     SourcesExhausted,
-}
-
-impl Outcome {
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Accepted => "accepted",
-            Outcome::CapabilityMismatch => "capability_mismatch",
-            Outcome::AttemptsExhausted => "attempts_exhausted",
-            Outcome::DeadlinePassed => "deadline_passed",
-            Outcome::OverBudget => "over_budget",
-            Outcome::SourcesExhausted => "sources_exhausted",
-        }
-    }
 }
 
 /// What one source answered.
@@ -146,8 +136,8 @@ impl Resolution {
     /// The attempts so far in their JSON form: the `resolution.attempts` array of
     /// [`Resolution::finish`], also for a resolution whose final decision is the plain one (a
     /// host reports them on its error either way).
-    pub fn attempts_value(&self) -> Value {
-        Value::Array(self.attempts.iter().map(attempt_value).collect())
+    pub fn attempt_summaries(&self) -> Vec<ResolutionAttempt> {
+        self.attempts.iter().map(ResolutionAttempt::of).collect()
     }
 
     /// Why the resolution ended, once it has.
@@ -230,10 +220,10 @@ impl Resolution {
                 outcome,
                 Outcome::Accepted | Outcome::CapabilityMismatch | Outcome::AttemptsExhausted
             );
-        let summary = self.attempts_value();
-        let chosen_source = chosen
+        let attempts = self.attempt_summaries();
+        let source = chosen
             .and_then(|i| self.attempts.get(i))
-            .map_or(Value::Null, |a| Value::String(a.source.clone()));
+            .map(|a| a.source.clone());
         let mut decision = match chosen.map(|i| self.attempts.swap_remove(i).answer) {
             Some(Answer::Card(d)) => *d,
             _ => {
@@ -260,7 +250,7 @@ impl Resolution {
             return decision;
         }
         let tried = self.attempts.len() + usize::from(chosen.is_some());
-        let from = chosen_source.as_str().unwrap_or("no source").to_string();
+        let from = source.as_deref().unwrap_or("no source");
         let message = match outcome {
             Outcome::Accepted => format!("accepted the card from {from} at attempt {tried}"),
             Outcome::CapabilityMismatch => format!(
@@ -281,62 +271,148 @@ impl Resolution {
                 format!("no valid card from any of the {tried} sources tried")
             }
         };
-        decision.resolution = Some(Value::Object(vec![
-            ("attempts".into(), summary),
-            ("message".into(), Value::String(message)),
-            ("outcome".into(), Value::String(outcome.as_str().into())),
-            ("source".into(), chosen_source),
-        ]));
+        decision.resolution = Some(Box::new(ResolutionSummary {
+            attempts,
+            message,
+            outcome,
+            source,
+        }));
         decision
     }
 }
 
-/// One attempt in the decision JSON.
-fn attempt_value(a: &Attempt) -> Value {
-    let s = |v: &str| Value::String(v.to_string());
-    let mut m = vec![
-        ("source".to_string(), s(&a.source)),
-        ("elapsed_ms".to_string(), Value::Number(a.elapsed_ms as f64)),
-    ];
-    match &a.answer {
-        Answer::Card(d) => {
-            m.push((
-                "verdict".into(),
-                s(if d.is_valid() { "valid" } else { "rejected" }),
-            ));
-            m.push(("status".into(), Value::Number(f64::from(d.status()))));
-            m.push((
-                "error_class".into(),
-                d.error_class().map_or(Value::Null, |c| s(c.as_str())),
-            ));
-            m.push((
-                "staleness_ms".into(),
-                d.staleness_ms()
-                    .map_or(Value::Null, |n| Value::Number(n as f64)),
-            ));
-            m.push((
-                "card_hash".into(),
-                d.card_hash().map_or(Value::Null, |h| s(h.as_str())),
-            ));
-            m.push((
-                "reasons".into(),
-                Value::Array(
-                    d.reasons()
-                        .iter()
-                        .map(|r| {
-                            Value::Object(vec![
-                                ("code".into(), s(r.code.as_str())),
-                                ("message".into(), s(&r.message)),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ));
-        }
-        Answer::Failed(why) => {
-            m.push(("verdict".into(), s("failed")));
-            m.push(("error".into(), s(why)));
+// The wire form. Members are declared in RFC 8785 order, so the canonical writer never moves
+// them; the TypeScript declarations are generated from these types.
+
+/// A decision's `resolution` member (DESIGN.md "Re-resolution"): present when more than one
+/// source was asked, or a bound ended the resolution.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct ResolutionSummary {
+    /// Every attempt, in the order made.
+    pub attempts: Vec<ResolutionAttempt>,
+    /// A sentence: how the resolution ended, with its figures.
+    pub message: String,
+    /// Why it ended.
+    pub outcome: Outcome,
+    /// The source whose decision this is; `null` for `source_unavailable` (no source served a
+    /// card).
+    pub source: Option<String>,
+}
+
+/// One attempt on the wire: a source that served a card the gate judged, or one that served
+/// none (timeout, refused connection, HTTP error).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum ResolutionAttempt {
+    /// The source served a card.
+    Card(CardAttempt),
+    /// The source served no card.
+    Failed(FailedAttempt),
+}
+
+/// An attempt whose source served a card: the gate's decision in brief.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct CardAttempt {
+    /// `sha256:<hex>`, when the body parsed.
+    pub card_hash: Option<String>,
+    /// ms since the resolution started, when the answer was recorded.
+    pub elapsed_ms: u64,
+    /// The decision's error class; `null` when valid.
+    pub error_class: Option<ErrorClass>,
+    /// The decision's reasons, code and message only.
+    pub reasons: Vec<AttemptReason>,
+    /// The card URL (or cluster, or label) asked.
+    pub source: String,
+    /// The staleness figure established, if any.
+    pub staleness_ms: Option<u64>,
+    /// The decision's status.
+    pub status: u16,
+    /// `"valid"` or `"rejected"`.
+    pub verdict: AttemptVerdict,
+}
+
+/// The verdict of an attempt that served a card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptVerdict {
+    /// The card was valid.
+    Valid,
+    /// The card was rejected.
+    Rejected,
+}
+
+/// One reason of an attempt's decision.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct AttemptReason {
+    /// The stable code.
+    pub code: ReasonCode,
+    /// The sentence with the figures.
+    pub message: String,
+}
+
+/// An attempt whose source served no card.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct FailedAttempt {
+    /// ms since the resolution started, when the failure was recorded.
+    pub elapsed_ms: u64,
+    /// Why: a timeout, a refused connection, an HTTP error status.
+    pub error: String,
+    /// The card URL (or cluster, or label) asked.
+    pub source: String,
+    /// `"failed"`.
+    #[cfg_attr(feature = "js", tsify(type = "\"failed\""))]
+    pub verdict: Failed,
+}
+
+/// `"failed"`: the `verdict` of a [`FailedAttempt`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Failed;
+
+impl Serialize for Failed {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str("failed")
+    }
+}
+
+impl ResolutionAttempt {
+    /// The wire form of one recorded attempt.
+    fn of(a: &Attempt) -> ResolutionAttempt {
+        let source = a.source.clone();
+        let elapsed_ms = a.elapsed_ms;
+        match &a.answer {
+            Answer::Card(d) => ResolutionAttempt::Card(CardAttempt {
+                card_hash: d.card_hash().map(|h| h.as_str().to_owned()),
+                elapsed_ms,
+                error_class: d.error_class(),
+                reasons: d
+                    .reasons()
+                    .iter()
+                    .map(|r| AttemptReason {
+                        code: r.code,
+                        message: r.message.clone(),
+                    })
+                    .collect(),
+                source,
+                staleness_ms: d.staleness_ms(),
+                status: d.status(),
+                verdict: if d.is_valid() {
+                    AttemptVerdict::Valid
+                } else {
+                    AttemptVerdict::Rejected
+                },
+            }),
+            Answer::Failed(why) => ResolutionAttempt::Failed(FailedAttempt {
+                elapsed_ms,
+                error: why.clone(),
+                source,
+                verdict: Failed,
+            }),
         }
     }
-    Value::Object(m)
 }

@@ -11,6 +11,7 @@
 use crate::gate::evaluate_document;
 use crate::json::{self, Value};
 use crate::reason::ReasonCode;
+use crate::resolution::ResolutionSummary;
 use crate::{evaluate_with, jcs, Decision, Limits, Requirement, Timestamp};
 
 use std::rc::Rc;
@@ -453,15 +454,27 @@ pub fn rejection_log(
 
 /// One structured log line for a re-resolution: the request, the rule and the core's
 /// `resolution` member (every attempt, the outcome, the source served).
-pub fn resolution_log(resolution: &Value, rule_agent: Option<&str>, path: &str) -> String {
-    let s = |v: &str| Value::String(v.to_owned());
-    let line = Value::Object(vec![
-        ("event".into(), s("cardgate.re_resolved")),
-        ("path".into(), s(path)),
-        ("rule".into(), rule_agent.map_or(Value::Null, s)),
-        ("resolution".into(), resolution.clone()),
-    ]);
-    jcs::canonicalize(&line)
+pub fn resolution_log(
+    resolution: &ResolutionSummary,
+    rule_agent: Option<&str>,
+    path: &str,
+) -> String {
+    /// The line's members, in RFC 8785 order.
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        event: &'static str,
+        path: &'a str,
+        resolution: &'a ResolutionSummary,
+        rule: Option<&'a str>,
+    }
+    let line = Line {
+        event: "cardgate.re_resolved",
+        path,
+        resolution,
+        rule: rule_agent,
+    };
+    // Cannot fail: every member name is a string, and nothing is bytes.
+    jcs::to_string(&line).unwrap_or_default()
 }
 
 /// The decision's reason codes, in order.

@@ -286,11 +286,25 @@ impl<'o> Object<'o> {
     }
 
     fn member<T: Serialize + ?Sized>(&mut self, name: Name, value: &T) -> Result<(), Error> {
+        let begin = self.name(&name);
+        value.serialize(Canonical {
+            out: &mut *self.out,
+        })?;
+        self.noted(name, begin);
+        Ok(())
+    }
+
+    /// Writes a member's `"name":` (after a comma unless it is the first) and returns where the
+    /// member starts. Kept out of line, like [`Object::noted`], so that each struct field's
+    /// generic `serialize_field` is little more than its value's `serialize`: measured
+    /// 2026-12-01, 17 KB off the npm package and 9 KB off the filter for about 900 more
+    /// instructions per decision written (callgrind `to_json`, 6.8k -> 7.7k).
+    #[inline(never)]
+    fn name(&mut self, name: &Name) -> usize {
         if !self.members.is_empty() {
             self.out.push(',');
         }
         let begin = self.out.len();
-        let text = Object::text(&self.keys, &name);
         match name {
             // A struct field's name (static, short, plain ASCII in every wire type) is written
             // as it is when nothing in it needs an escape.
@@ -301,20 +315,23 @@ impl<'o> Object<'o> {
                 self.out.push_str("\":");
             }
             _ => {
-                write_string(self.out, text);
+                write_string(self.out, Object::text(&self.keys, name));
                 self.out.push(':');
             }
         }
-        value.serialize(Canonical {
-            out: &mut *self.out,
-        })?;
+        begin
+    }
+
+    /// Notes the member written from `begin`, and whether the members still come in order.
+    #[inline(never)]
+    fn noted(&mut self, name: Name, begin: usize) {
         if let Some((last, _)) = self.members.last() {
+            let text = Object::text(&self.keys, &name);
             if utf16_cmp(Object::text(&self.keys, last), text) != std::cmp::Ordering::Less {
                 self.in_order = false;
             }
         }
         self.members.push((name, begin..self.out.len()));
-        Ok(())
     }
 
     fn close(mut self) -> &'o mut String {

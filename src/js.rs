@@ -483,7 +483,8 @@ pub fn version() -> String {
 /// wrapper's `DEFAULT_WATERMARK` must name the same headers as the Envoy filter's default.
 #[wasm_bindgen(js_name = conventionalWatermarkSources)]
 pub fn conventional_watermark_sources() -> String {
-    crate::jcs::canonicalize(&crate::WatermarkSources::conventional().to_value())
+    // Cannot fail: every member name is a string, and nothing is bytes.
+    crate::jcs::to_string(&crate::WatermarkSources::conventional()).unwrap_or_default()
 }
 
 /// What a card grants, per SDK reading and in total (`api::declared_capabilities`), as JSON:

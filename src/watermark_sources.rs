@@ -21,8 +21,9 @@ pub const CONSUL_LAST_CONTACT_HEADER: &str = "x-consul-lastcontact";
 /// Consul's leader flag.
 pub const CONSUL_KNOWN_LEADER_HEADER: &str = "x-consul-knownleader";
 
-/// Response headers that carry the replica's watermark (names stored lowercase).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Response headers that carry the replica's watermark (names stored lowercase). Its JSON form,
+/// shared with the JS package, has these members (an absent header is `null`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct WatermarkSources {
     /// Replica lag in milliseconds, e.g. `x-replica-lag-ms`.
     pub lag_ms_header: Option<String>,
@@ -48,20 +49,6 @@ impl WatermarkSources {
             consul: true,
             age: true,
         }
-    }
-
-    /// The JSON form shared with the JS package: `{"lag_ms_header": ..., "lag_s_header": ...,
-    /// "synced_at_header": ..., "consul": bool, "age": bool}` (absent headers are `null`).
-    pub fn to_value(&self) -> Value {
-        let name =
-            |n: &Option<String>| n.as_ref().map_or(Value::Null, |s| Value::String(s.clone()));
-        Value::Object(vec![
-            ("lag_ms_header".into(), name(&self.lag_ms_header)),
-            ("lag_s_header".into(), name(&self.lag_s_header)),
-            ("synced_at_header".into(), name(&self.synced_at_header)),
-            ("consul".into(), Value::Bool(self.consul)),
-            ("age".into(), Value::Bool(self.age)),
-        ])
     }
 }
 

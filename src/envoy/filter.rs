@@ -740,20 +740,23 @@ impl CardStream {
             .flatten()
             .unwrap_or_default();
         let header = |name: &str| card.response.values(name);
-        // One clock read is both the evaluation's "now" and the start of its timing (a second
-        // one ends it, on the evaluations sampled for the histogram).
+        // The clock is read only when something needs it: an evaluation sampled for the
+        // histogram (its start, which is also its "now"; a second read ends it), or a watermark
+        // whose staleness is measured against now (`synced_at`). A lag needs no clock.
         let timed = self.sampler.borrow_mut().take();
-        let started_ns = nanos_now();
+        let started_ns = timed.then(nanos_now);
+        let mut clock =
+            || Timestamp::from_unix_nanos(i128::from(started_ns.unwrap_or_else(nanos_now)));
         let (decision, lookup) = response::evaluate_body_cached(
             &body,
             route,
             &card.requirement,
             &header,
-            Timestamp::from_unix_nanos(i128::from(started_ns)),
+            &mut clock,
             &config.limits,
             &mut self.analyses.borrow_mut(),
         );
-        if timed {
+        if let Some(started_ns) = started_ns {
             metrics::record(
                 metrics::EVALUATION_US,
                 nanos_now().saturating_sub(started_ns) / 1000,

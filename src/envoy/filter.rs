@@ -35,7 +35,9 @@ use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 use super::analysis::{AnalysisCache, Lookup};
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
-use super::headers::{edited_headers, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo};
+use super::headers::{
+    edited_headers, serialize_pairs, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo,
+};
 use super::metrics;
 use super::redirect;
 use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
@@ -315,9 +317,52 @@ impl Context for CardStream {
     }
 }
 
-/// A copy of a header map, read with one host call.
+/// A copy of a header map, read with one host call (the host's buffer kept as it is).
 fn read_headers(map: MapType) -> HeaderSnapshot {
-    HeaderSnapshot(hostcalls::get_map_bytes(map).unwrap_or_default())
+    HeaderSnapshot::from_pairs_bytes(raw::get_header_map_pairs(map))
+}
+
+/// The whole-map host calls without the SDK's copies: its `get_map_bytes` turns the host's
+/// buffer into a `String` and a `Vec` per header (and panics on a status other than `Ok`), and
+/// `set_map_bytes` takes the entries as a new `Vec` to serialize.
+mod raw {
+    use proxy_wasm::types::MapType;
+
+    #[link(wasm_import_module = "env")]
+    extern "C" {
+        fn proxy_get_header_map_pairs(
+            map_type: u32,
+            return_map_data: *mut *mut u8,
+            return_map_size: *mut usize,
+        ) -> u32;
+        fn proxy_set_header_map_pairs(map_type: u32, map_data: *const u8, map_size: usize) -> u32;
+    }
+
+    /// Status `Ok` in the proxy-wasm ABI.
+    const OK: u32 = 0;
+
+    /// The map in the pairs format, as the host wrote it (empty if the host refused).
+    pub fn get_header_map_pairs(map: MapType) -> Vec<u8> {
+        let mut data: *mut u8 = std::ptr::null_mut();
+        let mut size: usize = 0;
+        // SAFETY: the host writes a pointer and a size through the two out-pointers, which
+        // point at live locals.
+        let status = unsafe { proxy_get_header_map_pairs(map as u32, &mut data, &mut size) };
+        if status != OK || data.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: the host allocated these `size` bytes in the VM through
+        // `proxy_on_memory_allocate` (the SDK's: a boxed slice of exactly `size` bytes, so
+        // length and capacity are `size`) and hands them over; this is how the SDK's own
+        // `get_map_bytes` takes them.
+        unsafe { Vec::from_raw_parts(data, size, size) }
+    }
+
+    /// Replaces the whole map with `pairs` (the pairs format); whether the host took it.
+    pub fn set_header_map_pairs(map: MapType, pairs: &[u8]) -> bool {
+        // SAFETY: the host reads `pairs.len()` bytes from a live slice during the call.
+        unsafe { proxy_set_header_map_pairs(map as u32, pairs.as_ptr(), pairs.len()) == OK }
+    }
 }
 
 /// Removes from the host's map, and from `snapshot`, every header whose lowercase name
@@ -361,9 +406,9 @@ fn write_forward_headers(
         );
         edits.push(HeaderEdit::Add("vary", response::VARY.as_bytes()));
     }
-    let _ = hostcalls::set_map_bytes(
+    let _ = raw::set_header_map_pairs(
         MapType::HttpResponseHeaders,
-        edited_headers(upstream, &edits),
+        &serialize_pairs(&edited_headers(upstream, &edits)),
     );
 }
 

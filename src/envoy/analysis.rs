@@ -60,6 +60,9 @@ pub enum Lookup {
 /// Analyses by exact body bytes, bounded, least recently used evicted first.
 pub struct AnalysisCache {
     entries: VecMap<Fingerprint, Vec<Entry>>,
+    /// The fingerprint of the entry used last: a body equal to its body is found without
+    /// fingerprinting it (a registry serves the same card again and again).
+    last: Option<Fingerprint>,
     len: usize,
     bytes: usize,
     clock: u64,
@@ -78,6 +81,7 @@ impl AnalysisCache {
     pub fn with_bounds(max_entries: usize, max_bytes: usize) -> AnalysisCache {
         AnalysisCache {
             entries: VecMap::new(),
+            last: None,
             len: 0,
             bytes: 0,
             clock: 0,
@@ -126,13 +130,29 @@ impl AnalysisCache {
         f: impl FnOnce(&Analysis, &mut PassedChecks) -> R,
     ) -> (R, Lookup) {
         self.clock += 1;
-        let key = fingerprint(body);
-        if let Some(entry) = self
-            .entries
-            .get_mut(&key)
-            .and_then(|bucket| bucket.iter_mut().find(|e| same_bytes(&e.body, body)))
+        // The bucket of the entry used last first: its bodies are compared in full, as any
+        // candidate's are (a length that differs ends a comparison at once), and only when none
+        // is this body is the body fingerprinted. A body equal to one in that bucket has its
+        // fingerprint, so either way `key` is this body's fingerprint.
+        let position = |entries: &VecMap<Fingerprint, Vec<Entry>>, key: &Fingerprint| {
+            entries
+                .get(key)
+                .and_then(|bucket| bucket.iter().position(|e| same_bytes(&e.body, body)))
+        };
+        let (key, found) = match self
+            .last
+            .filter(|k| k.0 == body.len())
+            .and_then(|k| Some((k, position(&self.entries, &k)?)))
         {
+            Some((k, i)) => (k, Some(i)),
+            None => {
+                let k = fingerprint(body);
+                (k, position(&self.entries, &k))
+            }
+        };
+        if let Some(entry) = found.and_then(|i| self.entries.get_mut(&key)?.get_mut(i)) {
             entry.used = self.clock;
+            self.last = Some(key);
             return (f(&entry.analysis, &mut entry.checks), Lookup::Hit);
         }
         let analysis = analyze(body, limits);
@@ -147,6 +167,7 @@ impl AnalysisCache {
                 }
             }
             if let Some(bucket) = self.entries.get_or_insert_with(key, Vec::new) {
+                self.last = Some(key);
                 self.bytes += weight;
                 self.len += 1;
                 bucket.push(Entry {
@@ -425,6 +446,39 @@ mod tests {
         assert_eq!(hows[0], Lookup::Miss);
         assert!(hows[1..].iter().all(|h| *h == Lookup::Hit));
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn the_last_entry_is_tried_first_and_only_by_its_bytes() {
+        let mut cache = AnalysisCache::with_bounds(2, usize::MAX);
+        let (a, b, c) = (card("a"), card("b"), card("c"));
+        assert_eq!(a.len(), b.len());
+        let req =
+            Requirement::from_json(r#"{"require":["task.execute.v3"],"max_stale":"10s"}"#).unwrap();
+        let obs = Observation::from_json(r#"{"lag_ms":"100"}"#).unwrap();
+        let name = |body: &[u8], cache: &mut AnalysisCache| {
+            let (d, how) = cache.with(body, &Limits::default(), |x| decide(x, &req, &obs));
+            assert_eq!(
+                d.to_json(),
+                evaluate_with(body, &req, &obs, &Limits::default()).to_json()
+            );
+            how
+        };
+        let hows: Vec<Lookup> = [&a, &a, &b, &a, &b, &b, &c, &a, &b, &c]
+            .iter()
+            .map(|body| name(body, &mut cache))
+            .collect();
+        use Lookup::{Hit, Miss};
+        // c evicts a (the least recently used), then a evicts b, b evicts c.
+        assert_eq!(
+            hows,
+            [Miss, Hit, Miss, Hit, Hit, Hit, Miss, Miss, Miss, Miss]
+        );
+        assert_eq!(cache.last, Some(fingerprint(&c)));
+        while cache.evict_oldest() {}
+        // The last entry is gone: its fingerprint leads nowhere.
+        assert_eq!(name(&c, &mut cache), Miss);
+        assert_eq!(name(&c, &mut cache), Hit);
     }
 
     #[test]

@@ -268,22 +268,35 @@ pub enum HeaderEdit<'a> {
 
 /// The response headers after `edits`, applied in order to the upstream's copy: the map the
 /// same edits made one host call each would leave (same entries, same order).
+///
+/// In one pass, without moving entries: an entry is kept unless a `Set` or `Remove` of its name
+/// comes after it (after the edit that added it, or anywhere for an upstream entry).
 pub fn edited_headers<'a>(
     upstream: &'a HeaderSnapshot,
     edits: &[HeaderEdit<'a>],
 ) -> Vec<(&'a [u8], &'a [u8])> {
+    // The name each edit clears, by position (None for an `Add`).
+    let clears = |edit: &HeaderEdit<'a>| match *edit {
+        HeaderEdit::Set(name, _) | HeaderEdit::Remove(name) => Some(name.as_bytes()),
+        HeaderEdit::Add(..) => None,
+    };
+    let cleared_after = |name: &[u8], from: usize| {
+        edits
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(clears)
+            .any(|c| c.eq_ignore_ascii_case(name))
+    };
     let mut map: Vec<(&[u8], &[u8])> = Vec::with_capacity(upstream.entries.len() + edits.len());
-    map.extend(upstream.pairs());
-    for edit in edits {
-        match *edit {
-            HeaderEdit::Set(name, value) => {
-                map.retain(|(k, _)| !k.eq_ignore_ascii_case(name.as_bytes()));
-                map.push((name.as_bytes(), value));
-            }
-            HeaderEdit::Remove(name) => {
-                map.retain(|(k, _)| !k.eq_ignore_ascii_case(name.as_bytes()))
-            }
-            HeaderEdit::Add(name, value) => map.push((name.as_bytes(), value)),
+    map.extend(upstream.pairs().filter(|(k, _)| !cleared_after(k, 0)));
+    for (i, edit) in edits.iter().enumerate() {
+        let added = match *edit {
+            HeaderEdit::Set(name, value) | HeaderEdit::Add(name, value) => (name.as_bytes(), value),
+            HeaderEdit::Remove(_) => continue,
+        };
+        if !cleared_after(added.0, i + 1) {
+            map.push(added);
         }
     }
     map
@@ -429,6 +442,71 @@ mod tests {
     fn snapshot(pairs: &[(&str, &str)]) -> HeaderSnapshot {
         let pairs: Vec<(&str, &[u8])> = pairs.iter().map(|(k, v)| (*k, v.as_bytes())).collect();
         HeaderSnapshot::from_pairs(&pairs)
+    }
+
+    /// The edits applied one at a time, as the host's single-header calls would.
+    fn one_by_one<'a>(
+        upstream: &'a HeaderSnapshot,
+        edits: &[HeaderEdit<'a>],
+    ) -> Vec<(&'a [u8], &'a [u8])> {
+        let mut map: Vec<(&[u8], &[u8])> = upstream.pairs().collect();
+        for edit in edits {
+            match *edit {
+                HeaderEdit::Set(name, value) => {
+                    map.retain(|(k, _)| !k.eq_ignore_ascii_case(name.as_bytes()));
+                    map.push((name.as_bytes(), value));
+                }
+                HeaderEdit::Remove(name) => {
+                    map.retain(|(k, _)| !k.eq_ignore_ascii_case(name.as_bytes()))
+                }
+                HeaderEdit::Add(name, value) => map.push((name.as_bytes(), value)),
+            }
+        }
+        map
+    }
+
+    #[test]
+    fn edits_in_one_pass_match_edits_one_at_a_time() {
+        let upstream = snapshot(&[
+            (":status", "200"),
+            ("Vary", "accept"),
+            ("x-a", "1"),
+            ("x-b", "2"),
+            ("x-a", "3"),
+        ]);
+        let names = ["x-a", "X-B", "vary", "x-c"];
+        let values: [&[u8]; 3] = [b"p", b"q", b""];
+        // Every sequence of up to three edits over these names and values.
+        let mut all: Vec<HeaderEdit> = Vec::new();
+        for n in names {
+            all.push(HeaderEdit::Remove(n));
+            for v in values {
+                all.push(HeaderEdit::Set(n, v));
+                all.push(HeaderEdit::Add(n, v));
+            }
+        }
+        let pick = |i: usize| match &all[i] {
+            HeaderEdit::Set(n, v) => HeaderEdit::Set(n, v),
+            HeaderEdit::Remove(n) => HeaderEdit::Remove(n),
+            HeaderEdit::Add(n, v) => HeaderEdit::Add(n, v),
+        };
+        let k = all.len();
+        let mut checked = 0;
+        for a in 0..k {
+            for b in 0..k {
+                for c in (0..k).step_by(3) {
+                    let edits = [pick(a), pick(b), pick(c)];
+                    assert_eq!(
+                        edited_headers(&upstream, &edits),
+                        one_by_one(&upstream, &edits)
+                    );
+                    let two = [pick(a), pick(b)];
+                    assert_eq!(edited_headers(&upstream, &two), one_by_one(&upstream, &two));
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 5_000);
     }
 
     #[test]

@@ -278,6 +278,10 @@ pub fn unreadable_encoding(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Deci
 /// in any of its values.
 fn foreign_charset(content_types: &[Vec<u8>]) -> Option<String> {
     for value in content_types {
+        // A parameter has a '=': without one (`application/json`) there is no charset.
+        if !value.contains(&b'=') {
+            continue;
+        }
         let text = String::from_utf8_lossy(value);
         // Envoy joins repeated headers with ','; parameters follow ';'.
         for param in text.split([',', ';']) {

@@ -22,6 +22,7 @@
 //! card as the whole body use the cache (envelope routes, `card_pointer`/`watermark_pointer`,
 //! read their watermark from the body, so they evaluate every answer in full).
 
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use super::vec_map::VecMap;
@@ -63,6 +64,11 @@ pub struct AnalysisCache {
     /// The fingerprint of the entry used last: a body equal to its body is found without
     /// fingerprinting it (a registry serves the same card again and again).
     last: Option<Fingerprint>,
+    /// Every use of an entry, oldest first, as (its clock, its fingerprint): the least recently
+    /// used entry is the first record whose entry still has that clock as its last use (later
+    /// uses and evicted entries leave stale records, skipped). Rebuilt from the entries when it
+    /// holds more than [`AnalysisCache::uses_bound`] records, so its size stays bounded.
+    uses: VecDeque<(u64, Fingerprint)>,
     len: usize,
     bytes: usize,
     clock: u64,
@@ -82,6 +88,7 @@ impl AnalysisCache {
         AnalysisCache {
             entries: VecMap::new(),
             last: None,
+            uses: VecDeque::new(),
             len: 0,
             bytes: 0,
             clock: 0,
@@ -153,7 +160,9 @@ impl AnalysisCache {
         if let Some(entry) = found.and_then(|i| self.entries.get_mut(&key)?.get_mut(i)) {
             entry.used = self.clock;
             self.last = Some(key);
-            return (f(&entry.analysis, &mut entry.checks), Lookup::Hit);
+            let out = f(&entry.analysis, &mut entry.checks);
+            self.record_use(key);
+            return (out, Lookup::Hit);
         }
         let analysis = analyze(body, limits);
         let mut checks = PassedChecks::default();
@@ -177,12 +186,58 @@ impl AnalysisCache {
                     weight,
                     used: self.clock,
                 });
+                self.record_use(key);
             }
         }
         (out, Lookup::Miss)
     }
 
+    /// Most records [`AnalysisCache::uses`] holds before it is rebuilt.
+    fn uses_bound(&self) -> usize {
+        self.max_entries
+            .min(1 << 16)
+            .saturating_mul(2)
+            .saturating_add(16)
+    }
+
+    /// Records the use of the entry with fingerprint `key` at the current clock.
+    fn record_use(&mut self, key: Fingerprint) {
+        self.uses.push_back((self.clock, key));
+        if self.uses.len() > self.uses_bound() {
+            // Only each entry's last use is still needed, in order.
+            let mut live: Vec<(u64, Fingerprint)> = self
+                .entries
+                .iter()
+                .flat_map(|(k, bucket)| bucket.iter().map(move |e| (e.used, *k)))
+                .collect();
+            live.sort_unstable();
+            self.uses = live.into();
+        }
+    }
+
+    /// Evicts the least recently used entry; whether there was one.
     fn evict_oldest(&mut self) -> bool {
+        while let Some((used, key)) = self.uses.pop_front() {
+            let Some(bucket) = self.entries.get_mut(&key) else {
+                continue;
+            };
+            let Some(i) = bucket.iter().position(|e| e.used == used) else {
+                continue;
+            };
+            let entry = bucket.swap_remove(i);
+            if bucket.is_empty() {
+                self.entries.remove(&key);
+            }
+            self.bytes -= entry.weight;
+            self.len -= 1;
+            return true;
+        }
+        // Not reached while every entry's last use is recorded; the full scan keeps eviction
+        // working regardless.
+        self.evict_oldest_by_scan()
+    }
+
+    fn evict_oldest_by_scan(&mut self) -> bool {
         let oldest = self
             .entries
             .iter()
@@ -479,6 +534,41 @@ mod tests {
         // The last entry is gone: its fingerprint leads nowhere.
         assert_eq!(name(&c, &mut cache), Miss);
         assert_eq!(name(&c, &mut cache), Hit);
+    }
+
+    #[test]
+    fn evictions_follow_a_plain_lru_over_long_runs() {
+        let bodies: Vec<Vec<u8>> = (0..12).map(|i| card(&format!("n{i}"))).collect();
+        for max in [1, 2, 5, 11] {
+            let mut cache = AnalysisCache::with_bounds(max, usize::MAX);
+            // The model: most recently used last.
+            let mut model: Vec<usize> = Vec::new();
+            let mut seed: u64 = 7;
+            for step in 0..3000 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Skewed: low indexes come back often, so hits and misses both happen.
+                let pick = ((seed >> 33) % 12) as usize;
+                let pick = if step % 3 == 0 { pick } else { pick % 4 };
+                let expected = if let Some(at) = model.iter().position(|&b| b == pick) {
+                    model.remove(at);
+                    Lookup::Hit
+                } else {
+                    if model.len() == max {
+                        model.remove(0);
+                    }
+                    Lookup::Miss
+                };
+                model.push(pick);
+                assert_eq!(lookup(&mut cache, &bodies[pick]), expected, "{max} {step}");
+                assert_eq!(cache.len(), model.len());
+                assert!(cache.uses.len() <= cache.uses_bound());
+            }
+            for (i, body) in bodies.iter().enumerate() {
+                assert_eq!(cache.contains(body), model.contains(&i));
+            }
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ use super::analysis::{AnalysisCache, Lookup};
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
 use super::headers::{
-    edited_headers, serialize_pairs, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo,
+    header_calls, HeaderCall, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo,
 };
 use super::metrics;
 use super::redirect;
@@ -322,9 +322,9 @@ fn read_headers(map: MapType) -> HeaderSnapshot {
     HeaderSnapshot::from_pairs_bytes(raw::get_header_map_pairs(map))
 }
 
-/// The whole-map host calls without the SDK's copies: its `get_map_bytes` turns the host's
-/// buffer into a `String` and a `Vec` per header (and panics on a status other than `Ok`), and
-/// `set_map_bytes` takes the entries as a new `Vec` to serialize.
+/// Header-map host calls without the SDK's copies and panics: its `get_map_bytes` turns the
+/// host's buffer into a `String` and a `Vec` per header, and its calls panic on a status other
+/// than `Ok`.
 mod raw {
     use proxy_wasm::types::MapType;
 
@@ -335,7 +335,25 @@ mod raw {
             return_map_data: *mut *mut u8,
             return_map_size: *mut usize,
         ) -> u32;
-        fn proxy_set_header_map_pairs(map_type: u32, map_data: *const u8, map_size: usize) -> u32;
+        fn proxy_add_header_map_value(
+            map_type: u32,
+            key_data: *const u8,
+            key_size: usize,
+            value_data: *const u8,
+            value_size: usize,
+        ) -> u32;
+        fn proxy_replace_header_map_value(
+            map_type: u32,
+            key_data: *const u8,
+            key_size: usize,
+            value_data: *const u8,
+            value_size: usize,
+        ) -> u32;
+        fn proxy_remove_header_map_value(
+            map_type: u32,
+            key_data: *const u8,
+            key_size: usize,
+        ) -> u32;
     }
 
     /// Status `Ok` in the proxy-wasm ABI.
@@ -358,10 +376,38 @@ mod raw {
         unsafe { Vec::from_raw_parts(data, size, size) }
     }
 
-    /// Replaces the whole map with `pairs` (the pairs format); whether the host took it.
-    pub fn set_header_map_pairs(map: MapType, pairs: &[u8]) -> bool {
-        // SAFETY: the host reads `pairs.len()` bytes from a live slice during the call.
-        unsafe { proxy_set_header_map_pairs(map as u32, pairs.as_ptr(), pairs.len()) == OK }
+    /// Appends one entry (Envoy's `addCopy`). A refusal is ignored: the SDK's own calls panic.
+    pub fn add_header_map_value(map: MapType, name: &str, value: &[u8]) {
+        // SAFETY: the host reads both live slices during the call.
+        unsafe {
+            proxy_add_header_map_value(
+                map as u32,
+                name.as_ptr(),
+                name.len(),
+                value.as_ptr(),
+                value.len(),
+            )
+        };
+    }
+
+    /// Replaces a header (Envoy's `setCopy`).
+    pub fn replace_header_map_value(map: MapType, name: &str, value: &[u8]) {
+        // SAFETY: the host reads both live slices during the call.
+        unsafe {
+            proxy_replace_header_map_value(
+                map as u32,
+                name.as_ptr(),
+                name.len(),
+                value.as_ptr(),
+                value.len(),
+            )
+        };
+    }
+
+    /// Removes every entry of a header.
+    pub fn remove_header_map_value(map: MapType, name: &str) {
+        // SAFETY: the host reads a live slice during the call.
+        unsafe { proxy_remove_header_map_value(map as u32, name.as_ptr(), name.len()) };
     }
 }
 
@@ -382,21 +428,28 @@ fn strip_verdict_headers(map: MapType) -> HeaderSnapshot {
 }
 
 /// Writes the verdict headers of a forwarded answer and, on a valid one, keeps caches after the
-/// gate from reusing it longer than `cap_s` seconds, in one host call (the whole map: Envoy
-/// replaces it with these entries in this order) instead of one per header.
-/// `upstream`: the response headers as the upstream sent them (less `a2a-card-*`), unchanged
-/// since (the filter holds them until it decides).
+/// gate from reusing it longer than `cap_s` seconds: one single-header host call per header
+/// written ([`header_calls`]). `upstream`: the response headers as the upstream sent them (less
+/// `a2a-card-*`), unchanged since (the filter holds them until it decides).
+///
+/// Not one whole-map write: Envoy carries that out by removing and re-adding every header the
+/// upstream sent, which cost more than these few calls in the bench (bench/README.md), and more
+/// the more headers an upstream sends.
 fn write_forward_headers(
     upstream: &HeaderSnapshot,
     verdict: &[(&'static str, String)],
     cap_s: Option<u64>,
 ) {
-    let cache_control =
-        cap_s.map(|cap| response::capped_cache_control(&upstream.values("cache-control"), cap));
-    let mut edits: Vec<HeaderEdit> = verdict
-        .iter()
-        .map(|(name, value)| HeaderEdit::Set(name, value.as_bytes()))
-        .collect();
+    let cache_control = cap_s.map(|cap| {
+        let values: Vec<&[u8]> = upstream.values_of("cache-control").collect();
+        response::capped_cache_control(&values, cap)
+    });
+    let mut edits: Vec<HeaderEdit> = Vec::with_capacity(verdict.len() + 5);
+    edits.extend(
+        verdict
+            .iter()
+            .map(|(name, value)| HeaderEdit::Set(name, value.as_bytes())),
+    );
     if let Some(value) = &cache_control {
         edits.push(HeaderEdit::Set("cache-control", value.as_bytes()));
         edits.extend(
@@ -406,10 +459,14 @@ fn write_forward_headers(
         );
         edits.push(HeaderEdit::Add("vary", response::VARY.as_bytes()));
     }
-    let _ = raw::set_header_map_pairs(
-        MapType::HttpResponseHeaders,
-        &serialize_pairs(&edited_headers(upstream, &edits)),
-    );
+    let map = MapType::HttpResponseHeaders;
+    for call in header_calls(upstream, &edits) {
+        match call {
+            HeaderCall::Add(name, value) => raw::add_header_map_value(map, name, value),
+            HeaderCall::Replace(name, value) => raw::replace_header_map_value(map, name, value),
+            HeaderCall::Remove(name) => raw::remove_header_map_value(map, name),
+        }
+    }
 }
 
 /// Empties the buffered response body (the answer to a `HEAD`): the headers, including the

@@ -257,6 +257,7 @@ pub fn serialize_pairs(pairs: &[(&[u8], &[u8])]) -> Vec<u8> {
 
 /// One edit of the response header map, as the host's single-header calls apply it (Envoy's
 /// `replace` removes every entry of the name and appends one, `add` appends).
+#[derive(Clone, Copy)]
 pub enum HeaderEdit<'a> {
     /// Envoy's `replace`: every entry of the name removed, one appended.
     Set(&'a str, &'a [u8]),
@@ -302,11 +303,63 @@ pub fn edited_headers<'a>(
     map
 }
 
+/// One single-header host call on a header map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderCall<'a> {
+    /// `proxy_add_header_map_value`: one entry appended.
+    Add(&'a str, &'a [u8]),
+    /// `proxy_replace_header_map_value`, made only where the name has exactly one entry (so
+    /// that every host's `replace` leaves the same map).
+    Replace(&'a str, &'a [u8]),
+    /// `proxy_remove_header_map_value`: every entry of the name removed.
+    Remove(&'a str),
+}
+
+/// The single-header calls that make `edits` to the map `upstream` holds, as few as the copy
+/// allows: a `Set` of a name the map lacks is an add, of a name it has once a replace, of a
+/// name it has several times a remove and an add; a `Remove` of a name it lacks is no call.
+/// The map they leave is [`edited_headers`]'s, but for where a replaced entry sits among
+/// entries of other names (which HTTP leaves without meaning).
+pub fn header_calls<'a>(
+    upstream: &HeaderSnapshot,
+    edits: &[HeaderEdit<'a>],
+) -> Vec<HeaderCall<'a>> {
+    let mut calls = Vec::with_capacity(edits.len());
+    for (i, edit) in edits.iter().enumerate() {
+        let name = match *edit {
+            HeaderEdit::Set(name, _) | HeaderEdit::Remove(name) | HeaderEdit::Add(name, _) => name,
+        };
+        // How many entries of the name the map holds now: the upstream's, then the edits before.
+        let mut count = upstream.values_of(name).count();
+        for before in edits.get(..i).unwrap_or_default() {
+            match *before {
+                HeaderEdit::Set(n, _) if n.eq_ignore_ascii_case(name) => count = 1,
+                HeaderEdit::Remove(n) if n.eq_ignore_ascii_case(name) => count = 0,
+                HeaderEdit::Add(n, _) if n.eq_ignore_ascii_case(name) => count += 1,
+                _ => {}
+            }
+        }
+        match (*edit, count) {
+            (HeaderEdit::Set(name, value), 0) | (HeaderEdit::Add(name, value), _) => {
+                calls.push(HeaderCall::Add(name, value))
+            }
+            (HeaderEdit::Set(name, value), 1) => calls.push(HeaderCall::Replace(name, value)),
+            (HeaderEdit::Set(name, value), _) => {
+                calls.push(HeaderCall::Remove(name));
+                calls.push(HeaderCall::Add(name, value));
+            }
+            (HeaderEdit::Remove(_), 0) => {}
+            (HeaderEdit::Remove(name), _) => calls.push(HeaderCall::Remove(name)),
+        }
+    }
+    calls
+}
+
 #[cfg(test)]
 mod tests {
     use super::{
-        edited_headers, serialize_pairs, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo,
-        REQUEST_MEMO_MAX_KEY, REQUEST_MEMO_SIZE,
+        edited_headers, header_calls, serialize_pairs, HeaderCall, HeaderEdit, HeaderSnapshot,
+        MemoEntry, RequestMemo, REQUEST_MEMO_MAX_KEY, REQUEST_MEMO_SIZE,
     };
     use crate::envoy::routes::RouteId;
     use crate::Requirement;
@@ -507,6 +560,89 @@ mod tests {
             }
         }
         assert!(checked > 5_000);
+    }
+
+    /// The map `calls` leave, made one at a time on the upstream's copy (a replace modelled as
+    /// Envoy's `setCopy`: every entry removed, one appended).
+    fn after_calls<'a>(
+        upstream: &'a HeaderSnapshot,
+        calls: &[HeaderCall<'a>],
+    ) -> Vec<(&'a [u8], &'a [u8])> {
+        let mut map: Vec<(&[u8], &[u8])> = upstream.pairs().collect();
+        for call in calls {
+            match *call {
+                HeaderCall::Add(name, value) => map.push((name.as_bytes(), value)),
+                HeaderCall::Replace(name, value) => {
+                    assert_eq!(
+                        map.iter()
+                            .filter(|(k, _)| k.eq_ignore_ascii_case(name.as_bytes()))
+                            .count(),
+                        1,
+                        "a replace only where the name has one entry"
+                    );
+                    map.retain(|(k, _)| !k.eq_ignore_ascii_case(name.as_bytes()));
+                    map.push((name.as_bytes(), value));
+                }
+                HeaderCall::Remove(name) => {
+                    map.retain(|(k, _)| !k.eq_ignore_ascii_case(name.as_bytes()))
+                }
+            }
+        }
+        map
+    }
+
+    #[test]
+    fn single_header_calls_leave_the_edited_map() {
+        let upstream = snapshot(&[
+            (":status", "200"),
+            ("Vary", "accept"),
+            ("x-a", "1"),
+            ("x-b", "2"),
+            ("x-a", "3"),
+        ]);
+        let names = ["x-a", "X-B", "vary", "x-c"];
+        let values: [&[u8]; 2] = [b"p", b""];
+        let mut all: Vec<HeaderEdit> = Vec::new();
+        for n in names {
+            all.push(HeaderEdit::Remove(n));
+            for v in values {
+                all.push(HeaderEdit::Set(n, v));
+                all.push(HeaderEdit::Add(n, v));
+            }
+        }
+        let mut most = 0;
+        for a in &all {
+            for b in &all {
+                for c in &all {
+                    let edits = [*a, *b, *c];
+                    let calls = header_calls(&upstream, &edits);
+                    assert_eq!(
+                        after_calls(&upstream, &calls),
+                        edited_headers(&upstream, &edits)
+                    );
+                    most = most.max(calls.len());
+                }
+            }
+        }
+        // Set x-a (held twice: remove, add), Add x-a, Set x-a (held twice again).
+        assert_eq!(most, 5);
+        // What a valid answer writes, on an upstream with one Cache-Control and no Expires:
+        // one call per header written.
+        let upstream = snapshot(&[(":status", "200"), ("cache-control", "max-age=60")]);
+        let edits = [
+            HeaderEdit::Set("a2a-card-verdict", b"valid"),
+            HeaderEdit::Set("cache-control", b"max-age=9"),
+            HeaderEdit::Remove("expires"),
+            HeaderEdit::Add("vary", b"a2a-min-card-version"),
+        ];
+        assert_eq!(
+            header_calls(&upstream, &edits),
+            [
+                HeaderCall::Add("a2a-card-verdict", b"valid"),
+                HeaderCall::Replace("cache-control", b"max-age=9"),
+                HeaderCall::Add("vary", b"a2a-min-card-version"),
+            ]
+        );
     }
 
     #[test]

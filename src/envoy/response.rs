@@ -79,12 +79,12 @@ pub fn lifetime_left_s(decision: &Decision, requirement: &Requirement) -> u64 {
 /// The `Cache-Control` value for a valid answer whose upstream sent `values`: every directive
 /// kept except those in [`LIFETIME_DIRECTIVES`], then `max-age` (the upstream's, or `cap_s` if
 /// that is smaller or there was none) and `s-maxage` (likewise, when the upstream sent one).
-pub fn capped_cache_control(values: &[Vec<u8>], cap_s: u64) -> String {
+pub fn capped_cache_control(values: &[impl AsRef<[u8]>], cap_s: u64) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut max_age: Option<u64> = None;
     let mut s_maxage: Option<u64> = None;
     for value in values {
-        let text = String::from_utf8_lossy(value);
+        let text = String::from_utf8_lossy(value.as_ref());
         for directive in split_directives(&text) {
             let (name, arg) = match directive.split_once('=') {
                 Some((n, a)) => (

@@ -22,6 +22,7 @@
 //! card as the whole body use the cache (envelope routes, `card_pointer`/`watermark_pointer`,
 //! read their watermark from the body, so they evaluate every answer in full).
 
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use super::vec_map::VecMap;
@@ -60,6 +61,14 @@ pub enum Lookup {
 /// Analyses by exact body bytes, bounded, least recently used evicted first.
 pub struct AnalysisCache {
     entries: VecMap<Fingerprint, Vec<Entry>>,
+    /// The fingerprint of the entry used last: a body equal to its body is found without
+    /// fingerprinting it (a registry serves the same card again and again).
+    last: Option<Fingerprint>,
+    /// Every use of an entry, oldest first, as (its clock, its fingerprint): the least recently
+    /// used entry is the first record whose entry still has that clock as its last use (later
+    /// uses and evicted entries leave stale records, skipped). Rebuilt from the entries when it
+    /// holds more than [`AnalysisCache::uses_bound`] records, so its size stays bounded.
+    uses: VecDeque<(u64, Fingerprint)>,
     len: usize,
     bytes: usize,
     clock: u64,
@@ -78,6 +87,8 @@ impl AnalysisCache {
     pub fn with_bounds(max_entries: usize, max_bytes: usize) -> AnalysisCache {
         AnalysisCache {
             entries: VecMap::new(),
+            last: None,
+            uses: VecDeque::new(),
             len: 0,
             bytes: 0,
             clock: 0,
@@ -126,14 +137,32 @@ impl AnalysisCache {
         f: impl FnOnce(&Analysis, &mut PassedChecks) -> R,
     ) -> (R, Lookup) {
         self.clock += 1;
-        let key = fingerprint(body);
-        if let Some(entry) = self
-            .entries
-            .get_mut(&key)
-            .and_then(|bucket| bucket.iter_mut().find(|e| same_bytes(&e.body, body)))
+        // The bucket of the entry used last first: its bodies are compared in full, as any
+        // candidate's are (a length that differs ends a comparison at once), and only when none
+        // is this body is the body fingerprinted. A body equal to one in that bucket has its
+        // fingerprint, so either way `key` is this body's fingerprint.
+        let position = |entries: &VecMap<Fingerprint, Vec<Entry>>, key: &Fingerprint| {
+            entries
+                .get(key)
+                .and_then(|bucket| bucket.iter().position(|e| same_bytes(&e.body, body)))
+        };
+        let (key, found) = match self
+            .last
+            .filter(|k| k.0 == body.len())
+            .and_then(|k| Some((k, position(&self.entries, &k)?)))
         {
+            Some((k, i)) => (k, Some(i)),
+            None => {
+                let k = fingerprint(body);
+                (k, position(&self.entries, &k))
+            }
+        };
+        if let Some(entry) = found.and_then(|i| self.entries.get_mut(&key)?.get_mut(i)) {
             entry.used = self.clock;
-            return (f(&entry.analysis, &mut entry.checks), Lookup::Hit);
+            self.last = Some(key);
+            let out = f(&entry.analysis, &mut entry.checks);
+            self.record_use(key);
+            return (out, Lookup::Hit);
         }
         let analysis = analyze(body, limits);
         let mut checks = PassedChecks::default();
@@ -147,6 +176,7 @@ impl AnalysisCache {
                 }
             }
             if let Some(bucket) = self.entries.get_or_insert_with(key, Vec::new) {
+                self.last = Some(key);
                 self.bytes += weight;
                 self.len += 1;
                 bucket.push(Entry {
@@ -156,12 +186,58 @@ impl AnalysisCache {
                     weight,
                     used: self.clock,
                 });
+                self.record_use(key);
             }
         }
         (out, Lookup::Miss)
     }
 
+    /// Most records [`AnalysisCache::uses`] holds before it is rebuilt.
+    fn uses_bound(&self) -> usize {
+        self.max_entries
+            .min(1 << 16)
+            .saturating_mul(2)
+            .saturating_add(16)
+    }
+
+    /// Records the use of the entry with fingerprint `key` at the current clock.
+    fn record_use(&mut self, key: Fingerprint) {
+        self.uses.push_back((self.clock, key));
+        if self.uses.len() > self.uses_bound() {
+            // Only each entry's last use is still needed, in order.
+            let mut live: Vec<(u64, Fingerprint)> = self
+                .entries
+                .iter()
+                .flat_map(|(k, bucket)| bucket.iter().map(move |e| (e.used, *k)))
+                .collect();
+            live.sort_unstable();
+            self.uses = live.into();
+        }
+    }
+
+    /// Evicts the least recently used entry; whether there was one.
     fn evict_oldest(&mut self) -> bool {
+        while let Some((used, key)) = self.uses.pop_front() {
+            let Some(bucket) = self.entries.get_mut(&key) else {
+                continue;
+            };
+            let Some(i) = bucket.iter().position(|e| e.used == used) else {
+                continue;
+            };
+            let entry = bucket.swap_remove(i);
+            if bucket.is_empty() {
+                self.entries.remove(&key);
+            }
+            self.bytes -= entry.weight;
+            self.len -= 1;
+            return true;
+        }
+        // Not reached while every entry's last use is recorded; the full scan keeps eviction
+        // working regardless.
+        self.evict_oldest_by_scan()
+    }
+
+    fn evict_oldest_by_scan(&mut self) -> bool {
         let oldest = self
             .entries
             .iter()
@@ -425,6 +501,74 @@ mod tests {
         assert_eq!(hows[0], Lookup::Miss);
         assert!(hows[1..].iter().all(|h| *h == Lookup::Hit));
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn the_last_entry_is_tried_first_and_only_by_its_bytes() {
+        let mut cache = AnalysisCache::with_bounds(2, usize::MAX);
+        let (a, b, c) = (card("a"), card("b"), card("c"));
+        assert_eq!(a.len(), b.len());
+        let req =
+            Requirement::from_json(r#"{"require":["task.execute.v3"],"max_stale":"10s"}"#).unwrap();
+        let obs = Observation::from_json(r#"{"lag_ms":"100"}"#).unwrap();
+        let name = |body: &[u8], cache: &mut AnalysisCache| {
+            let (d, how) = cache.with(body, &Limits::default(), |x| decide(x, &req, &obs));
+            assert_eq!(
+                d.to_json(),
+                evaluate_with(body, &req, &obs, &Limits::default()).to_json()
+            );
+            how
+        };
+        let hows: Vec<Lookup> = [&a, &a, &b, &a, &b, &b, &c, &a, &b, &c]
+            .iter()
+            .map(|body| name(body, &mut cache))
+            .collect();
+        use Lookup::{Hit, Miss};
+        // c evicts a (the least recently used), then a evicts b, b evicts c.
+        assert_eq!(
+            hows,
+            [Miss, Hit, Miss, Hit, Hit, Hit, Miss, Miss, Miss, Miss]
+        );
+        assert_eq!(cache.last, Some(fingerprint(&c)));
+        while cache.evict_oldest() {}
+        // The last entry is gone: its fingerprint leads nowhere.
+        assert_eq!(name(&c, &mut cache), Miss);
+        assert_eq!(name(&c, &mut cache), Hit);
+    }
+
+    #[test]
+    fn evictions_follow_a_plain_lru_over_long_runs() {
+        let bodies: Vec<Vec<u8>> = (0..12).map(|i| card(&format!("n{i}"))).collect();
+        for max in [1, 2, 5, 11] {
+            let mut cache = AnalysisCache::with_bounds(max, usize::MAX);
+            // The model: most recently used last.
+            let mut model: Vec<usize> = Vec::new();
+            let mut seed: u64 = 7;
+            for step in 0..3000 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Skewed: low indexes come back often, so hits and misses both happen.
+                let pick = ((seed >> 33) % 12) as usize;
+                let pick = if step % 3 == 0 { pick } else { pick % 4 };
+                let expected = if let Some(at) = model.iter().position(|&b| b == pick) {
+                    model.remove(at);
+                    Lookup::Hit
+                } else {
+                    if model.len() == max {
+                        model.remove(0);
+                    }
+                    Lookup::Miss
+                };
+                model.push(pick);
+                assert_eq!(lookup(&mut cache, &bodies[pick]), expected, "{max} {step}");
+                assert_eq!(cache.len(), model.len());
+                assert!(cache.uses.len() <= cache.uses_bound());
+            }
+            for (i, body) in bodies.iter().enumerate() {
+                assert_eq!(cache.contains(body), model.contains(&i));
+            }
+        }
     }
 
     #[test]

@@ -35,7 +35,9 @@ use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 use super::analysis::{AnalysisCache, Lookup};
 use super::caller::{caller_requirement, effective_requirement};
 use super::config::{FilterConfig, Mode};
-use super::headers::{edited_headers, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo};
+use super::headers::{
+    header_calls, HeaderCall, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo,
+};
 use super::metrics;
 use super::redirect;
 use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
@@ -315,9 +317,98 @@ impl Context for CardStream {
     }
 }
 
-/// A copy of a header map, read with one host call.
+/// A copy of a header map, read with one host call (the host's buffer kept as it is).
 fn read_headers(map: MapType) -> HeaderSnapshot {
-    HeaderSnapshot(hostcalls::get_map_bytes(map).unwrap_or_default())
+    HeaderSnapshot::from_pairs_bytes(raw::get_header_map_pairs(map))
+}
+
+/// Header-map host calls without the SDK's copies and panics: its `get_map_bytes` turns the
+/// host's buffer into a `String` and a `Vec` per header, and its calls panic on a status other
+/// than `Ok`.
+mod raw {
+    use proxy_wasm::types::MapType;
+
+    #[link(wasm_import_module = "env")]
+    extern "C" {
+        fn proxy_get_header_map_pairs(
+            map_type: u32,
+            return_map_data: *mut *mut u8,
+            return_map_size: *mut usize,
+        ) -> u32;
+        fn proxy_add_header_map_value(
+            map_type: u32,
+            key_data: *const u8,
+            key_size: usize,
+            value_data: *const u8,
+            value_size: usize,
+        ) -> u32;
+        fn proxy_replace_header_map_value(
+            map_type: u32,
+            key_data: *const u8,
+            key_size: usize,
+            value_data: *const u8,
+            value_size: usize,
+        ) -> u32;
+        fn proxy_remove_header_map_value(
+            map_type: u32,
+            key_data: *const u8,
+            key_size: usize,
+        ) -> u32;
+    }
+
+    /// Status `Ok` in the proxy-wasm ABI.
+    const OK: u32 = 0;
+
+    /// The map in the pairs format, as the host wrote it (empty if the host refused).
+    pub fn get_header_map_pairs(map: MapType) -> Vec<u8> {
+        let mut data: *mut u8 = std::ptr::null_mut();
+        let mut size: usize = 0;
+        // SAFETY: the host writes a pointer and a size through the two out-pointers, which
+        // point at live locals.
+        let status = unsafe { proxy_get_header_map_pairs(map as u32, &mut data, &mut size) };
+        if status != OK || data.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: the host allocated these `size` bytes in the VM through
+        // `proxy_on_memory_allocate` (the SDK's: a boxed slice of exactly `size` bytes, so
+        // length and capacity are `size`) and hands them over; this is how the SDK's own
+        // `get_map_bytes` takes them.
+        unsafe { Vec::from_raw_parts(data, size, size) }
+    }
+
+    /// Appends one entry (Envoy's `addCopy`). A refusal is ignored: the SDK's own calls panic.
+    pub fn add_header_map_value(map: MapType, name: &str, value: &[u8]) {
+        // SAFETY: the host reads both live slices during the call.
+        unsafe {
+            proxy_add_header_map_value(
+                map as u32,
+                name.as_ptr(),
+                name.len(),
+                value.as_ptr(),
+                value.len(),
+            )
+        };
+    }
+
+    /// Replaces a header (Envoy's `setCopy`).
+    pub fn replace_header_map_value(map: MapType, name: &str, value: &[u8]) {
+        // SAFETY: the host reads both live slices during the call.
+        unsafe {
+            proxy_replace_header_map_value(
+                map as u32,
+                name.as_ptr(),
+                name.len(),
+                value.as_ptr(),
+                value.len(),
+            )
+        };
+    }
+
+    /// Removes every entry of a header.
+    pub fn remove_header_map_value(map: MapType, name: &str) {
+        // SAFETY: the host reads a live slice during the call.
+        unsafe { proxy_remove_header_map_value(map as u32, name.as_ptr(), name.len()) };
+    }
 }
 
 /// Removes from the host's map, and from `snapshot`, every header whose lowercase name
@@ -337,21 +428,28 @@ fn strip_verdict_headers(map: MapType) -> HeaderSnapshot {
 }
 
 /// Writes the verdict headers of a forwarded answer and, on a valid one, keeps caches after the
-/// gate from reusing it longer than `cap_s` seconds, in one host call (the whole map: Envoy
-/// replaces it with these entries in this order) instead of one per header.
-/// `upstream`: the response headers as the upstream sent them (less `a2a-card-*`), unchanged
-/// since (the filter holds them until it decides).
+/// gate from reusing it longer than `cap_s` seconds: one single-header host call per header
+/// written ([`header_calls`]). `upstream`: the response headers as the upstream sent them (less
+/// `a2a-card-*`), unchanged since (the filter holds them until it decides).
+///
+/// Not one whole-map write: Envoy carries that out by removing and re-adding every header the
+/// upstream sent, which cost more than these few calls in the bench (bench/README.md), and more
+/// the more headers an upstream sends.
 fn write_forward_headers(
     upstream: &HeaderSnapshot,
     verdict: &[(&'static str, String)],
     cap_s: Option<u64>,
 ) {
-    let cache_control =
-        cap_s.map(|cap| response::capped_cache_control(&upstream.values("cache-control"), cap));
-    let mut edits: Vec<HeaderEdit> = verdict
-        .iter()
-        .map(|(name, value)| HeaderEdit::Set(name, value.as_bytes()))
-        .collect();
+    let cache_control = cap_s.map(|cap| {
+        let values: Vec<&[u8]> = upstream.values_of("cache-control").collect();
+        response::capped_cache_control(&values, cap)
+    });
+    let mut edits: Vec<HeaderEdit> = Vec::with_capacity(verdict.len() + 5);
+    edits.extend(
+        verdict
+            .iter()
+            .map(|(name, value)| HeaderEdit::Set(name, value.as_bytes())),
+    );
     if let Some(value) = &cache_control {
         edits.push(HeaderEdit::Set("cache-control", value.as_bytes()));
         edits.extend(
@@ -361,10 +459,14 @@ fn write_forward_headers(
         );
         edits.push(HeaderEdit::Add("vary", response::VARY.as_bytes()));
     }
-    let _ = hostcalls::set_map_bytes(
-        MapType::HttpResponseHeaders,
-        edited_headers(upstream, &edits),
-    );
+    let map = MapType::HttpResponseHeaders;
+    for call in header_calls(upstream, &edits) {
+        match call {
+            HeaderCall::Add(name, value) => raw::add_header_map_value(map, name, value),
+            HeaderCall::Replace(name, value) => raw::replace_header_map_value(map, name, value),
+            HeaderCall::Remove(name) => raw::remove_header_map_value(map, name),
+        }
+    }
 }
 
 /// Empties the buffered response body (the answer to a `HEAD`): the headers, including the
@@ -740,20 +842,23 @@ impl CardStream {
             .flatten()
             .unwrap_or_default();
         let header = |name: &str| card.response.values(name);
-        // One clock read is both the evaluation's "now" and the start of its timing (a second
-        // one ends it, on the evaluations sampled for the histogram).
+        // The clock is read only when something needs it: an evaluation sampled for the
+        // histogram (its start, which is also its "now"; a second read ends it), or a watermark
+        // whose staleness is measured against now (`synced_at`). A lag needs no clock.
         let timed = self.sampler.borrow_mut().take();
-        let started_ns = nanos_now();
+        let started_ns = timed.then(nanos_now);
+        let mut clock =
+            || Timestamp::from_unix_nanos(i128::from(started_ns.unwrap_or_else(nanos_now)));
         let (decision, lookup) = response::evaluate_body_cached(
             &body,
             route,
             &card.requirement,
             &header,
-            Timestamp::from_unix_nanos(i128::from(started_ns)),
+            &mut clock,
             &config.limits,
             &mut self.analyses.borrow_mut(),
         );
-        if timed {
+        if let Some(started_ns) = started_ns {
             metrics::record(
                 metrics::EVALUATION_US,
                 nanos_now().saturating_sub(started_ns) / 1000,

@@ -20,7 +20,7 @@ use super::analysis::{AnalysisCache, Lookup};
 use super::caller::CallerError;
 use super::config::Mode;
 use super::routes::CardRoute;
-use crate::watermark_sources::observe;
+use crate::watermark_sources::{observe, WatermarkSources};
 
 /// Every response header starting with this is ours; upstream copies are removed first.
 pub const VERDICT_HEADER_PREFIX: &str = "a2a-card-";
@@ -80,12 +80,12 @@ pub fn lifetime_left_s(decision: &Decision, requirement: &Requirement) -> u64 {
 /// The `Cache-Control` value for a valid answer whose upstream sent `values`: every directive
 /// kept except those in [`LIFETIME_DIRECTIVES`], then `max-age` (the upstream's, or `cap_s` if
 /// that is smaller or there was none) and `s-maxage` (likewise, when the upstream sent one).
-pub fn capped_cache_control(values: &[Vec<u8>], cap_s: u64) -> String {
+pub fn capped_cache_control(values: &[impl AsRef<[u8]>], cap_s: u64) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut max_age: Option<u64> = None;
     let mut s_maxage: Option<u64> = None;
     for value in values {
-        let text = String::from_utf8_lossy(value);
+        let text = String::from_utf8_lossy(value.as_ref());
         for directive in split_directives(&text) {
             let (name, arg) = match directive.split_once('=') {
                 Some((n, a)) => (
@@ -213,26 +213,47 @@ pub fn evaluate_body(
 /// [`evaluate_body`] with the per-VM analysis cache: on a route that reads the whole body as
 /// the card, the body's analysis is looked up by its exact bytes (or made and kept), and only the
 /// per-request checks run. Returns the lookup, or `None` where the cache does not apply (an
-/// envelope route, an oversized body). The decision is the one [`evaluate_body`] makes.
+/// envelope route, an oversized body). The decision is the one [`evaluate_body`] makes with
+/// `clock()` as its `now`; the clock is read only when the decision depends on it
+/// ([`observe_lazily`], and an envelope or oversized body, which takes the long way).
 pub fn evaluate_body_cached(
     body: &[u8],
     route: &CardRoute,
     requirement: &Rc<Requirement>,
     header: &dyn Fn(&str) -> Vec<Vec<u8>>,
-    now: Timestamp,
+    clock: &mut dyn FnMut() -> Timestamp,
     limits: &Limits,
     cache: &mut AnalysisCache,
 ) -> (Decision, Option<Lookup>) {
     let needs_envelope = route.card_pointer.is_some() || route.watermark_pointer.is_some();
     if needs_envelope || body.len() > limits.max_card_bytes {
         return (
-            evaluate_body(body, route, requirement, header, now, limits),
+            evaluate_body(body, route, requirement, header, clock(), limits),
             None,
         );
     }
-    let observation = observe(&route.watermark, None, None, header, now);
+    let observation = observe_lazily(&route.watermark, header, clock);
     let (decision, lookup) = cache.decide(body, limits, requirement, &observation);
     (decision, Some(lookup))
+}
+
+/// The observation of a route's watermark headers, reading the clock only when a watermark
+/// needs one: staleness is `now` minus the time only for a `synced_at` watermark
+/// ([`crate::Observation::staleness`]); a lag (`lag_ms`, `lag_s`, Consul's `LastContact`,
+/// `Age`) is the staleness itself, so the decision is the same whatever `now` is, and the
+/// filter saves a host call per request.
+pub fn observe_lazily(
+    sources: &WatermarkSources,
+    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    clock: &mut dyn FnMut() -> Timestamp,
+) -> crate::Observation {
+    let mut observation = observe(sources, None, None, header, Timestamp::from_unix_ms(0));
+    observation.now = if observation.synced_at.is_some() {
+        Some(clock())
+    } else {
+        None
+    };
+    observation
 }
 
 /// The decision refusing a 2xx answer whose body the caller would read as something other than
@@ -258,6 +279,10 @@ pub fn unreadable_encoding(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Deci
 /// in any of its values.
 fn foreign_charset(content_types: &[Vec<u8>]) -> Option<String> {
     for value in content_types {
+        // A parameter has a '=': without one (`application/json`) there is no charset.
+        if !value.contains(&b'=') {
+            continue;
+        }
         let text = String::from_utf8_lossy(value);
         // Envoy joins repeated headers with ','; parameters follow ';'.
         for param in text.split([',', ';']) {
@@ -509,6 +534,89 @@ mod tests {
                 Vec::new()
             }
         }
+    }
+
+    /// The cached path reads the clock only for a `synced_at` watermark, and decides exactly as
+    /// the uncached path does with that clock as its `now`.
+    #[test]
+    fn the_clock_is_read_only_when_a_watermark_needs_it() {
+        let req =
+            Requirement::from_json(r#"{"max_stale":"10s","require":["task.execute.v2"]}"#).unwrap();
+        let req = Rc::new(req);
+        let now = Timestamp::parse_rfc3339("2026-11-09T12:00:40Z").unwrap();
+        let headers = |pairs: &'static [(&'static str, &'static str)]| {
+            move |n: &str| -> Vec<Vec<u8>> {
+                pairs
+                    .iter()
+                    .filter(|(k, _)| *k == n)
+                    .map(|(_, v)| v.as_bytes().to_vec())
+                    .collect()
+            }
+        };
+        let cases: [(&[(&str, &str)], usize); 7] = [
+            (&[("x-replica-lag-ms", "500")], 0),
+            (&[("x-replica-lag-ms", "40000")], 0),
+            (&[("x-replica-lag-s", "x")], 0),
+            (&[], 0),
+            (&[("x-replica-synced-at", "2026-11-09T12:00:35Z")], 1),
+            (&[("x-replica-synced-at", "2026-11-09T12:00:20Z")], 1),
+            (
+                &[
+                    ("x-replica-lag-ms", "500"),
+                    ("x-replica-synced-at", "2026-11-09T12:00:39Z"),
+                ],
+                1,
+            ),
+        ];
+        let mut cache = AnalysisCache::default();
+        for (pairs, reads) in cases {
+            let header = headers(pairs);
+            let expected = evaluate_body(
+                CARD.as_bytes(),
+                &route(None, None),
+                &req,
+                &header,
+                now,
+                &Limits::default(),
+            );
+            // Twice: a miss, then a hit on the kept analysis.
+            for _ in 0..2 {
+                let mut read = 0;
+                let mut clock = || {
+                    read += 1;
+                    now
+                };
+                let (d, lookup) = evaluate_body_cached(
+                    CARD.as_bytes(),
+                    &route(None, None),
+                    &req,
+                    &header,
+                    &mut clock,
+                    &Limits::default(),
+                    &mut cache,
+                );
+                assert!(lookup.is_some());
+                assert_eq!(read, reads, "{pairs:?}");
+                assert_eq!(d.to_json(), expected.to_json(), "{pairs:?}");
+            }
+        }
+        // An envelope route takes the long way, with the clock.
+        let mut read = 0;
+        let mut clock = || {
+            read += 1;
+            now
+        };
+        let body = format!(r#"{{"card":{CARD}}}"#);
+        let (_, lookup) = evaluate_body_cached(
+            body.as_bytes(),
+            &route(Some("/card"), None),
+            &req,
+            &headers(&[("x-replica-lag-ms", "500")]),
+            &mut clock,
+            &Limits::default(),
+            &mut cache,
+        );
+        assert_eq!((lookup, read), (None, 1));
     }
 
     #[test]

@@ -317,9 +317,12 @@ impl Context for CardStream {
     }
 }
 
-/// A copy of a header map, read with one host call (the host's buffer kept as it is).
+/// A copy of a header map, read with one host call (the host's buffer kept as it is); not
+/// [whole](HeaderSnapshot::is_whole) when the host refused.
 fn read_headers(map: MapType) -> HeaderSnapshot {
-    HeaderSnapshot::from_pairs_bytes(raw::get_header_map_pairs(map))
+    raw::get_header_map_pairs(map).map_or_else(HeaderSnapshot::default, |bytes| {
+        HeaderSnapshot::from_pairs_bytes(bytes)
+    })
 }
 
 /// Header-map host calls without the SDK's copies and panics: its `get_map_bytes` turns the
@@ -359,21 +362,24 @@ mod raw {
     /// Status `Ok` in the proxy-wasm ABI.
     const OK: u32 = 0;
 
-    /// The map in the pairs format, as the host wrote it (empty if the host refused).
-    pub fn get_header_map_pairs(map: MapType) -> Vec<u8> {
+    /// The map in the pairs format, as the host wrote it; `None` if the host refused.
+    pub fn get_header_map_pairs(map: MapType) -> Option<Vec<u8>> {
         let mut data: *mut u8 = std::ptr::null_mut();
         let mut size: usize = 0;
         // SAFETY: the host writes a pointer and a size through the two out-pointers, which
         // point at live locals.
         let status = unsafe { proxy_get_header_map_pairs(map as u32, &mut data, &mut size) };
-        if status != OK || data.is_null() {
-            return Vec::new();
+        if status != OK {
+            return None;
+        }
+        if data.is_null() {
+            return Some(Vec::new());
         }
         // SAFETY: the host allocated these `size` bytes in the VM through
         // `proxy_on_memory_allocate` (the SDK's: a boxed slice of exactly `size` bytes, so
         // length and capacity are `size`) and hands them over; this is how the SDK's own
         // `get_map_bytes` takes them.
-        unsafe { Vec::from_raw_parts(data, size, size) }
+        Some(unsafe { Vec::from_raw_parts(data, size, size) })
     }
 
     /// Appends one entry (Envoy's `addCopy`). A refusal is ignored: the SDK's own calls panic.
@@ -881,6 +887,12 @@ impl HttpContext for CardStream {
         // Every request header the filter reads comes from one copy of the map (one host call;
         // the shipped configurations disable the filter on routes that serve no card).
         let mut snapshot = read_headers(MapType::HttpRequestHeaders);
+        if !snapshot.is_whole() {
+            // Without the whole map the filter cannot tell a card route: fail closed.
+            log::error!("the host did not hand over the whole request header map: refused");
+            self.send(&response::headers_unreadable("request"));
+            return Action::Pause;
+        }
         let raw_path = snapshot.first_text(":path").unwrap_or_default();
         let path = strip_query(&raw_path);
         // Only reads serve cards for delegation; writes to a registry (registrations) pass
@@ -988,6 +1000,13 @@ impl HttpContext for CardStream {
         // An upstream can never fake a verdict: our header names are ours alone, on every
         // answer that passes the filter (any method, any path).
         let upstream = strip_verdict_headers(MapType::HttpResponseHeaders);
+        if !upstream.is_whole() && self.config.is_some() {
+            // Without the whole map the filter can neither strip an upstream's verdict headers
+            // nor read a card's status: fail closed.
+            log::error!("the host did not hand over the whole response header map: refused");
+            self.send(&response::headers_unreadable("response"));
+            return Action::Pause;
+        }
         let (Some(config), Some(card)) = (self.config.clone(), self.card.as_mut()) else {
             return Action::Continue;
         };

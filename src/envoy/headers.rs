@@ -82,10 +82,14 @@ impl RequestMemo {
 /// count, then each entry's name and value lengths as `u32`s, then each name and value followed
 /// by a NUL), with the entries' places in it: one allocation for the bytes and one for the index,
 /// where a `String` and a `Vec` per header would be two per entry (and as many frees).
+///
+/// A copy is *whole* when the host answered and every entry it announced was read; the default
+/// (no map read) is not.
 #[derive(Default)]
 pub struct HeaderSnapshot {
     bytes: Vec<u8>,
     entries: Vec<Entry>,
+    whole: bool,
 }
 
 /// Where one header's name and value are in [`HeaderSnapshot::bytes`].
@@ -102,10 +106,17 @@ fn length_at(bytes: &[u8], at: usize) -> Option<usize> {
 }
 
 impl HeaderSnapshot {
-    /// The copy of a map the host returned in the proxy-wasm pairs format. A malformed buffer
-    /// (never seen from a host) keeps the entries before the fault; entries whose name is not
-    /// UTF-8 are kept (and written back as they are) but match no name.
+    /// The copy of a map the host returned in the proxy-wasm pairs format (an empty buffer is an
+    /// empty map). A malformed buffer (never seen from a host) keeps the entries before the
+    /// fault and is not [whole](HeaderSnapshot::is_whole); entries whose name is not UTF-8 are
+    /// kept (and written back as they are) but match no name.
     pub fn from_pairs_bytes(bytes: Vec<u8>) -> HeaderSnapshot {
+        if bytes.is_empty() {
+            return HeaderSnapshot {
+                whole: true,
+                ..HeaderSnapshot::default()
+            };
+        }
         let count = length_at(&bytes, 0).unwrap_or(0);
         let mut entries = Vec::with_capacity(count.min(bytes.len() / 10));
         let mut at = count
@@ -138,7 +149,19 @@ impl HeaderSnapshot {
             });
             at = end;
         }
-        HeaderSnapshot { bytes, entries }
+        let whole = length_at(&bytes, 0).is_some() && entries.len() == count;
+        HeaderSnapshot {
+            bytes,
+            entries,
+            whole,
+        }
+    }
+
+    /// Whether this is the host's whole map: the host answered, and every entry it announced was
+    /// read. The filter fails closed on a map that is not (it could not tell a card route, or
+    /// strip an upstream's verdict headers).
+    pub fn is_whole(&self) -> bool {
+        self.whole
     }
 
     /// A copy made from pairs.
@@ -403,21 +426,28 @@ mod tests {
         assert_eq!(snapshot.first("x-missing"), None);
         // Cut anywhere, or with a count larger than the entries: never a panic, and only whole
         // entries before the cut.
-        for cut in 0..buffer.len() {
+        // A cut copy is never whole (the filter fails closed on it).
+        assert!(snapshot.is_whole());
+        for cut in 1..buffer.len() {
             let partial = HeaderSnapshot::from_pairs_bytes(buffer[..cut].to_vec());
             let got: Vec<_> = partial.pairs().collect();
             assert!(
                 got.len() < pairs.len() && got[..] == pairs[..got.len()],
                 "{cut}"
             );
+            assert!(!partial.is_whole(), "{cut}");
         }
         let mut lying = buffer.clone();
         lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert_eq!(HeaderSnapshot::from_pairs_bytes(lying).pairs().count(), 0);
-        assert_eq!(
-            HeaderSnapshot::from_pairs_bytes(Vec::new()).pairs().count(),
-            0
-        );
+        let lying = HeaderSnapshot::from_pairs_bytes(lying);
+        assert_eq!(lying.pairs().count(), 0);
+        assert!(!lying.is_whole());
+        // An empty buffer is the host's empty map; no map read at all is not whole.
+        let empty = HeaderSnapshot::from_pairs_bytes(Vec::new());
+        assert_eq!(empty.pairs().count(), 0);
+        assert!(empty.is_whole());
+        assert!(HeaderSnapshot::from_pairs_bytes(0u32.to_le_bytes().to_vec()).is_whole());
+        assert!(!HeaderSnapshot::default().is_whole());
         // Removal: by lowercase name; a name that is not UTF-8 is never selected.
         let mut snapshot = snapshot;
         let removed = snapshot.take_where(|k| k == "cache-control" || !k.is_ascii());

@@ -427,6 +427,36 @@ pub fn caller_refused(err: &CallerError) -> LocalReply {
     }
 }
 
+/// The answer when the host does not hand over a whole header map (`which`: `"request"` or
+/// `"response"`): never seen from Envoy, and without it the filter cannot check anything, so it
+/// fails closed with a 502 problem.
+pub fn headers_unreadable(which: &'static str) -> LocalReply {
+    /// The problem's members, in RFC 8785 order.
+    #[derive(serde::Serialize)]
+    struct Problem {
+        detail: String,
+        status: u16,
+        title: &'static str,
+        #[serde(rename = "type")]
+        problem_type: &'static str,
+    }
+    let problem = Problem {
+        detail: format!("the proxy did not hand the gate the whole {which} header map, so nothing could be checked"),
+        status: 502,
+        title: "Headers Unreadable",
+        problem_type: "urn:cardgate:problem:headers_unreadable",
+    };
+    LocalReply {
+        status: 502,
+        headers: vec![
+            ("content-type", "application/problem+json".to_owned()),
+            ("cache-control", "no-store".to_owned()),
+        ],
+        // Cannot fail: every member name is a string, and nothing is bytes.
+        body: jcs::to_string(&problem).unwrap_or_default(),
+    }
+}
+
 /// One structured log line for a rejection: agent, reason codes, staleness, hash.
 pub fn rejection_log(
     decision: &Decision,
@@ -538,6 +568,25 @@ mod tests {
 
     /// The cached path reads the clock only for a `synced_at` watermark, and decides exactly as
     /// the uncached path does with that clock as its `now`.
+    #[test]
+    fn an_unreadable_header_map_is_a_502_problem() {
+        for which in ["request", "response"] {
+            let reply = headers_unreadable(which);
+            assert_eq!(reply.status, 502);
+            let body = json::parse(reply.body.as_bytes(), 8).unwrap();
+            assert_eq!(
+                body.get("type").and_then(Value::as_str),
+                Some("urn:cardgate:problem:headers_unreadable")
+            );
+            assert_eq!(body.get("status").and_then(Value::as_f64), Some(502.0));
+            assert!(body
+                .get("detail")
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.contains(which)));
+            assert_eq!(jcs::canonicalize(&body), reply.body, "canonical");
+        }
+    }
+
     #[test]
     fn the_clock_is_read_only_when_a_watermark_needs_it() {
         let req =

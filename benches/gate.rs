@@ -165,6 +165,11 @@ impl Bench {
             "parse" => repeat(n, || {
                 black_box(json::parse_document(black_box(&card.bytes), 64).unwrap());
             }),
+            // serde_json alone (no document built): what `parse` costs at least.
+            "lex" => repeat(n, || {
+                let text = std::str::from_utf8(black_box(&card.bytes)).unwrap();
+                black_box(serde_json::from_str::<serde::de::IgnoredAny>(text).unwrap());
+            }),
             "canonical" => repeat(n, || {
                 black_box(jcs::canonicalize_document(black_box(&card.doc)));
             }),

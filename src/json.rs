@@ -342,27 +342,12 @@ impl Reading<'_> {
 }
 
 /// A member name of an object being read: its string slot, its length in bytes and its first
-/// eight bytes (see [`head_word`]), which tell most names apart without reading them again.
+/// eight bytes (see [`crate::document::head_le`]), which tell most names apart without reading them again.
 #[derive(Clone, Copy)]
 struct KeyNote {
     slot: usize,
     len: usize,
     head: u64,
-}
-
-/// The first eight bytes of `name`, zeros past its end, as one word.
-#[inline]
-fn head_word(name: &[u8]) -> u64 {
-    match name.first_chunk::<8>() {
-        Some(head) => u64::from_le_bytes(*head),
-        None => {
-            let mut word = [0u8; 8];
-            for (to, from) in word.iter_mut().zip(name) {
-                *to = *from;
-            }
-            u64::from_le_bytes(word)
-        }
-    }
 }
 
 /// A refusal of this module's own (serde_json sees only a custom error).
@@ -522,7 +507,7 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
             let note = KeyNote {
                 slot: key,
                 len: name.len(),
-                head: head_word(name),
+                head: crate::document::head_le(name),
             };
             let earlier = reading.keys.get(base..).unwrap_or_default();
             let duplicate = match &mut seen {

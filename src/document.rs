@@ -333,6 +333,17 @@ pub struct Node<'d> {
     at: usize,
 }
 
+/// A [`Node`]'s JSON type alone (see [`Node::json_type`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonType {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
 /// What a [`Node`] is, for `match`.
 #[derive(Debug, Clone)]
 pub enum Kind<'d> {
@@ -433,6 +444,19 @@ impl<'d> Node<'d> {
         match self.doc.slot(self.at) {
             Slot::Str { .. } => Some(self.doc.str_at(self.at)),
             _ => None,
+        }
+    }
+
+    /// The JSON type, without reading a string or a container's contents.
+    #[inline]
+    pub(crate) fn json_type(self) -> JsonType {
+        match self.doc.slot(self.at) {
+            Slot::Null => JsonType::Null,
+            Slot::Bool(_) => JsonType::Bool,
+            Slot::Number(_) => JsonType::Number,
+            Slot::Str { .. } => JsonType::String,
+            Slot::Array { .. } => JsonType::Array,
+            Slot::Object { .. } => JsonType::Object,
         }
     }
 

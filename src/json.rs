@@ -501,25 +501,26 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
         let base = self.reading.keys.len();
         let mut seen: Option<HashSet<String>> = None;
         let mut name_lengths = 0;
-        while let Some(key) = map.next_key_seed(KeySeed(&mut *self.reading))? {
+        while let Some(note) = map.next_key_seed(KeySeed(&mut *self.reading))? {
             let reading = &mut *self.reading;
-            let name = reading.doc.str_bytes_at(key);
-            let note = KeyNote {
-                slot: key,
-                len: name.len(),
-                head: crate::document::head_le(name),
-            };
+            let key = note.slot;
+            let length_bit = crate::document::name_length_bit(note.len);
             let earlier = reading.keys.get(base..).unwrap_or_default();
             let duplicate = match &mut seen {
                 Some(set) => !set.insert(reading.doc.str_at(key).to_owned()),
                 None => {
-                    // Length and first eight bytes first: two names of at most eight bytes that
-                    // agree on both are the same name; longer ones are compared in full.
-                    let duplicate = earlier.iter().any(|k| {
-                        k.len == note.len
-                            && k.head == note.head
-                            && (note.len <= 8 || reading.doc.str_bytes_at(k.slot) == name)
-                    });
+                    // Only a name whose length an earlier name has (31 bytes and more share a
+                    // bit) can repeat one. Length and first eight bytes first: two names of at
+                    // most eight bytes that agree on both are the same name; longer ones are
+                    // compared in full.
+                    let duplicate = name_lengths & length_bit != 0
+                        && earlier.iter().any(|k| {
+                            k.len == note.len
+                                && k.head == note.head
+                                && (note.len <= 8
+                                    || reading.doc.str_bytes_at(k.slot)
+                                        == reading.doc.str_bytes_at(key))
+                        });
                     if earlier.len() >= LINEAR_SCAN_MEMBERS {
                         let mut set: HashSet<String> = earlier
                             .iter()
@@ -537,7 +538,7 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
                 reading.refusal = Some(Refusal::Duplicate(name));
                 return Err(de::Error::custom("duplicate member"));
             }
-            name_lengths |= crate::document::name_length_bit(note.len);
+            name_lengths |= length_bit;
             reading.keys.push(note);
             map.next_value_seed(DocSeed {
                 reading: &mut *self.reading,
@@ -552,35 +553,45 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
     }
 }
 
-/// Reads a member name into a string slot; its value is the slot's index.
+/// Reads a member name into a string slot; its value is the name's [`KeyNote`].
 struct KeySeed<'r, 't>(&'r mut Reading<'t>);
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
-    type Value = usize;
+    type Value = KeyNote;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<KeyNote, D::Error> {
         d.deserialize_str(self)
     }
 }
 
+/// The note of a name just read into string slot `slot`.
+#[inline(always)]
+fn key_note(slot: usize, name: &str) -> KeyNote {
+    KeyNote {
+        slot,
+        len: name.len(),
+        head: crate::document::head_le(name.as_bytes()),
+    }
+}
+
 impl<'de> Visitor<'de> for KeySeed<'_, '_> {
-    type Value = usize;
+    type Value = KeyNote;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a member name")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<usize, E> {
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<KeyNote, E> {
         // Lent from the JSON text: it had no escape, so it holds no U+0000.
         if s.starts_with('[') {
             self.0.doc.note_name(s);
         }
-        Ok(self.0.push_str(s, true))
+        Ok(key_note(self.0.push_str(s, true), s))
     }
 
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<usize, E> {
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<KeyNote, E> {
         self.0.doc.note_name(s);
-        Ok(self.0.push_str(s, false))
+        Ok(key_note(self.0.push_str(s, false), s))
     }
 }
 
@@ -1200,6 +1211,28 @@ mod tests {
         assert_eq!(e.path(), "/skills/0/id");
         let e = parse(br#"{"a/b":{"~":[1,{"x":1e999}]}}"#, 64).unwrap_err();
         assert_eq!(e.path(), "/a~1b/~0/1/x");
+    }
+
+    /// In small objects a name is compared only with earlier names of its length class (names
+    /// of 31 bytes and more share one): duplicates are found at every length, also after names
+    /// of other lengths and names of the same length that differ past their first eight bytes.
+    #[test]
+    fn duplicates_are_found_at_every_length() {
+        for n in [0, 1, 3, 8, 9, 16, 30, 31, 32, 45] {
+            let name = "n".repeat(n);
+            let twin = format!("{}x", "n".repeat(n.saturating_sub(1)));
+            let long = "q".repeat(n + 33);
+            let ok = if n > 0 {
+                format!(r#"{{"{long}":0,"{twin}":1,"ab":2,"{name}":3}}"#)
+            } else {
+                format!(r#"{{"{long}":0,"ab":2,"{name}":3}}"#)
+            };
+            assert!(parse(ok.as_bytes(), 64).is_ok(), "{ok}");
+            let dup = format!("{}, \"{name}\": 4}}", ok.strip_suffix('}').unwrap());
+            let e = parse(dup.as_bytes(), 64).unwrap_err();
+            assert_eq!(e.kind(), JsonErrorKind::DuplicateMember, "{dup}");
+            assert_eq!(e.path(), format!("/{name}"), "{dup}");
+        }
     }
 
     #[test]

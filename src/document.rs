@@ -265,6 +265,30 @@ impl Document {
         self.slots.get(index).copied().unwrap_or(Slot::Null)
     }
 
+    /// Whether one of the first `count` members of the object opened at `head` (still being
+    /// read) has the name of the string slot `key`: the reader's duplicate check.
+    pub(crate) fn has_earlier_member(&self, head: usize, count: usize, key: usize) -> bool {
+        let name = self.str_bytes_at(key);
+        let mut at = head + 1;
+        for _ in 0..count {
+            if same_bytes(self.str_bytes_at(at), name) {
+                return true;
+            }
+            at = self.end_of(at + 1);
+        }
+        false
+    }
+
+    /// The names of the first `count` members of the object opened at `head`.
+    pub(crate) fn member_names(&self, head: usize, count: usize) -> impl Iterator<Item = &str> {
+        let mut at = head + 1;
+        (0..count).map(move |_| {
+            let name = self.str_at(at);
+            at = self.end_of(at + 1);
+            name
+        })
+    }
+
     /// The index just past the value at `index` and everything in it.
     #[inline]
     pub(crate) fn end_of(&self, index: usize) -> usize {

@@ -165,6 +165,18 @@ impl Bench {
             "parse" => repeat(n, || {
                 black_box(json::parse_document(black_box(&card.bytes), 64).unwrap());
             }),
+            // serde_json alone (no document built): what `parse` costs at least.
+            "lex" => repeat(n, || {
+                let text = std::str::from_utf8(black_box(&card.bytes)).unwrap();
+                black_box(serde_json::from_str::<serde::de::IgnoredAny>(text).unwrap());
+            }),
+            // serde_json through `deserialize_any` with a visitor that keeps nothing.
+            "lex_any" => repeat(n, || {
+                let text = std::str::from_utf8(black_box(&card.bytes)).unwrap();
+                let mut de = serde_json::Deserializer::from_str(text);
+                let read: Result<Nothing, _> = serde::Deserialize::deserialize(&mut de);
+                black_box(read.is_ok());
+            }),
             "canonical" => repeat(n, || {
                 black_box(jcs::canonicalize_document(black_box(&card.doc)));
             }),
@@ -235,6 +247,58 @@ fn stops(bytes: &[u8]) -> u32 {
         count += u32::from(b == b'"' || b == b'\\' || b < 0x20);
     }
     count
+}
+
+/// A value read through `deserialize_any` and dropped.
+struct Nothing;
+
+impl<'de> serde::Deserialize<'de> for Nothing {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Nothing, D::Error> {
+        d.deserialize_any(NothingVisitor)
+    }
+}
+
+struct NothingVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NothingVisitor {
+    type Value = Nothing;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_unit<E>(self) -> Result<Nothing, E> {
+        Ok(Nothing)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Nothing, E> {
+        Ok(Nothing)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Nothing, E> {
+        Ok(Nothing)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Nothing, E> {
+        Ok(Nothing)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Nothing, E> {
+        Ok(Nothing)
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Nothing, E> {
+        black_box(s);
+        Ok(Nothing)
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Nothing, E> {
+        black_box(s);
+        Ok(Nothing)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Nothing, A::Error> {
+        while seq.next_element::<Nothing>()?.is_some() {}
+        Ok(Nothing)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Nothing, A::Error> {
+        while let Some(key) = map.next_key::<&'de str>()? {
+            black_box(key);
+            map.next_value::<Nothing>()?;
+        }
+        Ok(Nothing)
+    }
 }
 
 fn repeat(n: u64, mut f: impl FnMut()) {

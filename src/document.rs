@@ -229,6 +229,17 @@ impl Document {
             .get(at.wrapping_sub(1)..at.wrapping_add(len).wrapping_add(1))
     }
 
+    /// The 32 bytes of the JSON text from `from` on, when it has that many: the canonical
+    /// writer copies a short plain string with its quotes as one fixed-size block (two vector
+    /// moves instead of a `memcpy` call) and then cuts the output back to the string's end.
+    #[inline(always)]
+    pub(crate) fn text_block(&self, from: usize) -> Option<&[u8; TEXT_BLOCK]> {
+        self.text
+            .as_bytes()
+            .get(from..)
+            .and_then(|s| s.first_chunk::<TEXT_BLOCK>())
+    }
+
     /// The bytes of the string slot at `index` (none for any other slot).
     #[inline]
     pub(crate) fn str_bytes_at(&self, index: usize) -> &[u8] {
@@ -252,6 +263,30 @@ impl Document {
     #[inline]
     pub(crate) fn slot(&self, index: usize) -> Slot {
         self.slots.get(index).copied().unwrap_or(Slot::Null)
+    }
+
+    /// Whether one of the first `count` members of the object opened at `head` (still being
+    /// read) has the name of the string slot `key`: the reader's duplicate check.
+    pub(crate) fn has_earlier_member(&self, head: usize, count: usize, key: usize) -> bool {
+        let name = self.str_bytes_at(key);
+        let mut at = head + 1;
+        for _ in 0..count {
+            if same_bytes(self.str_bytes_at(at), name) {
+                return true;
+            }
+            at = self.end_of(at + 1);
+        }
+        false
+    }
+
+    /// The names of the first `count` members of the object opened at `head`.
+    pub(crate) fn member_names(&self, head: usize, count: usize) -> impl Iterator<Item = &str> {
+        let mut at = head + 1;
+        (0..count).map(move |_| {
+            let name = self.str_at(at);
+            at = self.end_of(at + 1);
+            name
+        })
     }
 
     /// The index just past the value at `index` and everything in it.
@@ -283,6 +318,32 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// The first eight bytes of `name` as a little-endian word, zeros past its end: most member
+/// names are shorter, and a byte loop for them compiles to a `memcpy` call, so a short name is
+/// read as two overlapping four-byte words (or byte by byte below four bytes).
+#[inline(always)]
+pub(crate) fn head_le(name: &[u8]) -> u64 {
+    if let Some(head) = name.first_chunk::<8>() {
+        return u64::from_le_bytes(*head);
+    }
+    let n = name.len();
+    if n >= 4 {
+        let word4 = |at: usize| {
+            name.get(at..)
+                .and_then(|s| s.first_chunk::<4>())
+                .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
+        };
+        // The two words overlap on bytes that are the same in both.
+        word4(0) | (word4(n - 4) << (8 * (n - 4)))
+    } else {
+        let byte = |i: usize| name.get(i).map_or(0, |&b| u64::from(b));
+        byte(0) | (byte(1) << 8) | (byte(2) << 16)
+    }
+}
+
+/// How many bytes [`Document::text_block`] lends.
+pub(crate) const TEXT_BLOCK: usize = 32;
+
 /// The bit an object's `name_lengths` sets for a member name of `len` bytes.
 #[inline]
 pub(crate) fn name_length_bit(len: usize) -> u32 {
@@ -294,6 +355,17 @@ pub(crate) fn name_length_bit(len: usize) -> u32 {
 pub struct Node<'d> {
     doc: &'d Document,
     at: usize,
+}
+
+/// A [`Node`]'s JSON type alone (see [`Node::json_type`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonType {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
 }
 
 /// What a [`Node`] is, for `match`.
@@ -396,6 +468,19 @@ impl<'d> Node<'d> {
         match self.doc.slot(self.at) {
             Slot::Str { .. } => Some(self.doc.str_at(self.at)),
             _ => None,
+        }
+    }
+
+    /// The JSON type, without reading a string or a container's contents.
+    #[inline]
+    pub(crate) fn json_type(self) -> JsonType {
+        match self.doc.slot(self.at) {
+            Slot::Null => JsonType::Null,
+            Slot::Bool(_) => JsonType::Bool,
+            Slot::Number(_) => JsonType::Number,
+            Slot::Str { .. } => JsonType::String,
+            Slot::Array { .. } => JsonType::Array,
+            Slot::Object { .. } => JsonType::Object,
         }
     }
 
@@ -673,6 +758,19 @@ mod tests {
                 assert!(!same_bytes(&a, &b), "{n} {i}");
             }
             assert!(!same_bytes(&a, &[a.as_slice(), b"x"].concat()));
+        }
+    }
+
+    /// The head word is the name's first eight bytes, zeros past its end, at every length.
+    #[test]
+    fn head_words_are_the_first_eight_bytes() {
+        for n in 0..12 {
+            let name: Vec<u8> = (0..n).map(|i| 0x41 + i as u8).collect();
+            let mut padded = [0u8; 8];
+            for (to, from) in padded.iter_mut().zip(&name) {
+                *to = *from;
+            }
+            assert_eq!(head_le(&name), u64::from_le_bytes(padded), "{n}");
         }
     }
 

@@ -132,15 +132,23 @@ impl TapeWriter<'_, '_> {
     /// escaped.
     #[inline(always)]
     fn string(&mut self, at: usize, len: usize, plain: bool) {
-        let quoted = if plain {
-            self.doc.quoted_plain_bytes(at, len)
-        } else {
-            None
-        };
-        match quoted {
-            Some(quoted) => self.out.extend_from_slice(quoted),
-            None => write_string(self.out, self.doc.str_text(at, len, plain)),
+        if plain {
+            // Most strings of a card (member names, modes, ids) are short: their quoted text
+            // and whatever follows it in the JSON text go out as one block, cut back at once.
+            if len + 2 <= crate::document::TEXT_BLOCK {
+                if let Some(block) = self.doc.text_block(at.wrapping_sub(1)) {
+                    let end = self.out.len() + len + 2;
+                    self.out.extend_from_slice(block);
+                    self.out.truncate(end);
+                    return;
+                }
+            }
+            if let Some(quoted) = self.doc.quoted_plain_bytes(at, len) {
+                self.out.extend_from_slice(quoted);
+                return;
+            }
         }
+        write_string(self.out, self.doc.str_text(at, len, plain));
     }
 
     /// An object whose first member's name is at slot `first`.
@@ -216,16 +224,8 @@ fn sort_members(doc: &Document, members: &mut [(u64, usize)]) {
 /// are in the order of their keys; names whose keys are equal are compared in full.
 #[inline]
 fn sort_prefix(name: &[u8]) -> u64 {
-    let word = match name.first_chunk::<8>() {
-        Some(head) => u64::from_be_bytes(*head),
-        None => {
-            let mut word = [0u8; 8];
-            for (to, from) in word.iter_mut().zip(name) {
-                *to = *from;
-            }
-            u64::from_be_bytes(word)
-        }
-    };
+    // The first eight bytes, zeros past the end, read big-endian.
+    let word = crate::document::head_le(name).swap_bytes();
     // Bytes 0xEE and up have their high bit set: ASCII names keep their bytes.
     if word & 0x8080_8080_8080_8080 == 0 {
         return word;

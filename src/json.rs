@@ -290,8 +290,6 @@ pub fn parse_document(bytes: &[u8], max_depth: usize) -> Result<Document, JsonEr
         refusal: None,
         path: Vec::new(),
         doc: Document::for_text(text),
-        // Room for the open objects' keys of a usual card without regrowing.
-        keys: Vec::with_capacity(32),
         text,
     };
     let mut de = serde_json::Deserializer::from_str(text);
@@ -312,16 +310,15 @@ fn is_json_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// What the seeds share while reading one document: the limit, the document being filled, the
-/// key slots of the objects being read (innermost last), and on the way out of an error, what
-/// refused it (when it was not serde_json) and the path, innermost segment first. Reading a
+/// What the seeds share while reading one document: the limit, the document being filled, and
+/// on the way out of an error, what refused it (when it was not serde_json) and the path,
+/// innermost segment first. Reading a
 /// valid document never touches the path.
 struct Reading<'t> {
     max_depth: usize,
     refusal: Option<Refusal>,
     path: Vec<String>,
     doc: Document,
-    keys: Vec<KeyNote>,
     /// The text being read: a string serde_json lends from it is plain (it had no escape).
     text: &'t str,
 }
@@ -337,30 +334,6 @@ impl Reading<'_> {
             self.doc.push_plain_str(at, s.len())
         } else {
             self.doc.push_str(s)
-        }
-    }
-}
-
-/// A member name of an object being read: its string slot, its length in bytes and its first
-/// eight bytes (see [`head_word`]), which tell most names apart without reading them again.
-#[derive(Clone, Copy)]
-struct KeyNote {
-    slot: usize,
-    len: usize,
-    head: u64,
-}
-
-/// The first eight bytes of `name`, zeros past its end, as one word.
-#[inline]
-fn head_word(name: &[u8]) -> u64 {
-    match name.first_chunk::<8>() {
-        Some(head) => u64::from_le_bytes(*head),
-        None => {
-            let mut word = [0u8; 8];
-            for (to, from) in word.iter_mut().zip(name) {
-                *to = *from;
-            }
-            u64::from_le_bytes(word)
         }
     }
 }
@@ -511,34 +484,27 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         let depth = self.enter()?;
         let head = self.reading.doc.open_object();
-        // This object's key slots are `keys[base..]`. Past a few members, duplicates are looked
-        // up in a set, so a hostile body of many small members costs O(n), not O(n^2).
-        let base = self.reading.keys.len();
+        // Past a few members, duplicates are looked up in a set, so a hostile body of many
+        // small members costs O(n), not O(n^2).
         let mut seen: Option<HashSet<String>> = None;
+        let mut count = 0;
         let mut name_lengths = 0;
-        while let Some(key) = map.next_key_seed(KeySeed(&mut *self.reading))? {
+        // One bit per [`name_bit`] of the names so far.
+        let mut name_bits = 0u64;
+        while let Some((key, len, bit)) = map.next_key_seed(KeySeed(&mut *self.reading))? {
             let reading = &mut *self.reading;
-            let name = reading.doc.str_bytes_at(key);
-            let note = KeyNote {
-                slot: key,
-                len: name.len(),
-                head: head_word(name),
-            };
-            let earlier = reading.keys.get(base..).unwrap_or_default();
             let duplicate = match &mut seen {
                 Some(set) => !set.insert(reading.doc.str_at(key).to_owned()),
                 None => {
-                    // Length and first eight bytes first: two names of at most eight bytes that
-                    // agree on both are the same name; longer ones are compared in full.
-                    let duplicate = earlier.iter().any(|k| {
-                        k.len == note.len
-                            && k.head == note.head
-                            && (note.len <= 8 || reading.doc.str_bytes_at(k.slot) == name)
-                    });
-                    if earlier.len() >= LINEAR_SCAN_MEMBERS {
-                        let mut set: HashSet<String> = earlier
-                            .iter()
-                            .map(|k| reading.doc.str_at(k.slot).to_owned())
+                    // Only a name whose bit an earlier name has can repeat one: then the
+                    // earlier names are read again from the document.
+                    let duplicate =
+                        name_bits & bit != 0 && reading.doc.has_earlier_member(head, count, key);
+                    if count >= LINEAR_SCAN_MEMBERS {
+                        let mut set: HashSet<String> = reading
+                            .doc
+                            .member_names(head, count)
+                            .map(str::to_owned)
                             .collect();
                         set.insert(reading.doc.str_at(key).to_owned());
                         seen = Some(set);
@@ -552,50 +518,64 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
                 reading.refusal = Some(Refusal::Duplicate(name));
                 return Err(de::Error::custom("duplicate member"));
             }
-            name_lengths |= crate::document::name_length_bit(note.len);
-            reading.keys.push(note);
+            name_lengths |= crate::document::name_length_bit(len);
+            name_bits |= bit;
+            count += 1;
             map.next_value_seed(DocSeed {
                 reading: &mut *self.reading,
                 depth,
                 at: At::Member(key),
             })?;
         }
-        let count = self.reading.keys.len() - base;
-        self.reading.keys.truncate(base);
         self.reading.doc.close_object(head, count, name_lengths);
         Ok(())
     }
 }
 
-/// Reads a member name into a string slot; its value is the slot's index.
+/// Reads a member name into a string slot; its value is the slot's index, the name's length in
+/// bytes and its [`name_bit`].
 struct KeySeed<'r, 't>(&'r mut Reading<'t>);
 
-impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
-    type Value = usize;
+/// What [`KeySeed`] gives.
+type KeyRead = (usize, usize, u64);
 
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+    type Value = KeyRead;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<KeyRead, D::Error> {
         d.deserialize_str(self)
     }
 }
 
+/// One of 64 bits picked by a name's length and first and last bytes: two names with different
+/// bits differ, so a name whose bit no earlier name of its object has is no duplicate.
+#[inline(always)]
+fn name_bit(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    let first = u64::from(bytes.first().copied().unwrap_or(0));
+    let last = u64::from(bytes.last().copied().unwrap_or(0));
+    let mix = (bytes.len() as u64).wrapping_mul(7) ^ first.wrapping_mul(13) ^ last.wrapping_mul(5);
+    1 << (mix & 63)
+}
+
 impl<'de> Visitor<'de> for KeySeed<'_, '_> {
-    type Value = usize;
+    type Value = KeyRead;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a member name")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<usize, E> {
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<KeyRead, E> {
         // Lent from the JSON text: it had no escape, so it holds no U+0000.
         if s.starts_with('[') {
             self.0.doc.note_name(s);
         }
-        Ok(self.0.push_str(s, true))
+        Ok((self.0.push_str(s, true), s.len(), name_bit(s)))
     }
 
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<usize, E> {
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<KeyRead, E> {
         self.0.doc.note_name(s);
-        Ok(self.0.push_str(s, false))
+        Ok((self.0.push_str(s, false), s.len(), name_bit(s)))
     }
 }
 
@@ -1215,6 +1195,33 @@ mod tests {
         assert_eq!(e.path(), "/skills/0/id");
         let e = parse(br#"{"a/b":{"~":[1,{"x":1e999}]}}"#, 64).unwrap_err();
         assert_eq!(e.path(), "/a~1b/~0/1/x");
+    }
+
+    /// In small objects a name is compared only with earlier names that share its bit (of its
+    /// length, first and last bytes): duplicates are found at every length, also after names
+    /// of other lengths, names of the same length that differ in their last byte, and names
+    /// that share length, first and last bytes but differ inside.
+    #[test]
+    fn duplicates_are_found_at_every_length() {
+        for n in [0, 1, 3, 8, 9, 16, 30, 31, 32, 45] {
+            let name = "n".repeat(n);
+            let twin = format!("{}x", "n".repeat(n.saturating_sub(1)));
+            let long = "q".repeat(n + 33);
+            let ok = match n {
+                0 => format!(r#"{{"{long}":0,"ab":2,"{name}":3}}"#),
+                1 | 2 => format!(r#"{{"{long}":0,"{twin}":1,"ab":2,"{name}":3}}"#),
+                _ => {
+                    let inside = format!("n{}n", "m".repeat(n - 2));
+                    assert_eq!(name_bit(&inside), name_bit(&name));
+                    format!(r#"{{"{long}":0,"{twin}":1,"{inside}":1,"ab":2,"{name}":3}}"#)
+                }
+            };
+            assert!(parse(ok.as_bytes(), 64).is_ok(), "{ok}");
+            let dup = format!("{}, \"{name}\": 4}}", ok.strip_suffix('}').unwrap());
+            let e = parse(dup.as_bytes(), 64).unwrap_err();
+            assert_eq!(e.kind(), JsonErrorKind::DuplicateMember, "{dup}");
+            assert_eq!(e.path(), format!("/{name}"), "{dup}");
+        }
     }
 
     #[test]

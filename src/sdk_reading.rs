@@ -22,7 +22,7 @@
 
 use std::borrow::Cow;
 
-use crate::document::{Kind, Members, Node};
+use crate::document::{JsonType, Kind, Members, Node};
 use std::fmt;
 
 /// One SDK reading.
@@ -534,30 +534,19 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
     let unusual = obj.has_unusual_names();
     let mut next = 0;
     for (key, value) in members {
-        let here = Child(at, Step::Name(key));
         let proto_name = match unusual.then(|| key.iter().position(|&b| b == 0)).flatten() {
             Some(nul) => key.get(..nul).unwrap_or_default(),
             None => key,
         };
         // A name matches at most one field (test `field_names_are_unique`), so the search may
-        // start anywhere: after the last field found, since cards mostly list their members in
-        // the message's order.
-        let matches = |f: &Field| {
-            same_name(f.0, key)
-                || same_name(f.1, key)
-                || (proto_name.len() < key.len() && same_name(f.1, proto_name))
+        // go in any order: the field after the last one found first, since cards mostly list
+        // their members in the message's order, then all of them.
+        let found = match fields.get(next) {
+            Some(f) if field_matches(f, key, proto_name) => Some(next),
+            _ => fields
+                .iter()
+                .position(|f| field_matches(f, key, proto_name)),
         };
-        // One loop from `next` round to `next - 1` (one call site, so `matches` is inlined).
-        let n = fields.len();
-        let found = (0..n)
-            .map(|k| {
-                if next + k >= n {
-                    next + k - n
-                } else {
-                    next + k
-                }
-            })
-            .find(|&i| fields.get(i).is_some_and(matches));
         let field = match found.and_then(|i| {
             next = i + 1;
             fields.get(i)
@@ -569,6 +558,7 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
                 ) =>
             {
                 let key = std::str::from_utf8(key).unwrap_or_default();
+                let here = Child(at, Step::Name(key.as_bytes()));
                 return Err(Refusal {
                     path: here.to_string(),
                     message: format!(
@@ -579,9 +569,11 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
             }
             None => continue,
         };
-        if value.is_null() {
+        let json_type = value.json_type();
+        if json_type == JsonType::Null {
             continue;
         }
+        let here = Child(at, Step::Name(key));
         if field.3 > 0 {
             if let Some(seen) = group_seen.get_mut(usize::from(field.3)) {
                 if *seen {
@@ -598,9 +590,22 @@ fn python_message(obj: Node<'_>, at: &dyn fmt::Display, fields: &[Field]) -> Res
                 *seen = true;
             }
         }
-        python_value(value, &here, field.2)?;
+        // The scalar shapes are told by the JSON type alone.
+        match (field.2, json_type) {
+            (Shape::Str, JsonType::String) | (Shape::Bool, JsonType::Bool) => {}
+            (shape, _) => python_value(value, &here, shape)?,
+        }
     }
     Ok(())
+}
+
+/// Whether member name `key` (`proto_name` up to a U+0000) is `f`'s, by JSON name, by proto name
+/// or by proto name up to the U+0000 (the upb lookup).
+#[inline(always)]
+fn field_matches(f: &Field, key: &[u8], proto_name: &[u8]) -> bool {
+    same_name(f.0, key)
+        || same_name(f.1, key)
+        || (proto_name.len() < key.len() && same_name(f.1, proto_name))
 }
 
 /// One step of a JSON Pointer below a parent, spelled only when a refusal names it.

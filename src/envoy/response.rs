@@ -8,9 +8,10 @@
 //! | `capability_mismatch` | `409` problem | as above |
 //! | `malformed_card` | `502` problem | as above |
 
+use crate::card_hash::CardHash;
 use crate::gate::evaluate_document;
-use crate::json::{self, Value};
-use crate::reason::ReasonCode;
+use crate::json;
+use crate::reason::{ErrorClass, ReasonCode};
 use crate::resolution::ResolutionSummary;
 use crate::{evaluate_with, jcs, Decision, Limits, Requirement, Timestamp};
 
@@ -402,59 +403,64 @@ pub fn resolved_reply(
     reply
 }
 
+/// A problem document (RFC 9457) the filter writes itself, members in RFC 8785 order.
+#[derive(serde::Serialize)]
+struct Problem<'a> {
+    detail: String,
+    /// The caller header refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    header: Option<&'a str>,
+    status: u16,
+    title: &'static str,
+    #[serde(rename = "type")]
+    problem_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<&'static str>,
+}
+
+impl Problem<'_> {
+    /// The local reply carrying it.
+    fn reply(&self) -> LocalReply {
+        LocalReply {
+            status: self.status,
+            headers: vec![
+                ("content-type", "application/problem+json".to_owned()),
+                ("cache-control", "no-store".to_owned()),
+            ],
+            // Cannot fail: every member name is a string, and nothing is bytes.
+            body: jcs::to_string(self).unwrap_or_default(),
+        }
+    }
+}
+
 /// The `400` answer to a caller header the gate cannot use (RFC 9457 problem).
 pub fn caller_refused(err: &CallerError) -> LocalReply {
-    let s = |v: &str| Value::String(v.to_owned());
-    let detail = format!("{}: {}", err.header, err.message);
-    let problem = Value::Object(vec![
-        (
-            "type".into(),
-            s("urn:cardgate:problem:invalid_caller_requirement"),
-        ),
-        ("title".into(), s("Invalid Caller Requirement")),
-        ("status".into(), Value::Number(400.0)),
-        ("detail".into(), s(&detail)),
-        ("verdict".into(), s("refused")),
-        ("header".into(), s(err.header)),
-    ]);
-    LocalReply {
+    Problem {
+        detail: format!("{}: {}", err.header, err.message),
+        header: Some(err.header),
         status: 400,
-        headers: vec![
-            ("content-type", "application/problem+json".to_owned()),
-            ("cache-control", "no-store".to_owned()),
-        ],
-        body: jcs::canonicalize(&problem),
+        title: "Invalid Caller Requirement",
+        problem_type: "urn:cardgate:problem:invalid_caller_requirement",
+        verdict: Some("refused"),
     }
+    .reply()
 }
 
 /// The answer when the host does not hand over a whole header map (`which`: `"request"` or
 /// `"response"`): never seen from Envoy, and without it the filter cannot check anything, so it
 /// fails closed with a 502 problem.
 pub fn headers_unreadable(which: &'static str) -> LocalReply {
-    /// The problem's members, in RFC 8785 order.
-    #[derive(serde::Serialize)]
-    struct Problem {
-        detail: String,
-        status: u16,
-        title: &'static str,
-        #[serde(rename = "type")]
-        problem_type: &'static str,
-    }
-    let problem = Problem {
-        detail: format!("the proxy did not hand the gate the whole {which} header map, so nothing could be checked"),
+    Problem {
+        detail: format!(
+            "the proxy did not hand the gate the whole {which} header map, so nothing could be checked"
+        ),
+        header: None,
         status: 502,
         title: "Headers Unreadable",
         problem_type: "urn:cardgate:problem:headers_unreadable",
-    };
-    LocalReply {
-        status: 502,
-        headers: vec![
-            ("content-type", "application/problem+json".to_owned()),
-            ("cache-control", "no-store".to_owned()),
-        ],
-        // Cannot fail: every member name is a string, and nothing is bytes.
-        body: jcs::to_string(&problem).unwrap_or_default(),
+        verdict: None,
     }
+    .reply()
 }
 
 /// One structured log line for a rejection: agent, reason codes, staleness, hash.
@@ -464,47 +470,36 @@ pub fn rejection_log(
     path: &str,
     mode: Mode,
 ) -> String {
-    let s = |v: &str| Value::String(v.to_owned());
-    let opt = |v: Option<&str>| v.map_or(Value::Null, s);
-    let line = Value::Object(vec![
-        ("event".into(), s("cardgate.rejected")),
-        ("mode".into(), s(mode.as_str())),
-        ("path".into(), s(path)),
-        ("rule".into(), opt(rule_agent)),
-        ("agent".into(), opt(decision.agent())),
-        ("status".into(), Value::Number(f64::from(decision.status()))),
-        (
-            "error_class".into(),
-            opt(decision.error_class().map(|c| c.as_str())),
-        ),
-        (
-            "reasons".into(),
-            Value::Array(reason_codes(decision).into_iter().map(s).collect()),
-        ),
-        (
-            "missing_capabilities".into(),
-            Value::Array(
-                decision
-                    .missing_capabilities()
-                    .iter()
-                    .map(|m| s(m))
-                    .collect(),
-            ),
-        ),
-        (
-            "staleness_ms".into(),
-            decision
-                .staleness_ms()
-                .map_or(Value::Null, |ms| Value::Number(ms as f64)),
-        ),
-        (
-            "card_hash".into(),
-            decision
-                .card_hash()
-                .map_or(Value::Null, |h| s(&h.to_string())),
-        ),
-    ]);
-    jcs::canonicalize(&line)
+    /// The line's members, in RFC 8785 order.
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        agent: Option<&'a str>,
+        card_hash: Option<&'a str>,
+        error_class: Option<ErrorClass>,
+        event: &'static str,
+        missing_capabilities: &'a [String],
+        mode: &'static str,
+        path: &'a str,
+        reasons: Vec<ReasonCode>,
+        rule: Option<&'a str>,
+        staleness_ms: Option<u64>,
+        status: u16,
+    }
+    let line = Line {
+        agent: decision.agent(),
+        card_hash: decision.card_hash().map(CardHash::as_str),
+        error_class: decision.error_class(),
+        event: "cardgate.rejected",
+        missing_capabilities: decision.missing_capabilities(),
+        mode: mode.as_str(),
+        path,
+        reasons: decision.reasons().iter().map(|r| r.code).collect(),
+        rule: rule_agent,
+        staleness_ms: decision.staleness_ms(),
+        status: decision.status(),
+    };
+    // Cannot fail: every member name is a string, and nothing is bytes.
+    jcs::to_string(&line).unwrap_or_default()
 }
 
 /// One structured log line for a re-resolution: the request, the rule and the core's
@@ -541,6 +536,7 @@ pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
 mod tests {
     use super::*;
     use crate::envoy::routes::PathPattern;
+    use crate::json::Value;
     use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
     const CARD: &str =
@@ -568,6 +564,67 @@ mod tests {
 
     /// The cached path reads the clock only for a `synced_at` watermark, and decides exactly as
     /// the uncached path does with that clock as its `now`.
+    /// The rejection log line and the caller's 400 problem carry exactly these members, as a
+    /// JSON tree built member by member says (the derived types write the same bytes).
+    #[test]
+    fn the_log_line_and_the_400_problem_have_their_members() {
+        let req =
+            Requirement::from_json(r#"{"max_stale":"10s","require":["task.cancel"]}"#).unwrap();
+        let decision = evaluate_with(
+            CARD.as_bytes(),
+            &req,
+            &crate::Observation::from_json(r#"{"lag_ms":"40000"}"#).unwrap(),
+            &Limits::default(),
+        );
+        let s = |v: &str| Value::String(v.to_owned());
+        let expected = Value::Object(vec![
+            ("event".into(), s("cardgate.rejected")),
+            ("mode".into(), s("observe")),
+            ("path".into(), s("/a/.well-known/agent-card.json")),
+            ("rule".into(), Value::Null),
+            ("agent".into(), s("w")),
+            ("status".into(), Value::Number(503.0)),
+            ("error_class".into(), s("stale_agent_card")),
+            (
+                "reasons".into(),
+                Value::Array(vec![s("watermark_exceeded"), s("capabilities_missing")]),
+            ),
+            (
+                "missing_capabilities".into(),
+                Value::Array(vec![s("task.cancel")]),
+            ),
+            ("staleness_ms".into(), Value::Number(40000.0)),
+            (
+                "card_hash".into(),
+                s(decision.card_hash().unwrap().as_str()),
+            ),
+        ]);
+        let line = rejection_log(
+            &decision,
+            None,
+            "/a/.well-known/agent-card.json",
+            Mode::Observe,
+        );
+        assert_eq!(line, jcs::canonicalize(&expected));
+        let refused = caller_refused(&CallerError {
+            header: "a2a-card-pin",
+            message: "is not sha256:<64 hex>".into(),
+        });
+        let expected = Value::Object(vec![
+            (
+                "type".into(),
+                s("urn:cardgate:problem:invalid_caller_requirement"),
+            ),
+            ("title".into(), s("Invalid Caller Requirement")),
+            ("status".into(), Value::Number(400.0)),
+            ("detail".into(), s("a2a-card-pin: is not sha256:<64 hex>")),
+            ("verdict".into(), s("refused")),
+            ("header".into(), s("a2a-card-pin")),
+        ]);
+        assert_eq!(refused.status, 400);
+        assert_eq!(refused.body, jcs::canonicalize(&expected));
+    }
+
     #[test]
     fn an_unreadable_header_map_is_a_502_problem() {
         for which in ["request", "response"] {

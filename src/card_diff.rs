@@ -24,7 +24,6 @@ use crate::jcs;
 use crate::requirement::Requirement;
 use crate::resolution::{Answer, Outcome, Resolution, ResolutionLimits, Step};
 use crate::version::Version;
-use serde::ser::{Serialize, Serializer};
 use std::cmp::Ordering;
 
 /// The source names the comparison gives [`Resolution`], in the order it asks them.
@@ -608,25 +607,16 @@ pub struct UnreadableSide<'a> {
     pub readable: Unreadable,
 }
 
-/// `true`: the `readable` of a [`ReadableSide`].
-#[derive(Debug, Clone, Copy)]
-pub struct Readable;
-
-/// `false`: the `readable` of an [`UnreadableSide`].
-#[derive(Debug, Clone, Copy)]
-pub struct Unreadable;
-
-impl Serialize for Readable {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bool(true)
-    }
-}
-
-impl Serialize for Unreadable {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bool(false)
-    }
-}
+crate::decision::wire_constant!(
+    /// `true`: the `readable` of a [`ReadableSide`].
+    Readable,
+    serialize_bool(true)
+);
+crate::decision::wire_constant!(
+    /// `false`: the `readable` of an [`UnreadableSide`].
+    Unreadable,
+    serialize_bool(false)
+);
 
 #[cfg(test)]
 mod tests {

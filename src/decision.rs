@@ -325,25 +325,35 @@ pub enum DecisionJson<'a> {
     Rejected(RejectedJson<'a>),
 }
 
-/// `"valid"`: the `verdict` of a [`ValidJson`].
-#[derive(Debug, Clone, Copy)]
-pub struct Valid;
+/// Declares a unit struct that serializes as one constant (`$method($value)`): a member such as
+/// `verdict` that tells the variants of an untagged wire enum apart and sorts where RFC 8785
+/// puts it (serde's own enum tag would always come first). Its TypeScript type is given on the
+/// member (`tsify(type = ...)`).
+macro_rules! wire_constant {
+    ($(#[$doc:meta])* $name:ident, $method:ident($value:expr)) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $name;
 
-/// `"rejected"`: the `verdict` of a [`RejectedJson`].
-#[derive(Debug, Clone, Copy)]
-pub struct Rejected;
-
-impl Serialize for Valid {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str("valid")
-    }
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.$method($value)
+            }
+        }
+    };
 }
+pub(crate) use wire_constant;
 
-impl Serialize for Rejected {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str("rejected")
-    }
-}
+wire_constant!(
+    /// `"valid"`: the `verdict` of a [`ValidJson`].
+    Valid,
+    serialize_str("valid")
+);
+wire_constant!(
+    /// `"rejected"`: the `verdict` of a [`RejectedJson`].
+    Rejected,
+    serialize_str("rejected")
+);
 
 /// A valid decision's members.
 #[derive(Debug, serde::Serialize)]

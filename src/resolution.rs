@@ -24,7 +24,6 @@
 
 use crate::decision::Decision;
 use crate::reason::{ErrorClass, ReasonCode};
-use serde::ser::{Serialize, Serializer};
 
 /// Bounds on one resolution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -370,15 +369,11 @@ pub struct FailedAttempt {
     pub verdict: Failed,
 }
 
-/// `"failed"`: the `verdict` of a [`FailedAttempt`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Failed;
-
-impl Serialize for Failed {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str("failed")
-    }
-}
+crate::decision::wire_constant!(
+    /// `"failed"`: the `verdict` of a [`FailedAttempt`].
+    Failed,
+    serialize_str("failed")
+);
 
 impl ResolutionAttempt {
     /// The wire form of one recorded attempt.

@@ -382,11 +382,15 @@ mod raw {
         Some(unsafe { Vec::from_raw_parts(data, size, size) })
     }
 
-    /// Appends one entry (Envoy's `addCopy`). A refusal is ignored: the SDK's own calls panic.
-    pub fn add_header_map_value(map: MapType, name: &str, value: &[u8]) {
+    /// A header-value write: map, name, value (`proxy_add_header_map_value` and
+    /// `proxy_replace_header_map_value` share it).
+    type WriteValue = unsafe extern "C" fn(u32, *const u8, usize, *const u8, usize) -> u32;
+
+    /// One header-value write. A refusal is ignored: the SDK's own calls panic.
+    fn write_value(call: WriteValue, map: MapType, name: &str, value: &[u8]) {
         // SAFETY: the host reads both live slices during the call.
         unsafe {
-            proxy_add_header_map_value(
+            call(
                 map as u32,
                 name.as_ptr(),
                 name.len(),
@@ -396,18 +400,14 @@ mod raw {
         };
     }
 
+    /// Appends one entry (Envoy's `addCopy`).
+    pub fn add_header_map_value(map: MapType, name: &str, value: &[u8]) {
+        write_value(proxy_add_header_map_value, map, name, value);
+    }
+
     /// Replaces a header (Envoy's `setCopy`).
     pub fn replace_header_map_value(map: MapType, name: &str, value: &[u8]) {
-        // SAFETY: the host reads both live slices during the call.
-        unsafe {
-            proxy_replace_header_map_value(
-                map as u32,
-                name.as_ptr(),
-                name.len(),
-                value.as_ptr(),
-                value.len(),
-            )
-        };
+        write_value(proxy_replace_header_map_value, map, name, value);
     }
 
     /// Removes every entry of a header.

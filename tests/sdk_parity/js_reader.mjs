@@ -8,9 +8,19 @@
 //   legacy:  `new DefaultAgentCardResolver({ legacyCompat: { enabled: true } })`.
 // Each reading gets its own structuredClone of the card, through `normalizeAgentCard`, the
 // method `resolve()` and `ClientFactory.createFromAgentCard` both call on the fetched JSON.
+// An entry with `raw` (the served bytes, base64) is parsed as the resolver does it, by
+// `fetch()`'s `Response.json()`; when that throws, both readings refuse the card.
+// `--sdk DIR`: use the @a2a-js/sdk installed under DIR/node_modules (e.g. the lowest version of
+// the npm package's peer range, .tools/a2a-sdk-1.0.1) instead of the project's own.
 import { createInterface } from 'node:readline';
-import { AgentCardResolver, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
-import { isLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const sdkAt = process.argv.indexOf('--sdk');
+const sdkFile = (sub) =>
+  sdkAt < 0 ? `@a2a-js/sdk/${sub}` : pathToFileURL(join(resolve(process.argv[sdkAt + 1]), 'node_modules/@a2a-js/sdk/dist', sub, 'index.js')).href;
+const { AgentCardResolver, DefaultAgentCardResolver } = await import(sdkFile('client'));
+const { isLegacyAgentCard } = await import(sdkFile('compat/v0_3/client'));
 
 const resolvers = {
   default: AgentCardResolver.default,
@@ -59,7 +69,18 @@ const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 const out = [];
 for await (const line of lines) {
   if (!line.trim()) continue;
-  const { id, card } = JSON.parse(line);
+  const entry = JSON.parse(line);
+  const { id } = entry;
+  let card = entry.card;
+  if (entry.raw !== undefined) {
+    try {
+      card = await new Response(Buffer.from(entry.raw, 'base64')).json();
+    } catch (e) {
+      const refused = { ok: false, path: 'fetch', error: `${e?.name ?? 'Error'}: ${e?.message ?? e}`.slice(0, 300) };
+      out.push(JSON.stringify({ id, default: refused, legacy: refused }));
+      continue;
+    }
+  }
   out.push(JSON.stringify({ id, default: read(resolvers.default, card), legacy: read(resolvers.legacy, card) }));
   if (out.length >= 256) process.stdout.write(out.splice(0).join('\n') + '\n');
 }

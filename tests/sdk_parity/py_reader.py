@@ -5,12 +5,16 @@ stdin: JSON lines `{"id": N, "card": {...}}`. stdout: one JSON line per card,
 `{"id": N, "ok": false, "error": "..."}` when `parse_agent_card` refuses the card.
 The card goes through `a2a.client.card_resolver.parse_agent_card` exactly as
 `A2ACardResolver.get_agent_card` hands it the `response.json()` dict (a deep copy: the
-function edits its argument).
+function edits its argument). An entry with `raw` (the served bytes, base64) is parsed as
+`get_agent_card` does it, by httpx's `Response.json()`; when that raises, the card is refused.
 """
 
+import base64
 import copy
 import json
 import sys
+
+import httpx
 
 from a2a.client.card_resolver import parse_agent_card
 
@@ -35,7 +39,11 @@ def main():
             continue
         entry = json.loads(line)
         try:
-            parsed = parse_agent_card(copy.deepcopy(entry["card"]))
+            if "raw" in entry:
+                card = httpx.Response(200, content=base64.b64decode(entry["raw"])).json()
+            else:
+                card = copy.deepcopy(entry["card"])
+            parsed = parse_agent_card(card)
             result = {"id": entry["id"], "ok": True, "view": view(parsed)}
         except Exception as e:  # noqa: BLE001 - any exception means the caller gets no card
             result = {"id": entry["id"], "ok": False, "error": f"{type(e).__name__}: {e}"[:300]}

@@ -179,6 +179,7 @@ security[].schemes, securitySchemes values and their type).
 """
 
 import argparse
+import base64
 import collections
 import concurrent.futures
 import hashlib
@@ -189,10 +190,16 @@ import subprocess
 import sys
 import time
 
+import gen_adv
 import gen_cards
 
 HERE = pathlib.Path(__file__).resolve().parent
 READINGS = ["py", "js_default", "js_legacy"]
+# The lowest @a2a-js/sdk of the npm package's peer range (js/build.mjs), installed by .ci/setup.sh:
+# read too when present (its v0.3 conversion refuses fewer cards than 1.3.0's, nothing else differs).
+SDK_LOWEST = "1.0.1"
+LOWEST_DIR = HERE.parent.parent / ".tools" / f"a2a-sdk-{SDK_LOWEST}"
+LOWEST_READINGS = ["js101_default", "js101_legacy"]
 BASE_CANDIDATES = [
     "capability:streaming", "capability:pushNotifications", "capability:extendedAgentCard",
     "binding:JSONRPC", "binding:GRPC", "binding:HTTP+JSON", "protocol:0.3", "protocol:1.0",
@@ -282,9 +289,18 @@ def card_hash(card):
     return "sha256:" + hashlib.sha256(rfc8785.dumps(doc)).hexdigest()
 
 
+def reader_line(e):
+    """One reader input line: the card, and the served bytes when they are not its compact JSON."""
+    if "raw" in e:  # the readers parse the bytes as their HTTP client does
+        line = {"id": e["id"], "card": None, "raw": base64.b64encode(e["raw"]).decode()}
+    else:
+        line = {"id": e["id"], "card": e["card"]}
+    return json.dumps(line) + "\n"
+
+
 def run_batch(cmd, entries, what):
     """Feeds every card to one reader process as JSON lines; returns its answers by id."""
-    feed = "".join(json.dumps({"id": e["id"], "card": e["card"]}) + "\n" for e in entries)
+    feed = "".join(reader_line(e) for e in entries)
     proc = subprocess.run(cmd, input=feed, capture_output=True, text=True, cwd=HERE)
     if proc.returncode != 0:
         sys.exit(f"sdk_parity: the {what} reader failed (exit {proc.returncode}):\n{proc.stderr}")
@@ -342,6 +358,7 @@ def kind(cap):
 
 
 def main():
+    global READINGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--cardgate", required=True, help="the cardgate CLI to test")
     ap.add_argument("--count", type=int, default=None,
@@ -351,10 +368,20 @@ def main():
     ap.add_argument("--node", default="node")
     ap.add_argument("--out", default="target/sdk_parity/results.json")
     ap.add_argument("--examples", type=int, default=10)
-    ap.add_argument("--readings", default=",".join(READINGS),
-                    help="readings the verdicts use (all are taken and shown): default %(default)s")
+    ap.add_argument("--readings", default=None,
+                    help="readings the verdicts use (all are taken and shown): default all of "
+                         + ",".join(READINGS + LOWEST_READINGS) + " (the last two when that SDK is installed)")
+    ap.add_argument("--corpus", choices=["cards", "adv", "both"], default="cards",
+                    help="gen_cards.py's grids and random cards, gen_adv.py's adversarial classes, or both"
+                         " (--count then applies to each)")
+    ap.add_argument("--classes", default=None,
+                    help="adv corpus: only these comma-separated classes (label prefixes)")
+    ap.add_argument("--mixed", type=int, default=gen_adv.MIXED_CARDS,
+                    help="adv corpus: random cards of each random class (mixed, remix): default %(default)s")
     args = ap.parse_args()
-    judged = args.readings.split(",")
+    if LOWEST_DIR.joinpath("node_modules", "@a2a-js", "sdk").is_dir():
+        READINGS = READINGS + LOWEST_READINGS
+    judged = args.readings.split(",") if args.readings else list(READINGS)
     if not judged or set(judged) - set(READINGS):
         sys.exit(f"sdk_parity: --readings takes a comma-separated subset of {','.join(READINGS)}")
     t0 = time.monotonic()
@@ -366,7 +393,13 @@ def main():
         sys.exit(f"sdk_parity: expected a2a-sdk 1.3.0 and @a2a-js/sdk 1.3.0, found {py_version} and {js_version}"
                  " (the reading rules in this file's docstring are for those versions)")
 
-    entries = gen_cards.generate(args.count, args.seed)
+    entries = []
+    if args.corpus in ("cards", "both"):
+        entries = gen_cards.generate(args.count, args.seed)
+    if args.corpus in ("adv", "both"):
+        classes = set(args.classes.split(",")) if args.classes else None
+        for e in gen_adv.generate(args.count, args.seed, classes, args.mixed):
+            entries.append(dict(e, id=len(entries)))
     out_path = pathlib.Path(args.out)
     cards_dir = out_path.parent / "cards"
     cards_dir.mkdir(parents=True, exist_ok=True)
@@ -374,8 +407,12 @@ def main():
         old.unlink()
     for e in entries:
         e["file"] = cards_dir / f"{e['id']:04d}.json"
-        e["file"].write_bytes(e["text"].encode() if "text" in e else card_bytes(e["card"]))
-        e["hash"] = card_hash(e["card"])
+        e["file"].write_bytes(e["raw"] if "raw" in e else e["text"].encode() if "text" in e else card_bytes(e["card"]))
+        if "raw" not in e:
+            e["hash"] = card_hash(e["card"])
+        else:  # bytes the strict reader may refuse: pinned to what cardgate makes of them, if anything
+            h = subprocess.run([cardgate, "hash", str(e["file"])], capture_output=True, text=True).stdout.strip()
+            e["hash"] = h if h.startswith("sha256:") else "sha256:" + "0" * 64
 
     # The independent hash must be cardgate's (a few cards are enough to catch a drift).
     for e in entries[:3]:
@@ -386,11 +423,18 @@ def main():
     t_read = time.monotonic()
     py = run_batch([sys.executable, str(HERE / "py_reader.py")], entries, "Python")
     js = run_batch([args.node, str(HERE / "js_reader.mjs")], entries, "Node")
+    js101 = None
+    if LOWEST_READINGS[0] in READINGS:
+        js101 = run_batch([args.node, str(HERE / "js_reader.mjs"), "--sdk", str(LOWEST_DIR)], entries,
+                          f"Node (@a2a-js/sdk {SDK_LOWEST})")
     t_read = time.monotonic() - t_read
 
     for e in entries:
         readings = {"py": dict(py[e["id"]], path="parse_agent_card"),
                     "js_default": js[e["id"]]["default"], "js_legacy": js[e["id"]]["legacy"]}
+        if js101 is not None:
+            readings["js101_default"] = js101[e["id"]]["default"]
+            readings["js101_legacy"] = js101[e["id"]]["legacy"]
         for name, r in readings.items():
             r.pop("id", None)
             if r["ok"]:
@@ -399,6 +443,8 @@ def main():
         e["required"] = set(mentioned(e["card"])) | set(e.get("probe", []))
         for r in readings.values():
             e["required"].update(r.get("caps", []))
+        # A capability with a lone surrogate cannot be required (a requirement is I-JSON too).
+        e["required"] = {c for c in e["required"] if c.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") == c}
 
     t_gate = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -511,7 +557,7 @@ def main():
                     "over_strict_cards": len(strict), "over_strict_capabilities": n_strict,
                     "decisions": dict(decisions)},
         "cards": [{k: (str(v) if k == "file" else sorted(v) if k == "required" else v)
-                   for k, v in e.items()} for e in entries],
+                   for k, v in e.items() if k != "raw"} for e in entries],
     }
     out_path.write_text(json.dumps(results, indent=1) + "\n")
     elapsed = time.monotonic() - t0

@@ -25,6 +25,11 @@ classes those grids do not produce, each under its own label prefix (the first w
           userinfo, IDN, ports, non-http schemes, `0`, very long
   mixed   seeded random mixtures of v0.3 and v1.0 members, both spellings, nulls and the
           values above over a full card (several mutations per card)
+  pver-fuzz  random protocolVersion strings (digits, dots, every kind of JavaScript whitespace
+          and look-alikes, signs, exponents, hex prefixes, long digit runs) on a card the JS
+          legacyCompat reading converts exactly when it takes that version for v0.3
+  tree    random objects over the member names the readings look at (both spellings, NUL
+          aliases, legacy and prototype names) holding values of every JSON type at every depth
   remix   gen_cards.py's grid cards with 1-4 random structural mutations each: a member set to
           one of the values above, renamed to or copied under its other spelling (snake_case,
           `\u0000`-suffixed), or moved to the end of its object (a2a-sdk: the last one wins)
@@ -285,6 +290,16 @@ def grid_bytes():
         fill2 = ",".join(f'"s{i:07d}g":{i}' for i in range(n_fill))
         caps2 = '"streaming":false' + ("," + fill2 if fill2 else "") + ',"streaming":true'
         dups.append((f"wide caps same-bit fill={n_fill} dup-{pos}", t.replace('"streaming":true', caps2)))
+    # The same name spelt otherwise (escapes, raw UTF-8 against \u escapes, a surrogate pair,
+    # `\/`), in objects of every width around the linear scan's limit.
+    for n_fill in (0, 15, 16, 17, 100):
+        pre = "".join(f'"f{i}":{i},' for i in range(n_fill))
+        for name, a, b2 in [("esc", '"stre\\u0061ming"', '"streaming"'),
+                            ("esc-both", '"str\\u0065aming"', '"stre\\u0061ming"'),
+                            ("nul", '"a\\u0000"', '"a\\u0000"'), ("utf8", '"\\u00e9"', '"\u00e9"'),
+                            ("pair", '"\\ud83d\\ude00"', '"\U0001f600"'), ("slash", '"a/b"', '"a\\/b"')]:
+            caps = pre + a + ":false," + b2 + ":true" + ("" if "stre" in a else ',"streaming":true')
+            dups.append((f"wide {name} fill={n_fill}", t.replace('"streaming":true', caps)))
     for label, s in dups:
         out.append(("bytes dup " + label, s.encode()))
     # Encodings and byte order marks.
@@ -443,6 +458,100 @@ def remix_card(rng, grid_cards):
     return (f"remix [{label[:50]}] " + " ".join(muts), c)
 
 
+PVER_ATOMS = ["0", "0", "3", "1", "9", "00", ".", ".", ".", " ", "\t", "\u00a0", "\u2028", "\ufeff", "\u3000",
+              "\u200b", "\u180e", "\u0085", "+", "-", "e", "x", "0x", "v", "\u0663", "\uff13", "Infinity", "NaN",
+              "9" * 40, "0" * 30, "\u0000", "_", ","]
+
+
+def pver_card(rng):
+    """gen_cards' detect card (the JS legacyCompat reading loses pushNotifications exactly when
+    it takes the card for v0.3) with a random protocolVersion: JavaScript's isLegacyVersion
+    (trim, split, parseInt) against the gate's restatement of it."""
+    head = rng.choice(["", "", "0.3", "0.", " 0.", "0.3.", "0", "1."])
+    v = head + "".join(rng.choice(PVER_ATOMS) for _ in range(rng.randint(1, 5)))
+    c = g.detect_card()
+    c["protocolVersion"] = v
+    return (f"pver-fuzz protocolVersion={v!r}", c)
+
+
+TREE_KEYS = {
+    (): ["name", "version", "description", "url", "preferredTransport", "protocolVersion", "additionalInterfaces",
+         "supportsAuthenticatedExtendedCard", "supportedInterfaces", "supported_interfaces", "capabilities",
+         "skills", "security", "securityRequirements", "security_requirements", "securitySchemes",
+         "security_schemes", "defaultInputModes", "defaultOutputModes", "provider", "signatures",
+         "documentationUrl", "iconUrl", "skills\u0000", "capabilities\u0000", "[x]", "__proto__", "x"],
+    "capabilities": ["streaming", "pushNotifications", "push_notifications", "extendedAgentCard",
+                     "extended_agent_card", "extensions", "streaming\u0000", "push_notifications\u0000", "x"],
+    "supportedInterfaces": ["url", "protocolBinding", "protocol_binding", "protocolVersion", "protocol_version",
+                            "tenant", "transport", "protocol_binding\u0000", "x"],
+    "additionalInterfaces": ["url", "transport", "protocolBinding", "protocolVersion"],
+    "skills": ["id", "name", "description", "tags", "security", "securityRequirements", "examples", "inputModes",
+               "id\u0000", "x"],
+    "extensions": ["uri", "required", "params", "description", "uri\u0000"],
+    "securitySchemes": ["type", "scheme", "httpAuthSecurityScheme", "apiKeySecurityScheme", "flows", "in"],
+    "security": ["schemes", "bearer"],
+}
+TREE_SCALARS = [None, True, False, 0, 1, -0.0, 1.5, "", "x", "JSONRPC", "GRPC", "HTTP+JSON", "0.3", "0.3.0", "1.0",
+                URL, "task.a", "urn:e"]
+
+
+TREE_BOOLS = {"streaming", "pushNotifications", "push_notifications", "extendedAgentCard", "extended_agent_card",
+              "supportsAuthenticatedExtendedCard", "required"}
+TREE_LISTS = {"defaultInputModes", "defaultOutputModes", "tags", "examples", "inputModes", "bearer"}
+TREE_MAPS = {"params", "provider", "flows", "httpAuthSecurityScheme", "apiKeySecurityScheme", "schemes", "__proto__", "[x]"}
+TREE_STRINGS = [None, "", "x", "JSONRPC", "GRPC", "HTTP+JSON", "jsonrpc", "0.3", "0.3.0", "1.0", " 0.3", URL, "task.a",
+                "urn:e", "http", "oauth2", "apiKey"]
+
+
+def tree_value(rng, key, depth):
+    box = {"supported_interfaces": "supportedInterfaces", "protocol_binding": "supportedInterfaces",
+           "security_schemes": "securitySchemes", "securityRequirements": "security",
+           "security_requirements": "security"}.get(key, key)
+    r = rng.random()
+    if box in TREE_KEYS and depth < 4 and r < 0.8:
+        item = lambda: tree_object(rng, box, depth + 1)  # noqa: E731
+        if box in ("capabilities",) or (box == "securitySchemes" and r < 0.2):
+            return item()
+        if box == "securitySchemes":
+            return {f"k{i}": item() for i in range(rng.randint(0, 2))}
+        return [item() if rng.random() < 0.9 else rng.choice(TREE_SCALARS) for _ in range(rng.randint(0, 3))]
+    if r < 0.85:  # mostly a value of the member's own type, so that some readings accept the card
+        base_key = key.split("\u0000")[0]
+        if base_key in TREE_BOOLS:
+            return rng.choice([True, True, False, None])
+        if base_key in TREE_LISTS:
+            return rng.choice([[], ["text/plain"], None, ["a", "b"]])
+        if base_key in TREE_MAPS:
+            return rng.choice([{}, None, {"k": {"a": 1}}])
+        return rng.choice(TREE_STRINGS)
+    if r < 0.9 and depth < 4:
+        return [rng.choice(TREE_SCALARS) for _ in range(rng.randint(0, 2))]
+    if r < 0.15 and depth < 4:
+        return {}
+    return rng.choice(TREE_SCALARS)
+
+
+def tree_object(rng, box, depth):
+    keys = TREE_KEYS.get(box, ["x"])
+    chosen = rng.sample(keys, rng.randint(0, min(len(keys), 7)))
+    return {k: tree_value(rng, k, depth) for k in chosen}
+
+
+def tree_card(rng):
+    """A random object over the member names every reading looks at (both spellings, NUL
+    aliases, legacy and prototype names) and values of every JSON type, at every depth."""
+    c = tree_object(rng, (), 0)
+    c.setdefault("name", "W")
+    c.setdefault("version", "1")
+    # The gate wants skills with ids: most cards get them, so their other members count.
+    if not isinstance(c.get("skills"), list) and rng.random() < 0.9:
+        c["skills"] = [g.skill("task.a")]
+    for sk in c["skills"] if isinstance(c.get("skills"), list) else []:
+        if isinstance(sk, dict) and rng.random() < 0.9:
+            sk["id"] = sk.get("id") if isinstance(sk.get("id"), str) and sk.get("id") else "task.b"
+    return ("tree " + ",".join(c)[:80], c)
+
+
 def grid_limits():
     out = []
     for n in (100, 1000):
@@ -476,7 +585,7 @@ MIXED_CARDS = 2000
 
 
 def generate(count=None, seed=7, classes=None, mixed=MIXED_CARDS):
-    """Every class's cards, then `mixed` cards of each random class (mixed, remix); a seeded
+    """Every class's cards, then `mixed` cards of each random class (mixed, pver-fuzz, tree, remix); a seeded
     sample of `count` of them if given."""
     rng = random.Random(seed)
     entries = []
@@ -490,6 +599,12 @@ def generate(count=None, seed=7, classes=None, mixed=MIXED_CARDS):
         entries.append({"label": label, "card": card, "raw": raw})
     for _ in range(mixed):
         label, card = mixed_card(rng)
+        entries.append({"label": label, "card": card})
+    for _ in range(mixed):
+        label, card = pver_card(rng)
+        entries.append({"label": label, "card": card})
+    for _ in range(mixed):
+        label, card = tree_card(rng)
         entries.append({"label": label, "card": card})
     grid_cards = [(label, card) for label, card, _ in g.fixed_entries()]
     for _ in range(mixed):

@@ -3,10 +3,14 @@
 # package.json). Fails on any capability cardgate grants that an SDK's parsed card lacks.
 # Included by the top Makefile (SHELL=bash, CARGO, PY, TEST_TARGETS).
 # SDK_PARITY_ARGS passes options to the driver, e.g. `--count 2000 --seed 3` or `--readings py,js_legacy`.
+# A second run takes a seeded sample of gen_adv.py's adversarial classes (SDK_PARITY_ADV_ARGS;
+# the long differential: `--corpus adv --mixed 10000 --seed N`, every class in full).
+# The @a2a-js/sdk 1.0.1 readings (lowest of the npm package's peer range) need `.ci/setup.sh js`.
 
 TEST_TARGETS += test-sdk-parity
 
 SDK_PARITY_ARGS ?=
+SDK_PARITY_ADV_ARGS ?= --count 4000 --mixed 500
 
 .PHONY: test-sdk-parity
 
@@ -14,3 +18,5 @@ test-sdk-parity: setup-core
 	node js/npm-ci.mjs --need @a2a-js/sdk/package.json
 	$(CARGO) build --release --bin cardgate
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate $(SDK_PARITY_ARGS)
+	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus adv \
+	  --out target/sdk_parity/adv/results.json --examples 5 $(SDK_PARITY_ADV_ARGS)

@@ -2,13 +2,24 @@
 
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
        [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
+       [--corpus cards|adv|both] [--classes mut,bytes,...] [--mixed N]
 
-For each generated card (gen_cards.py) three readings are taken, all in batch (one Python
-process, one Node process, JSON lines):
+For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
+these readings are taken, all in batch (one Python process, one Node process per SDK, JSON lines):
   py          PyPI a2a-sdk 1.3.0  a2a.client.card_resolver.parse_agent_card(deepcopy(card))
   js_default  npm @a2a-js/sdk 1.3.0  AgentCardResolver.default.normalizeAgentCard(structuredClone(card))
               (legacyCompat off: the resolver ClientFactory uses unless told otherwise)
   js_legacy   new DefaultAgentCardResolver({legacyCompat:{enabled:true}}).normalizeAgentCard(...)
+  js101_default, js101_legacy  the same with npm @a2a-js/sdk 1.0.1, the lowest of the npm
+              package's peer range (.tools/a2a-sdk-1.0.1, installed by .ci/setup.sh; skipped when
+              absent). Its toCoreAgentCard lacks 1.3.0's requireObject/requireArray checks
+              (capabilities may be any non-null value, modes and skill tags any iterable: a
+              string spreads into characters), so it refuses fewer v0.3 cards; nothing else in
+              normalizeAgentCard differs.
+A card with `raw` bytes (gen_adv.py's `bytes` class: duplicates, byte order marks, UTF-16,
+NaN, lone surrogates, numbers at the double limit...) is parsed by each reader as its SDK's
+resolver does: httpx `Response(200, content=raw).json()` (a2a-sdk's A2ACardResolver) and
+`new Response(raw).json()` (fetch, @a2a-js/sdk); the card is refused when that throws.
 Each accepted reading becomes a capability set in cardgate's vocabulary (DESIGN.md
 "Requirement"): skill ids, `extension:<uri>`, `capability:<flag>` (flag true; JS: truthy),
 `binding:<protocolBinding>` (non-empty), `protocol:<Major.Minor>` of every interface's
@@ -381,6 +392,9 @@ def main():
     args = ap.parse_args()
     if LOWEST_DIR.joinpath("node_modules", "@a2a-js", "sdk").is_dir():
         READINGS = READINGS + LOWEST_READINGS
+    else:
+        print(f"sdk_parity: note: no @a2a-js/sdk {SDK_LOWEST} in {LOWEST_DIR} (.ci/setup.sh js installs it):"
+              " its readings are skipped", file=sys.stderr)
     judged = args.readings.split(",") if args.readings else list(READINGS)
     if not judged or set(judged) - set(READINGS):
         sys.exit(f"sdk_parity: --readings takes a comma-separated subset of {','.join(READINGS)}")

@@ -312,8 +312,8 @@ def grid_bytes():
     out.append(("bytes trailing nul", b + b"\x00"))
     out.append(("bytes trailing second doc", b + b"{}"))
     out.append(("bytes invalid utf-8 in description", t.replace("test agent", "test \udcff agent").encode("utf-8", "surrogateescape")))
-    out.append(("bytes invalid utf-8 in skill id", t.replace('"task.execute.v3"', '"task.\xff"').encode("latin-1", "replace")
-                if False else t.replace("task.execute.v3", "task.execute.v3\udcc0").encode("utf-8", "surrogateescape")))
+    out.append(("bytes invalid utf-8 in skill id",
+                t.replace("task.execute.v3", "task.execute.v3\udcc0").encode("utf-8", "surrogateescape")))
     out.append(("bytes overlong utf-8", t.replace("test agent", "test \udcc0\udcaf agent").encode("utf-8", "surrogateescape")))
     out.append(("bytes cesu surrogate bytes", t.replace("test agent", "\udced\udca0\udc80").encode("utf-8", "surrogateescape")))
     # Lone surrogates and pairs (escaped).

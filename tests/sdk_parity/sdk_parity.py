@@ -429,7 +429,7 @@ def main():
             e["hash"] = h if h.startswith("sha256:") else "sha256:" + "0" * 64
 
     # The independent hash must be cardgate's (a few cards are enough to catch a drift).
-    for e in entries[:3]:
+    for e in [e for e in entries if "raw" not in e][:3]:
         h = subprocess.run([cardgate, "hash", str(e["file"])], capture_output=True, text=True).stdout.strip()
         if h != e["hash"]:
             sys.exit(f"sdk_parity: cardgate hash {e['file']} = {h}, harness computed {e['hash']}")

@@ -77,7 +77,8 @@ if want envoy; then
   done
 fi
 
-if want js; then
+if want core || want js; then
+  # (core too: the SDK differential, test-sdk-parity, reads cards with it.)
   # The lowest @a2a-js/sdk in the npm package's peer range (js/build.mjs SDK_PEER_RANGE); the
   # newest is package.json's devDependency. tests/node/sdk-versions.test.mjs runs both.
   sdk_dir="$TOOLS/a2a-sdk-$A2A_SDK_LOWEST"
@@ -87,6 +88,9 @@ if want js; then
     (cd "$sdk_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
       && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$A2A_SDK_LOWEST" >/dev/null)
   fi
+fi
+
+if want js; then
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2-3 minutes)"
     # --force: cargo skips a crate its records call installed, even when the binary is gone.

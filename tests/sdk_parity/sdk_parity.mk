@@ -5,7 +5,7 @@
 # SDK_PARITY_ARGS passes options to the driver, e.g. `--count 2000 --seed 3` or `--readings py,js_legacy`.
 # A second run takes a seeded sample of gen_adv.py's adversarial classes (SDK_PARITY_ADV_ARGS;
 # the long differential: `--corpus adv --mixed 10000 --seed N`, every class in full).
-# The @a2a-js/sdk 1.0.1 readings (lowest of the npm package's peer range) need `.ci/setup.sh js`.
+# The @a2a-js/sdk 1.0.1 readings (lowest of the npm package's peer range) come with `.ci/setup.sh core`.
 
 TEST_TARGETS += test-sdk-parity
 

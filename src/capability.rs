@@ -26,7 +26,8 @@ pub enum Capability {
     Extension(String),
     /// `capability:<flag>`: that flag is `true`.
     Flag(Flag),
-    /// `binding:<protocolBinding>`: an interface with that binding.
+    /// `binding:<protocolBinding>`: an interface with that binding (at a required protocol
+    /// version, when the requirement names any: [`Capability::covered_by`]).
     Binding(String),
     /// `protocol:<Major.Minor>`: an interface speaking that protocol version.
     Protocol(String),
@@ -98,6 +99,22 @@ impl Capability {
         }
     }
 
+    /// Whether `card` covers this capability for a caller that also requires the protocol
+    /// versions `protocols` (the requirement's `protocol:` capabilities that the card declares):
+    /// a binding then counts only when, in every SDK reading, an interface has the binding at
+    /// one of those versions, because the caller invokes one interface, with one binding, at
+    /// one protocol version. Everything else is [`Capability::declared_by`].
+    pub fn covered_by(&self, card: &AgentCard, protocols: &[&str]) -> bool {
+        self.declared_by(card)
+            && match self {
+                Capability::Binding(b) if !protocols.is_empty() => card
+                    .readings
+                    .iter()
+                    .all(|(_, r)| protocols.iter().any(|p| offers_at(r, b, p))),
+                _ => true,
+            }
+    }
+
     /// Whether `card` declares this capability.
     pub fn declared_by(&self, card: &AgentCard) -> bool {
         match self {
@@ -110,6 +127,15 @@ impl Capability {
             Capability::Protocol(v) => card.protocols.iter().any(|x| x == v),
         }
     }
+}
+
+/// Whether `reading` has an interface with binding `binding` at protocol version `protocol`
+/// (`Major.Minor`).
+fn offers_at(reading: &Reading, binding: &str, protocol: &str) -> bool {
+    reading
+        .interfaces
+        .iter()
+        .any(|(b, v)| b == binding && major_minor(v) == Some(protocol))
 }
 
 impl TryFrom<String> for Capability {

@@ -5,6 +5,7 @@
 //! (a) the version floor, then (c) the capability superset. Unlike the seed, every failed
 //! condition is reported; the primary error class is the first failure in that order.
 
+use crate::capability::Capability;
 use crate::card::{AgentCard, Limits};
 use crate::card_hash::CardHash;
 use crate::decision::{
@@ -304,11 +305,13 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
         }
     };
 
-    // (c) capability superset.
+    // (c) capability superset; a required binding must be offered at the required protocol
+    // versions by one interface (`Capability::covered_by`).
+    let protocols = required_protocols(requirement, view);
     let missing: Vec<String> = requirement
         .require
         .iter()
-        .filter(|c| !c.declared_by(view))
+        .filter(|c| !c.covered_by(view, &protocols))
         .map(ToString::to_string)
         .collect();
     let mut capabilities_reason = None;
@@ -331,7 +334,7 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
             view.name,
             missing.len(),
             requirement.require.len(),
-            missing_with_readings(requirement, view)
+            missing_with_readings(requirement, view, &protocols)
         );
         capabilities_reason = Some(Reason {
             code: ReasonCode::CapabilitiesMissing,
@@ -488,11 +491,40 @@ fn concat(pieces: &[&str]) -> String {
     out
 }
 
+/// The `Major.Minor` of each `protocol:` capability the caller requires and `view` declares
+/// (one it does not declare is missing on its own), for [`Capability::covered_by`].
+fn required_protocols<'r>(requirement: &'r Requirement, view: &AgentCard) -> Vec<&'r str> {
+    requirement
+        .require
+        .iter()
+        .filter_map(|c| match c {
+            Capability::Protocol(v) if c.declared_by(view) => Some(v.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The missing capabilities, each followed by the SDK readings that lack it when only some do
 /// (`binding:JSONRPC (not read by @a2a-js/sdk default resolver)`).
-fn missing_with_readings(requirement: &Requirement, view: &AgentCard) -> String {
+fn missing_with_readings(
+    requirement: &Requirement,
+    view: &AgentCard,
+    protocols: &[&str],
+) -> String {
     let mut parts = Vec::new();
-    for cap in requirement.require.iter().filter(|c| !c.declared_by(view)) {
+    for cap in requirement
+        .require
+        .iter()
+        .filter(|c| !c.covered_by(view, protocols))
+    {
+        if cap.declared_by(view) {
+            // A binding the card has, but not at a required protocol version.
+            parts.push(format!(
+                "{cap} (no interface with it speaks protocol:{})",
+                protocols.join(" or protocol:")
+            ));
+            continue;
+        }
         let lacking = view.readings_lacking(|r| cap.in_reading(r).unwrap_or(false));
         if lacking.is_empty() || lacking.len() == view.readings.len() {
             parts.push(cap.to_string());

@@ -57,6 +57,12 @@ pub struct Document {
     /// Some member name holds U+0000 or starts with `[` (names an A2A SDK reads apart: see
     /// [`Node::has_unusual_names`]).
     unusual_names: bool,
+    /// The top-level object's members by their names' [`name_filter_bit`]: at the bit's
+    /// position, the name slot's index + 1 of the one member that has it (0: not indexed), so a
+    /// card view's many lookups of top-level members read one name each.
+    root_members: [u16; 32],
+    /// The bits more than one top-level member name has (their lookups read the members).
+    root_shared: u32,
 }
 
 impl Document {
@@ -68,6 +74,8 @@ impl Document {
             text: text.to_owned(),
             decoded: String::new(),
             unusual_names: false,
+            root_members: [0; 32],
+            root_shared: 0,
         }
     }
 
@@ -75,7 +83,34 @@ impl Document {
     pub fn from_value(value: &Value) -> Document {
         let mut doc = Document::default();
         doc.push_value(value);
+        doc.index_root();
         doc
+    }
+
+    /// Fills the index of the top-level object's members (`root_members`) of a document built
+    /// without [`Document::note_root_member`].
+    fn index_root(&mut self) {
+        let Some(&Slot::Object { len, .. }) = self.slots.first() else {
+            return;
+        };
+        let mut key = 1;
+        for _ in 0..len {
+            self.note_root_member(key, name_bit(self.str_bytes_at(key)));
+            key = self.end_of(key + 1);
+        }
+    }
+
+    /// Notes that the top-level object has a member whose name is the string slot `key`, of
+    /// [`name_bit`] `bit`.
+    #[inline]
+    pub(crate) fn note_root_member(&mut self, key: usize, bit: u64) {
+        let bit = fold_name_bits(bit);
+        if let Some(entry) = self.root_members.get_mut(bit.trailing_zeros() as usize) {
+            match u16::try_from(key + 1) {
+                Ok(index) if *entry == 0 => *entry = index,
+                _ => self.root_shared |= bit,
+            }
+        }
     }
 
     fn push_value(&mut self, value: &Value) {
@@ -437,6 +472,18 @@ impl<'d> Node<'d> {
         if names & bit == 0 {
             return None;
         }
+        // A top-level name whose bit no other top-level name has: the index says which member
+        // it can be.
+        if self.at == 0 && self.doc.root_shared & bit == 0 {
+            let index = self.doc.root_members.get(bit.trailing_zeros() as usize);
+            if let Some(&index @ 1..) = index {
+                let key_at = usize::from(index) - 1;
+                return same_bytes(self.doc.str_bytes_at(key_at), key.as_bytes()).then_some(Node {
+                    doc: self.doc,
+                    at: key_at + 1,
+                });
+            }
+        }
         // One pass over the member slots: names compared by length first, then as bytes;
         // a value is skipped in one step (a container's slot knows where it ends).
         let mut key_at = self.at + 1;
@@ -763,6 +810,32 @@ mod tests {
                 assert!(doc.root().get(absent).is_none(), "{absent:?}");
             }
         }
+    }
+
+    /// The top-level object's index finds every member, whether its name's bit is its own or
+    /// shared with another member's, in a parsed document and in one built from a tree; a name
+    /// that shares a member's bit but not its bytes is not found; nested objects are read as
+    /// before.
+    #[test]
+    fn top_level_lookups_by_the_index() {
+        let text = r#"{"axb":1,"ayb":2,"solo":3,"n":{"solo":4,"axb":5},"long_name_here":6}"#;
+        let parsed = json::parse_document(text.as_bytes(), 64).unwrap();
+        let built = Document::from_value(&parsed.root().to_value());
+        for doc in [&parsed, &built] {
+            let root = doc.root();
+            let num = |n: Option<Node<'_>>| n.and_then(Node::as_f64);
+            assert_eq!(num(root.get("axb")), Some(1.0));
+            assert_eq!(num(root.get("ayb")), Some(2.0));
+            assert_eq!(num(root.get("solo")), Some(3.0));
+            assert_eq!(num(root.get("long_name_here")), Some(6.0));
+            assert!(root.get("azb").is_none() && root.get("sxlo").is_none());
+            let n = root.get("n").unwrap();
+            assert_eq!(num(n.get("solo")), Some(4.0));
+            assert_eq!(num(n.get("axb")), Some(5.0));
+            assert!(n.get("ayb").is_none());
+        }
+        assert_eq!(name_bit(b"solo"), name_bit(b"sxlo"));
+        assert_eq!(name_bit(b"axb"), name_bit(b"azb"));
     }
 
     /// Names are the same exactly when their bytes are, at every length the word compares

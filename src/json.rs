@@ -517,6 +517,9 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
                 reading.refusal = Some(Refusal::Duplicate(name));
                 return Err(de::Error::custom("duplicate member"));
             }
+            if depth == 1 {
+                reading.doc.note_root_member(key, bit);
+            }
             name_bits |= bit;
             count += 1;
             map.next_value_seed(DocSeed {

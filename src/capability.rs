@@ -166,21 +166,36 @@ impl schemars::JsonSchema for Capability {
     }
 }
 
-/// `"1.0"` of `"1.0"`, `"1.0.1"` or `"0.3.0"`; `None` unless it starts with digits.digits.
+/// `"1.0"` of `"1.0"`, `"1.0.1"` or `"0.3.0"`; `None` unless it starts with digits.digits
+/// (and, after a second `.`, digits up to a `-`, a `+` or the end). One pass over the bytes.
 pub(crate) fn major_minor(version: &str) -> Option<&str> {
-    let mut parts = version.splitn(3, '.');
-    let major = parts.next()?;
-    let minor = parts.next()?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(major) || !digits(minor) {
+    let bytes = version.as_bytes();
+    // The length of the run of ASCII digits at `from`.
+    let digits_from = |from: usize| {
+        bytes
+            .get(from..)
+            .map_or(0, |s| s.iter().take_while(|b| b.is_ascii_digit()).count())
+    };
+    let major = digits_from(0);
+    if major == 0 || bytes.get(major) != Some(&b'.') {
         return None;
     }
-    if let Some(rest) = parts.next() {
-        if !digits(rest.split(['-', '+']).next().unwrap_or_default()) {
-            return None;
-        }
+    let minor = digits_from(major + 1);
+    let end = major + 1 + minor;
+    if minor == 0 {
+        return None;
     }
-    version.get(..major.len() + 1 + minor.len())
+    match bytes.get(end) {
+        None => {}
+        Some(b'.') => {
+            let patch = digits_from(end + 1);
+            if patch == 0 || !matches!(bytes.get(end + 1 + patch), None | Some(b'-' | b'+')) {
+                return None;
+            }
+        }
+        Some(_) => return None,
+    }
+    version.get(..end)
 }
 
 impl fmt::Display for Capability {
@@ -211,6 +226,38 @@ mod tests {
         assert_eq!(major_minor("0.3.0"), Some("0.3"));
         assert_eq!(major_minor("1"), None);
         assert_eq!(major_minor("1.x"), None);
+        // The splitting reading it replaces, on versions of every shape around the dots.
+        let split = |version: &str| -> Option<String> {
+            let mut parts = version.splitn(3, '.');
+            let (major, minor) = (parts.next()?, parts.next()?);
+            let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            if !digits(major) || !digits(minor) {
+                return None;
+            }
+            if let Some(rest) = parts.next() {
+                if !digits(rest.split(['-', '+']).next().unwrap_or_default()) {
+                    return None;
+                }
+            }
+            Some(format!("{major}.{minor}"))
+        };
+        let pieces = [
+            "", "1", "12", "x", ".", "-", "+", "1-", "2+b", "3x", "é", "04",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for version in [
+                        format!("{a}.{b}.{c}"),
+                        format!("{a}.{b}{c}"),
+                        format!("{a}{b}.{c}"),
+                    ] {
+                        let got = major_minor(&version).map(str::to_owned);
+                        assert_eq!(got, split(&version), "{version:?}");
+                    }
+                }
+            }
+        }
         assert!(Capability::parse("protocol:1.0.0").is_err());
         assert!(Capability::parse("protocol:1").is_err());
         assert_eq!(

@@ -69,8 +69,9 @@ pub struct AgentCard {
     pub bindings: Vec<Label>,
     /// `Major.Minor` protocol versions every SDK reading offers an interface for.
     pub protocols: Vec<Label>,
-    /// Per reading, what it offers; kept to explain a capability one reading lacks.
-    pub readings: Vec<(Sdk, Reading)>,
+    /// Per reading, what it offers, in [`Sdk::ALL`]'s order; kept to explain a capability one
+    /// reading lacks.
+    pub readings: [(Sdk, Reading); 3],
 }
 
 /// A list of strings kept in one buffer (`skills[].id`, `capabilities.extensions[].uri`): two
@@ -187,9 +188,9 @@ impl AgentCard {
             false,
         )?;
 
-        let readings = Vec::from(sdk_reading::read_all(doc).map_err(|refusal| {
+        let readings = sdk_reading::read_all(doc).map_err(|refusal| {
             defect(ReasonCode::SdkRefusesCard, &refusal.path, refusal.message)
-        })?);
+        })?;
         let all = |f: &dyn Fn(&Reading) -> bool| readings.iter().all(|(_, r)| f(r));
         let mut bindings: Vec<Label> = Vec::new();
         let mut protocols: Vec<Label> = Vec::new();
@@ -237,13 +238,10 @@ impl AgentCard {
             .readings
             .iter()
             .map(|(_, r)| {
-                std::mem::size_of::<(Sdk, Reading)>()
-                    + r.interfaces
-                        .iter()
-                        .map(|(b, v)| {
-                            label_heap(b) + label_heap(v) + 2 * std::mem::size_of::<Label>()
-                        })
-                        .sum::<usize>()
+                r.interfaces
+                    .iter()
+                    .map(|(b, v)| label_heap(b) + label_heap(v) + 2 * std::mem::size_of::<Label>())
+                    .sum::<usize>()
             })
             .sum();
         self.name.capacity()

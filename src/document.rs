@@ -38,13 +38,13 @@ pub(crate) enum Slot {
         end: usize,
     },
     /// `len` members (key slot, value slots) follow; the slot after the last one's is `end`.
-    /// `name_lengths` has bit `min(n, 31)` set for each member name of `n` bytes, so a lookup
-    /// of a name no member has is mostly answered without reading the members (a card view
-    /// looks up many optional members a card lacks).
+    /// `names` has the [`name_filter_bit`] of each member name set, so a lookup of a name no
+    /// member has is mostly answered without reading the members (a card view looks up many
+    /// optional members a card lacks).
     Object {
         len: usize,
         end: usize,
-        name_lengths: u32,
+        names: u32,
     },
 }
 
@@ -57,6 +57,12 @@ pub struct Document {
     /// Some member name holds U+0000 or starts with `[` (names an A2A SDK reads apart: see
     /// [`Node::has_unusual_names`]).
     unusual_names: bool,
+    /// The top-level object's members by their names' [`name_filter_bit`]: at the bit's
+    /// position, the name slot's index + 1 of the one member that has it (0: not indexed), so a
+    /// card view's many lookups of top-level members read one name each.
+    root_members: [u16; 32],
+    /// The bits more than one top-level member name has (their lookups read the members).
+    root_shared: u32,
 }
 
 impl Document {
@@ -68,6 +74,8 @@ impl Document {
             text: text.to_owned(),
             decoded: String::new(),
             unusual_names: false,
+            root_members: [0; 32],
+            root_shared: 0,
         }
     }
 
@@ -75,7 +83,34 @@ impl Document {
     pub fn from_value(value: &Value) -> Document {
         let mut doc = Document::default();
         doc.push_value(value);
+        doc.index_root();
         doc
+    }
+
+    /// Fills the index of the top-level object's members (`root_members`) of a document built
+    /// without [`Document::note_root_member`].
+    fn index_root(&mut self) {
+        let Some(&Slot::Object { len, .. }) = self.slots.first() else {
+            return;
+        };
+        let mut key = 1;
+        for _ in 0..len {
+            self.note_root_member(key, name_bit(self.str_bytes_at(key)));
+            key = self.end_of(key + 1);
+        }
+    }
+
+    /// Notes that the top-level object has a member whose name is the string slot `key`, of
+    /// [`name_bit`] `bit`.
+    #[inline]
+    pub(crate) fn note_root_member(&mut self, key: usize, bit: u64) {
+        let bit = fold_name_bits(bit);
+        if let Some(entry) = self.root_members.get_mut(bit.trailing_zeros() as usize) {
+            match u16::try_from(key + 1) {
+                Ok(index) if *entry == 0 => *entry = index,
+                _ => self.root_shared |= bit,
+            }
+        }
     }
 
     fn push_value(&mut self, value: &Value) {
@@ -93,14 +128,14 @@ impl Document {
             }
             Value::Object(members) => {
                 let head = self.open_object();
-                let mut name_lengths = 0;
+                let mut names = 0;
                 for (k, v) in members {
                     self.note_name(k);
                     self.push_str(k);
-                    name_lengths |= name_length_bit(k.len());
+                    names |= name_bit(k.as_bytes());
                     self.push_value(v);
                 }
-                self.close_object(head, members.len(), name_lengths);
+                self.close_object(head, members.len(), names);
             }
         }
     }
@@ -173,7 +208,7 @@ impl Document {
         self.slots.push(Slot::Object {
             len: 0,
             end: 0,
-            name_lengths: 0,
+            names: 0,
         });
         self.slots.len() - 1
     }
@@ -188,20 +223,15 @@ impl Document {
         }
     }
 
-    /// Closes the object opened at `head` with its member count and the [`name_length_bit`]s
-    /// of its member names, or-ed.
+    /// Closes the object opened at `head` with its member count and the [`name_bit`]s of its
+    /// member names, or-ed.
     #[inline]
-    pub(crate) fn close_object(&mut self, head: usize, count: usize, names: u32) {
+    pub(crate) fn close_object(&mut self, head: usize, count: usize, name_bits: u64) {
         let end = self.slots.len();
-        if let Some(Slot::Object {
-            len,
-            end: e,
-            name_lengths,
-        }) = self.slots.get_mut(head)
-        {
+        if let Some(Slot::Object { len, end: e, names }) = self.slots.get_mut(head) {
             *len = count;
             *e = end;
-            *name_lengths = names;
+            *names = fold_name_bits(name_bits);
         }
     }
 
@@ -344,10 +374,28 @@ pub(crate) fn head_le(name: &[u8]) -> u64 {
 /// How many bytes [`Document::text_block`] lends.
 pub(crate) const TEXT_BLOCK: usize = 32;
 
-/// The bit an object's `name_lengths` sets for a member name of `len` bytes.
-#[inline]
-pub(crate) fn name_length_bit(len: usize) -> u32 {
-    1 << len.min(31)
+/// One of 64 bits picked by a name's length and first and last bytes: two names with different
+/// bits differ. The reader finds duplicate names by them, and an object's slot keeps them
+/// folded to 32 bits ([`name_filter_bit`]) for lookups.
+#[inline(always)]
+pub(crate) fn name_bit(bytes: &[u8]) -> u64 {
+    let first = u64::from(bytes.first().copied().unwrap_or(0));
+    let last = u64::from(bytes.last().copied().unwrap_or(0));
+    let mix = (bytes.len() as u64).wrapping_mul(7) ^ first.wrapping_mul(13) ^ last.wrapping_mul(5);
+    1 << (mix & 63)
+}
+
+/// [`name_bit`]s or-ed, folded to the 32 bits an object's slot keeps: bit `k` and bit `k + 32`
+/// become bit `k`.
+#[inline(always)]
+fn fold_name_bits(bits: u64) -> u32 {
+    (bits as u32) | ((bits >> 32) as u32)
+}
+
+/// The bit an object's `names` has set when one of its members is named `name`.
+#[inline(always)]
+pub(crate) fn name_filter_bit(name: &[u8]) -> u32 {
+    fold_name_bits(name_bit(name))
 }
 
 /// A value in a [`Document`].
@@ -407,17 +455,34 @@ impl<'d> Node<'d> {
     }
 
     /// The member `key`, if this is an object that has it.
-    #[inline]
+    ///
+    /// Inlined so that the bit of a literal `key` is worked out at compile time.
+    #[inline(always)]
     pub fn get(self, key: &str) -> Option<Node<'d>> {
+        self.get_by_bit(key, name_filter_bit(key.as_bytes()))
+    }
+
+    /// [`Node::get`] with `key`'s [`name_filter_bit`].
+    #[inline]
+    fn get_by_bit(self, key: &str, bit: u32) -> Option<Node<'d>> {
         let slots = &self.doc.slots;
-        let Some(&Slot::Object {
-            len, name_lengths, ..
-        }) = slots.get(self.at)
-        else {
+        let Some(&Slot::Object { len, names, .. }) = slots.get(self.at) else {
             return None;
         };
-        if name_lengths & name_length_bit(key.len()) == 0 {
+        if names & bit == 0 {
             return None;
+        }
+        // A top-level name whose bit no other top-level name has: the index says which member
+        // it can be.
+        if self.at == 0 && self.doc.root_shared & bit == 0 {
+            let index = self.doc.root_members.get(bit.trailing_zeros() as usize);
+            if let Some(&index @ 1..) = index {
+                let key_at = usize::from(index) - 1;
+                return same_bytes(self.doc.str_bytes_at(key_at), key.as_bytes()).then_some(Node {
+                    doc: self.doc,
+                    at: key_at + 1,
+                });
+            }
         }
         // One pass over the member slots: names compared by length first, then as bytes;
         // a value is skipped in one step (a container's slot knows where it ends).
@@ -694,11 +759,11 @@ mod tests {
         assert!(a[0].get("a").is_none() && a[0].items().is_none());
     }
 
-    /// `get` skips objects by the lengths of their member names: every member is still found
-    /// (also names of 31 bytes and more, which share a bit, escaped names, the empty name),
-    /// and a name of a length no member has, or of a shared length, is not.
+    /// `get` skips objects by the bits of their member names (length, first and last bytes):
+    /// every member is still found (also long names, escaped names, the empty name), and a
+    /// name no member has is not, whether or not its bit is shared.
     #[test]
-    fn lookups_by_name_length_find_every_member() {
+    fn lookups_by_name_bits_find_every_member() {
         let long = |n: usize| "x".repeat(n);
         let names = [
             "",
@@ -739,10 +804,38 @@ mod tests {
                 &long(33),
                 &long(64),
                 "y".repeat(31).as_str(),
+                // The bit of `long(30)`: same length, first and last bytes.
+                &format!("x{}x", "y".repeat(28)),
             ] {
                 assert!(doc.root().get(absent).is_none(), "{absent:?}");
             }
         }
+    }
+
+    /// The top-level object's index finds every member, whether its name's bit is its own or
+    /// shared with another member's, in a parsed document and in one built from a tree; a name
+    /// that shares a member's bit but not its bytes is not found; nested objects are read as
+    /// before.
+    #[test]
+    fn top_level_lookups_by_the_index() {
+        let text = r#"{"axb":1,"ayb":2,"solo":3,"n":{"solo":4,"axb":5},"long_name_here":6}"#;
+        let parsed = json::parse_document(text.as_bytes(), 64).unwrap();
+        let built = Document::from_value(&parsed.root().to_value());
+        for doc in [&parsed, &built] {
+            let root = doc.root();
+            let num = |n: Option<Node<'_>>| n.and_then(Node::as_f64);
+            assert_eq!(num(root.get("axb")), Some(1.0));
+            assert_eq!(num(root.get("ayb")), Some(2.0));
+            assert_eq!(num(root.get("solo")), Some(3.0));
+            assert_eq!(num(root.get("long_name_here")), Some(6.0));
+            assert!(root.get("azb").is_none() && root.get("sxlo").is_none());
+            let n = root.get("n").unwrap();
+            assert_eq!(num(n.get("solo")), Some(4.0));
+            assert_eq!(num(n.get("axb")), Some(5.0));
+            assert!(n.get("ayb").is_none());
+        }
+        assert_eq!(name_bit(b"solo"), name_bit(b"sxlo"));
+        assert_eq!(name_bit(b"axb"), name_bit(b"azb"));
     }
 
     /// Names are the same exactly when their bytes are, at every length the word compares

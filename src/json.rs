@@ -488,10 +488,9 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
         // small members costs O(n), not O(n^2).
         let mut seen: Option<HashSet<String>> = None;
         let mut count = 0;
-        let mut name_lengths = 0;
         // One bit per [`name_bit`] of the names so far.
         let mut name_bits = 0u64;
-        while let Some((key, len, bit)) = map.next_key_seed(KeySeed(&mut *self.reading))? {
+        while let Some((key, bit)) = map.next_key_seed(KeySeed(&mut *self.reading))? {
             let reading = &mut *self.reading;
             let duplicate = match &mut seen {
                 Some(set) => !set.insert(reading.doc.str_at(key).to_owned()),
@@ -518,7 +517,9 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
                 reading.refusal = Some(Refusal::Duplicate(name));
                 return Err(de::Error::custom("duplicate member"));
             }
-            name_lengths |= crate::document::name_length_bit(len);
+            if depth == 1 {
+                reading.doc.note_root_member(key, bit);
+            }
             name_bits |= bit;
             count += 1;
             map.next_value_seed(DocSeed {
@@ -527,17 +528,17 @@ impl<'de> Visitor<'de> for DocVisitor<'_, '_> {
                 at: At::Member(key),
             })?;
         }
-        self.reading.doc.close_object(head, count, name_lengths);
+        self.reading.doc.close_object(head, count, name_bits);
         Ok(())
     }
 }
 
-/// Reads a member name into a string slot; its value is the slot's index, the name's length in
-/// bytes and its [`name_bit`].
+/// Reads a member name into a string slot; its value is the slot's index and the name's
+/// [`name_bit`].
 struct KeySeed<'r, 't>(&'r mut Reading<'t>);
 
 /// What [`KeySeed`] gives.
-type KeyRead = (usize, usize, u64);
+type KeyRead = (usize, u64);
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
     type Value = KeyRead;
@@ -547,15 +548,11 @@ impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
     }
 }
 
-/// One of 64 bits picked by a name's length and first and last bytes: two names with different
-/// bits differ, so a name whose bit no earlier name of its object has is no duplicate.
+/// A name's [`crate::document::name_bit`]: a name whose bit no earlier name of its object has
+/// is no duplicate.
 #[inline(always)]
 fn name_bit(name: &str) -> u64 {
-    let bytes = name.as_bytes();
-    let first = u64::from(bytes.first().copied().unwrap_or(0));
-    let last = u64::from(bytes.last().copied().unwrap_or(0));
-    let mix = (bytes.len() as u64).wrapping_mul(7) ^ first.wrapping_mul(13) ^ last.wrapping_mul(5);
-    1 << (mix & 63)
+    crate::document::name_bit(name.as_bytes())
 }
 
 impl<'de> Visitor<'de> for KeySeed<'_, '_> {
@@ -570,12 +567,12 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
         if s.starts_with('[') {
             self.0.doc.note_name(s);
         }
-        Ok((self.0.push_str(s, true), s.len(), name_bit(s)))
+        Ok((self.0.push_str(s, true), name_bit(s)))
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<KeyRead, E> {
         self.0.doc.note_name(s);
-        Ok((self.0.push_str(s, false), s.len(), name_bit(s)))
+        Ok((self.0.push_str(s, false), name_bit(s)))
     }
 }
 

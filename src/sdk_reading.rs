@@ -114,8 +114,10 @@ pub fn read(doc: Node<'_>, sdk: Sdk) -> Result<Reading, Refusal> {
 /// with the legacy-compat reading of a card that is not v0.3-shaped taken from the default one
 /// (both resolvers then read it the same way), so it is not read twice.
 pub fn read_all(doc: Node<'_>) -> Result<[(Sdk, Reading); 3], Refusal> {
-    let python = python(doc)?;
-    let default = js(doc, false);
+    let (python, list) = python_and_list(doc)?;
+    // A proto-shaped card's interfaces are read alike by both: when @a2a-js/sdk reads the same
+    // list, Python's reading of it is copied, not read again.
+    let default = js_sharing(doc, false, list.map(|l| (l, &*python.interfaces)));
     let legacy = if js_is_legacy(doc) {
         js_legacy_check(doc)?;
         js_to_core(doc)
@@ -157,6 +159,13 @@ fn has(obj: Node<'_>, key: &str) -> bool {
 // PyPI a2a-sdk 1.3.0
 
 fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
+    python_and_list(doc).map(|(reading, _)| reading)
+}
+
+/// [`python`], and the list its interfaces were read from by [`proto_interfaces`] (`Some(None)`
+/// for no list), or `None` when they were built from the legacy members.
+#[allow(clippy::type_complexity)]
+fn python_and_list(doc: Node<'_>) -> Result<(Reading, Option<Option<Node<'_>>>), Refusal> {
     let caps = doc.get("capabilities");
 
     // Step 1, `_handle_extended_card_compatibility`: the legacy flag, when truthy, sets
@@ -198,6 +207,7 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
         .get("url")
         .and_then(Node::as_str)
         .is_some_and(|s| !s.is_empty());
+    let mut proto_list = None;
     let interfaces = if !has(doc, "supportedInterfaces") && url_truthy {
         let transport = match doc.get("preferredTransport") {
             None => Cow::Borrowed("JSONRPC"),
@@ -216,11 +226,9 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
         list
     } else {
         // Step 4, ParseDict: whichever spelling is there; `null` clears the list.
-        proto_interfaces(either(
-            Some(doc),
-            "supportedInterfaces",
-            "supported_interfaces",
-        ))
+        let list = either(Some(doc), "supportedInterfaces", "supported_interfaces");
+        proto_list = Some(list);
+        proto_interfaces(list)
     };
 
     // Step 3, `_handle_security_compatibility`.
@@ -229,12 +237,13 @@ fn python(doc: Node<'_>) -> Result<Reading, Refusal> {
     python_message(doc, &"", &CARD)?;
 
     let caps = caps.filter(|c| !c.is_null());
-    Ok(Reading {
+    let reading = Reading {
         streaming: flag(caps.and_then(|c| c.get("streaming"))),
         push_notifications: flag(either(caps, "pushNotifications", "push_notifications")),
         extended_agent_card,
         interfaces,
-    })
+    };
+    Ok((reading, proto_list))
 }
 
 /// `_handle_security_compatibility`, as far as it refuses cards: `security` (of the card, of each
@@ -821,6 +830,18 @@ fn python_legacy_security(v: Option<Node<'_>>, at: &str) -> Result<(), Refusal> 
     Ok(())
 }
 
+/// Whether `a` and `b` are the same value of one document (or both absent).
+fn same_node(a: Option<Node<'_>>, b: Option<Node<'_>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            let ((da, ia), (db, ib)) = (a.position(), b.position());
+            std::ptr::eq(da, db) && ia == ib
+        }
+        _ => false,
+    }
+}
+
 /// A protobuf JSON list of `AgentInterface`s (both readers agree on this shape: camelCase or
 /// snake_case member names, `null` as unset).
 fn proto_interfaces(list: Option<Node<'_>>) -> Vec<(Label, Label)> {
@@ -840,10 +861,21 @@ fn proto_interfaces(list: Option<Node<'_>>) -> Vec<(Label, Label)> {
 // npm @a2a-js/sdk 1.3.0
 
 fn js(doc: Node<'_>, legacy_compat: bool) -> Reading {
+    js_sharing(doc, legacy_compat, None)
+}
+
+/// [`js`], given `read`: a list of interfaces and what [`proto_interfaces`] made of it, which
+/// `AgentCard.fromJSON` takes instead of reading that list again.
+#[allow(clippy::type_complexity)]
+fn js_sharing(
+    doc: Node<'_>,
+    legacy_compat: bool,
+    read: Option<(Option<Node<'_>>, &[(Label, Label)])>,
+) -> Reading {
     if legacy_compat && js_is_legacy(doc) {
         js_to_core(doc)
     } else if js_is_proto(doc) {
-        js_from_json(doc)
+        js_from_json(doc, read)
     } else {
         js_raw(doc)
     }
@@ -872,7 +904,8 @@ fn js_raw(doc: Node<'_>) -> Reading {
 
 /// `AgentCard.fromJSON`: camelCase first, then snake_case, whatever the order; `null` unset;
 /// v0.3 top-level members dropped.
-fn js_from_json(doc: Node<'_>) -> Reading {
+#[allow(clippy::type_complexity)]
+fn js_from_json(doc: Node<'_>, read: Option<(Option<Node<'_>>, &[(Label, Label)])>) -> Reading {
     let caps = doc.get("capabilities").filter(|c| !c.is_null());
     // A list is taken only when it is an array: a null camelCase list falls through to the
     // snake_case one.
@@ -895,7 +928,10 @@ fn js_from_json(doc: Node<'_>) -> Reading {
         streaming: flag(caps.and_then(|c| c.get("streaming"))),
         push_notifications: set(caps, "pushNotifications", "push_notifications"),
         extended_agent_card: set(caps, "extendedAgentCard", "extended_agent_card"),
-        interfaces: proto_interfaces(list),
+        interfaces: match read {
+            Some((read_list, interfaces)) if same_node(read_list, list) => interfaces.to_vec(),
+            _ => proto_interfaces(list),
+        },
     }
 }
 

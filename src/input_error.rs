@@ -99,25 +99,29 @@ where
 {
     serde_path_to_error::deserialize(d)
         .map(|o: Object<T>| o.0)
-        .map_err(|e| {
-            let path = pointer(e.path());
-            let text = e.into_inner().to_string();
-            // serde_json appends the position; the JSON Pointer says where instead.
-            let text = match text.rsplit_once(" at line ") {
-                Some((head, tail))
-                    if tail
-                        .split_once(" column ")
-                        .is_some_and(|(l, c)| is_number(l) && is_number(c)) =>
-                {
-                    head.to_owned()
-                }
-                _ => text,
-            };
-            match text.split_once(RANGE_MARK) {
-                Some((head, rest)) => InputError::range_error(path, format!("{head}{rest}")),
-                None => InputError::type_error(path, text),
-            }
-        })
+        .map_err(|e| typed_error(pointer(e.path()), e.into_inner().to_string()))
+}
+
+/// The [`InputError`] of a serde error `text` at `path`: one copy of it in a module, not one per
+/// input type and Deserializer read_typed is built for (issue 10).
+#[cold]
+#[inline(never)]
+fn typed_error(path: String, text: String) -> InputError {
+    // serde_json appends the position; the JSON Pointer says where instead.
+    let text = match text.rsplit_once(" at line ") {
+        Some((head, tail))
+            if tail
+                .split_once(" column ")
+                .is_some_and(|(l, c)| is_number(l) && is_number(c)) =>
+        {
+            head.to_owned()
+        }
+        _ => text,
+    };
+    match text.split_once(RANGE_MARK) {
+        Some((head, rest)) => InputError::range_error(path, format!("{head}{rest}")),
+        None => InputError::type_error(path, text),
+    }
 }
 
 /// [`read_typed`] from JSON text that `json::parse` has already accepted (so it is UTF-8), with

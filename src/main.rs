@@ -802,6 +802,11 @@ mod fetch {
                 None => format!("HTTP {}", status.as_u16()),
             });
         }
+        // A 206 carries part of a representation, never a whole card (no range was asked for):
+        // a failed source, as in the Envoy filter's re-resolution and the npm package.
+        if status.as_u16() == 206 {
+            return Err("HTTP 206 Partial Content: not a whole card".to_owned());
+        }
         let headers: Vec<(String, Vec<u8>)> = response
             .headers()
             .iter()

@@ -573,14 +573,21 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
             let name = path.to_string_lossy();
             let policy =
                 Policy::from_json(&bytes).map_err(|e| UsageError(policy_error(&name, &e)))?;
+            // The rule the Envoy filter applies to this id (`WORKER-7` is worker-7's), so the
+            // CLI never judges a card by looser defaults than the filter would.
+            let agent = p.agent.as_deref().and_then(|id| policy.agent_named(id));
             if let Some(id) = &p.agent {
-                if !policy.has_agent(id) {
-                    note(format_args!(
+                match agent {
+                    None => note(format_args!(
                         "note: policy {name} has no rule for agent {id:?}; using its defaults"
-                    ));
+                    )),
+                    Some(found) if found != id => note(format_args!(
+                        "note: policy {name} has no rule named {id:?}; using the rule for {found:?}, as the Envoy filter does"
+                    )),
+                    Some(_) => {}
                 }
             }
-            Ok(policy.requirement_for(p.agent.as_deref()).overlay(&flags))
+            Ok(policy.requirement_for(agent).overlay(&flags))
         }
         None if p.agent.is_some() => Err(UsageError("--agent needs --policy".into())),
         None => Ok(flags),

@@ -208,3 +208,52 @@ fn scenario_watermark_headers_through_resolve() {
         assert_eq!(codes(&d), [*code], "{path}: {d}");
     }
 }
+
+/// `check --policy --agent ID` takes the rule the Envoy filter applies to that id: a route
+/// `/agents/WORKER-7/card` (or `worker-7%20`, `worker-7.`) is judged by worker-7's rule there
+/// (DESIGN.md, "Card routes and path variants"), so the CLI must not judge the same card by
+/// the policy's looser defaults (30 s in policies/incident.json, worker-7's rule is 10 s).
+#[test]
+fn scenario_policy_agent_id_in_another_case_takes_that_agents_rule() {
+    let dir = std::env::temp_dir().join(format!("cardgate-scn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let card = dir.join("fresh.json");
+    std::fs::write(&card, FRESH).unwrap();
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/incident.json");
+    for agent in ["worker-7", "WORKER-7", "Worker-7", "worker-7 ", "worker-7."] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+            .arg("check")
+            .arg(&card)
+            .args([
+                "--policy",
+                policy,
+                "--agent",
+                agent,
+                "--watermark-ms",
+                "20000",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {d}");
+        assert_eq!(codes(&d), ["watermark_exceeded"], "{agent:?}: {d}");
+    }
+    // An agent the policy does not name still gets the defaults (30 s).
+    let out = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+        .arg("check")
+        .arg(&card)
+        .args([
+            "--policy",
+            policy,
+            "--agent",
+            "worker-8",
+            "--watermark-ms",
+            "20000",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

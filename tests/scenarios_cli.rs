@@ -2,6 +2,14 @@
 //! `resolve` got wrong or that pin a cross-runtime agreement: each serves exact HTTP answers
 //! from a loopback server and checks the decision against DESIGN.md.
 
+// Test code: a broken expectation should stop the run loudly, so unwrap/expect/panic are fine here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Output, Stdio};
@@ -154,7 +162,12 @@ fn scenario_206_partial_content_is_never_a_valid_card() {
 #[test]
 fn scenario_watermark_headers_through_resolve() {
     let ct = ("content-type", "application/json");
-    let cases: Vec<(&'static str, Vec<(&str, &str)>, &str)> = vec![
+    type Case = (
+        &'static str,
+        Vec<(&'static str, &'static str)>,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
         (
             "/dup",
             vec![ct, ("X-Replica-Lag-Ms", "0"), ("x-replica-lag-ms", "0")],

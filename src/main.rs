@@ -776,7 +776,7 @@ mod fetch {
     }
 
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
-    /// `limit + 1` bytes. A transport failure or a non-2xx status is `Err` with the reason the
+    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is `Err` with the reason the
     /// resolution records.
     pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, String> {
         let agent: ureq::Agent = ureq::Agent::config_builder()

@@ -776,8 +776,8 @@ mod fetch {
     }
 
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
-    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is `Err` with the reason the
-    /// resolution records.
+    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
+    /// `Err` with the reason the resolution records.
     pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, String> {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(timeout_ms)))

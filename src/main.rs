@@ -827,9 +827,16 @@ mod fetch {
                 (Some(_), Some(_)) => Some(String::new()),
             }
         };
+        let repeated = headers
+            .iter()
+            .filter(|(n, _)| n == "content-encoding")
+            .nth(1)
+            .is_some();
         let encoding = single("content-encoding");
         if let Some(enc) = encoding.as_deref() {
-            if !enc.eq_ignore_ascii_case("identity") {
+            // An empty value lists no coding (callers' HTTP clients decode nothing, as Envoy
+            // and the npm package read it); a repeated header is refused.
+            if !enc.eq_ignore_ascii_case("identity") && (repeated || !enc.is_empty()) {
                 let enc = if enc.is_empty() { "(repeated)" } else { enc };
                 return Ok(Fetched {
                     body: Body::Encoded(enc.to_owned()),

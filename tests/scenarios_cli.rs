@@ -270,3 +270,50 @@ fn scenario_policy_agent_id_in_another_case_takes_that_agents_rule() {
     assert_eq!(out.status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An empty `Content-Encoding` lists no coding: the Envoy filter and the npm package read the
+/// card (tests/envoy/test_scenarios.py); `resolve` used to refuse it as `body_encoded` with the
+/// message of a *repeated* header. A repeated one, or an unknown coding, is still refused.
+#[test]
+fn scenario_empty_content_encoding_is_no_coding() {
+    let ct = ("content-type", "application/json");
+    let lag = ("x-replica-lag-ms", "0");
+    let base = serve(vec![
+        (
+            "/empty",
+            response(
+                "200 OK",
+                &[ct, lag, ("content-encoding", "")],
+                FRESH.as_bytes(),
+            ),
+        ),
+        (
+            "/twice",
+            response(
+                "200 OK",
+                &[
+                    ct,
+                    lag,
+                    ("content-encoding", "identity"),
+                    ("content-encoding", "identity"),
+                ],
+                FRESH.as_bytes(),
+            ),
+        ),
+        (
+            "/custom",
+            response(
+                "200 OK",
+                &[ct, lag, ("content-encoding", "x-custom")],
+                FRESH.as_bytes(),
+            ),
+        ),
+    ]);
+    let (out, d) = resolve(&[format!("{base}/empty")]);
+    assert_eq!(out.status.code(), Some(0), "{d}");
+    for path in ["/twice", "/custom"] {
+        let (out, d) = resolve(&[format!("{base}{path}")]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {d}");
+        assert_eq!(codes(&d), ["body_encoded"], "{path}: {d}");
+    }
+}

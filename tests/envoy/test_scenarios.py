@@ -30,7 +30,7 @@ def test_watermark_header_scenarios_decide_as_the_cli_and_node(gate, name, heade
     assert resp.header("a2a-card-verdict") != "valid"
 
 
-# (An empty Content-Encoding is read as none here and in Node, as body_encoded by the CLI.)
+# (An empty Content-Encoding lists no coding: read as none here, in Node and by the CLI.)
 # A Content-Encoding the gate cannot read fails closed in Envoy (as in `cardgate resolve`); the
 # npm package reads what fetch hands it (an unknown coding passes through undecoded).
 @pytest.mark.parametrize("encoding", ["x-custom", "gzip, identity"])
@@ -40,3 +40,10 @@ def test_an_unknown_content_encoding_is_body_encoded(gate, encoding):
     resp = gate.get(path)
     assert resp.status == 502, resp
     assert [r["code"] for r in resp.json()["reasons"]] == ["body_encoded"], resp
+
+
+def test_an_empty_content_encoding_lists_no_coding(gate):
+    path = script(gate.registry, "/agents/%s/card" % fresh_id(), lag_ms="0", headers=[("Content-Encoding", "")])
+    resp = gate.get(path)
+    assert resp.status == 200, resp
+    assert resp.header("a2a-card-verdict") == "valid", resp

@@ -888,6 +888,12 @@ function createApi(raw, env) {
         const text = response.statusText ? ` ${response.statusText}` : '';
         throw new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status);
       }
+      // A 206 carries part of a representation, never a whole card (nothing asked for a range):
+      // a failed source, as in the Envoy filter and `cardgate resolve`.
+      if (response.status === 206) {
+        discard(response);
+        throw new AgentCardFetchError(`GET ${url} answered 206 Partial Content, not a whole card`, url, 206);
+      }
       let body;
       try {
         body = await readBody(response, MAX_CARD_BYTES, deadline);

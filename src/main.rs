@@ -573,14 +573,21 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
             let name = path.to_string_lossy();
             let policy =
                 Policy::from_json(&bytes).map_err(|e| UsageError(policy_error(&name, &e)))?;
+            // The rule the Envoy filter applies to this id (`WORKER-7` is worker-7's), so the
+            // CLI never judges a card by looser defaults than the filter would.
+            let agent = p.agent.as_deref().and_then(|id| policy.agent_named(id));
             if let Some(id) = &p.agent {
-                if !policy.has_agent(id) {
-                    note(format_args!(
+                match agent {
+                    None => note(format_args!(
                         "note: policy {name} has no rule for agent {id:?}; using its defaults"
-                    ));
+                    )),
+                    Some(found) if found != id => note(format_args!(
+                        "note: policy {name} has no rule named {id:?}; using the rule for {found:?}, as the Envoy filter does"
+                    )),
+                    Some(_) => {}
                 }
             }
-            Ok(policy.requirement_for(p.agent.as_deref()).overlay(&flags))
+            Ok(policy.requirement_for(agent).overlay(&flags))
         }
         None if p.agent.is_some() => Err(UsageError("--agent needs --policy".into())),
         None => Ok(flags),
@@ -769,8 +776,8 @@ mod fetch {
     }
 
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
-    /// `limit + 1` bytes. A transport failure or a non-2xx status is `Err` with the reason the
-    /// resolution records.
+    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
+    /// `Err` with the reason the resolution records.
     pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, String> {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(timeout_ms)))
@@ -802,6 +809,11 @@ mod fetch {
                 None => format!("HTTP {}", status.as_u16()),
             });
         }
+        // A 206 carries part of a representation, never a whole card (no range was asked for):
+        // a failed source, as in the Envoy filter's re-resolution and the npm package.
+        if status.as_u16() == 206 {
+            return Err("HTTP 206 Partial Content: not a whole card".to_owned());
+        }
         let headers: Vec<(String, Vec<u8>)> = response
             .headers()
             .iter()
@@ -815,9 +827,16 @@ mod fetch {
                 (Some(_), Some(_)) => Some(String::new()),
             }
         };
+        let repeated = headers
+            .iter()
+            .filter(|(n, _)| n == "content-encoding")
+            .nth(1)
+            .is_some();
         let encoding = single("content-encoding");
         if let Some(enc) = encoding.as_deref() {
-            if !enc.eq_ignore_ascii_case("identity") {
+            // An empty value lists no coding (callers' HTTP clients decode nothing, as Envoy
+            // and the npm package read it); a repeated header is refused.
+            if !enc.eq_ignore_ascii_case("identity") && (repeated || !enc.is_empty()) {
                 let enc = if enc.is_empty() { "(repeated)" } else { enc };
                 return Ok(Fetched {
                     body: Body::Encoded(enc.to_owned()),

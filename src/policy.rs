@@ -200,6 +200,35 @@ impl Policy {
     pub fn has_agent(&self, agent: &str) -> bool {
         self.agents.iter().any(|(k, _)| k == agent)
     }
+
+    /// The agent whose rule applies to the id `given`, as the Envoy filter reads an `{id}`
+    /// (DESIGN.md, "Card routes and path variants"): the rule named exactly, else regardless of
+    /// ASCII case, else the same for the id with surrounding whitespace and control characters
+    /// and trailing dots trimmed (`WORKER-7`, `worker-7 `, `worker-7.` name `worker-7`). `None`
+    /// when no rule applies (the defaults do). (The filter's accent- and width-folding key is
+    /// not applied here.)
+    ///
+    /// ```
+    /// let p = cardgate::Policy::from_json(br#"{"agents":{"worker-7":{"max_stale":"1s"}}}"#).unwrap();
+    /// assert_eq!(p.agent_named("Worker-7 "), Some("worker-7"));
+    /// assert_eq!(p.agent_named("worker-8"), None);
+    /// ```
+    pub fn agent_named(&self, given: &str) -> Option<&str> {
+        let find = |id: &str| {
+            let exact = self.agents.iter().find(|(k, _)| k == id);
+            exact
+                .or_else(|| self.agents.iter().find(|(k, _)| k.eq_ignore_ascii_case(id)))
+                .map(|(k, _)| k.as_str())
+        };
+        find(given).or_else(|| {
+            let trimmed = given
+                .trim_matches(|c: char| c.is_whitespace() || c.is_control())
+                .trim_end_matches('.');
+            (trimmed != given && !trimmed.is_empty())
+                .then(|| find(trimmed))
+                .flatten()
+        })
+    }
 }
 
 /// The policy JSON Schema (`policies/schema.json`), generated from [`PolicyInput`].

@@ -1,0 +1,97 @@
+// Scenarios from the independent scenario review (tests/scenarios/README.md) through the npm
+// package's resolveAgentCard over real HTTP on loopback: exact answers, decisions checked against
+// DESIGN.md and against what `cardgate resolve` and the Envoy filter decide for the same answer.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, test } from 'node:test';
+import { importPackage } from './consumer.mjs';
+
+const cg = await importPackage();
+
+const FRESH = JSON.stringify({
+  name: 'worker-7',
+  version: '3.0.0',
+  supportedInterfaces: [{ url: 'wss://worker-7b.internal/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  defaultInputModes: ['application/json'],
+  defaultOutputModes: ['application/json'],
+  skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'Runs one planner task.', tags: ['task'] }],
+});
+const REQUIREMENT = { require: ['task.execute.v3'], max_stale: '10s' };
+
+// Exact response bytes per path (raw sockets: repeated headers, any case, any status line).
+const routes = new Map();
+function response(status, headers, body) {
+  const lines = [`HTTP/1.1 ${status}`, `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
+  for (const [n, v] of headers) lines.push(`${n}: ${v}`);
+  return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), Buffer.from(body)]);
+}
+let server;
+let base;
+before(async () => {
+  server = createServer((socket) => {
+    let head = '';
+    socket.on('data', (chunk) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      const path = head.split(' ')[1];
+      socket.end(routes.get(path) ?? response('404 Not Found', [], 'nf'));
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+after(() => new Promise((r) => server.close(r)));
+
+const CT = ['content-type', 'application/json'];
+
+// DESIGN.md "Whole cards" / "Envoy host": a 206 is never valid, and a failed attempt when
+// re-resolving. The package used to return the card.
+test('scenario: a 206 Partial Content answer is never a valid card', async () => {
+  routes.set('/206/replica', response('206 Partial Content', [CT, ['x-replica-lag-ms', '0'], ['content-range', 'bytes 0-10/500']], FRESH));
+  routes.set('/206/primary', response('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
+  await assert.rejects(cg.resolveAgentCard(`${base}/206/replica`, REQUIREMENT), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError, String(e));
+    assert.equal(e.status, 206);
+    return true;
+  });
+  // Alone in a source list: no source served a card.
+  await assert.rejects(cg.resolveAgentCard([`${base}/206/replica`], REQUIREMENT), (e) => {
+    assert.ok(e instanceof cg.MalformedAgentCardError, String(e));
+    assert.deepEqual(e.decision.reasons.map((r) => r.code), ['source_unavailable']);
+    assert.equal(e.attempts[0].verdict, 'failed');
+    return true;
+  });
+  let final;
+  const card = await cg.resolveAgentCard([`${base}/206/replica`, `${base}/206/primary`], REQUIREMENT, {
+    onResolution: (d) => { final = d; },
+  });
+  assert.equal(card.version, '3.0.0');
+  const attempts = final.resolution.attempts;
+  assert.deepEqual(attempts.map((a) => a.verdict), ['failed', 'valid']);
+  assert.match(attempts[0].error, /206/);
+});
+
+// The same header scenarios as tests/scenarios_cli.rs: the same reason in both runtimes.
+test('scenario: watermark headers decide the same as cardgate resolve', async () => {
+  const cases = [
+    ['/h/dup', [CT, ['X-Replica-Lag-Ms', '0'], ['x-replica-lag-ms', '0']], 'watermark_invalid'],
+    ['/h/age', [CT, ['x-replica-lag-ms', '5000'], ['age', '6']], 'watermark_exceeded'],
+    ['/h/agedup', [CT, ['x-replica-lag-ms', '0'], ['age', '1'], ['Age', '1']], 'watermark_invalid'],
+    ['/h/ageonly', [CT, ['age', '0']], 'freshness_unverifiable'],
+    ['/h/follower', [CT, ['X-Consul-LastContact', '0'], ['X-Consul-KnownLeader', 'false']], 'leader_unknown'],
+    ['/h/empty', [CT, ['x-replica-lag-ms', '']], 'watermark_invalid'],
+    ['/h/neg', [CT, ['x-replica-lag-ms', '-1']], 'watermark_invalid'],
+    ['/h/both', [CT, ['x-replica-lag-ms', '0'], ['x-replica-lag-s', '40']], 'watermark_contradictory'],
+  ];
+  for (const [path, headers, code] of cases) {
+    routes.set(path, response('200 OK', headers, FRESH));
+    await assert.rejects(cg.resolveAgentCard(`${base}${path}`, REQUIREMENT), (e) => {
+      assert.ok(e instanceof cg.StaleAgentCardError, `${path}: ${e}`);
+      assert.deepEqual(e.decision.reasons.map((r) => r.code), [code], path);
+      assert.ok(e.decision.card, `${path}: the typed error carries the card`);
+      return true;
+    });
+  }
+});

@@ -1,0 +1,15 @@
+import time
+CT = ("content-type", "application/json")
+L0 = ("x-replica-lag-ms", "0")
+fb = b(FRESH)
+t=time.time()
+cd, nd = run("hang-then-fresh", [("", [], b"HANG", True), ("200 OK", [CT, L0], fb)], cli_extra=["--deadline", "3s", "--timeout", "1s"], node_opts={"deadlineMs": 3000, "timeoutMs": 1000})
+print(time.time()-t, json.dumps(cd.get("resolution"))[:700])
+t=time.time()
+hdr_then_hang = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-replica-lag-ms: 0\r\ncontent-length: 5000\r\n\r\n" + fb[:50]
+cd, nd = run("slow-body-then-fresh", [("", [], b"HANG" + hdr_then_hang, True), ("200 OK", [CT, L0], fb)], cli_extra=["--deadline", "3s", "--timeout", "1s"], node_opts={"deadlineMs": 3000, "timeoutMs": 1000})
+print(time.time()-t, json.dumps(cd.get("resolution"))[:700])
+t=time.time()
+cd, nd = run("deadline-passes", [("", [], b"HANG", True), ("", [], b"HANG", True), ("200 OK", [CT, L0], fb)], cli_extra=["--deadline", "1500ms"], node_opts={"deadlineMs": 1500})
+print(time.time()-t, json.dumps(cd.get("resolution"))[:900])
+print(nd.get("attempts"))

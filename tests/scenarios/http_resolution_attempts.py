@@ -1,0 +1,7 @@
+CT = ("content-type", "application/json")
+L0 = ("x-replica-lag-ms", "0")
+fb = b(FRESH)
+cd, nd = run("stale-then-fresh-lacking-cap", [("200 OK", [CT, ("x-replica-lag-ms", "40000")], b(STALE)), ("200 OK", [CT, L0], b(STALE)), ("200 OK", [CT, L0], fb)])
+print(json.dumps(cd["resolution"])[:1500]); print(json.dumps(nd["attempts"])[:800]); print(nd["decision"].get("card", {}).get("version"), nd["decision"]["reasons"][0].get("figures"))
+cd, nd = run("206-then-fresh", [("206 Partial Content", [CT, ("x-replica-lag-ms", "0"), ("content-range", "bytes 0-10/500")], fb), ("200 OK", [CT, L0], fb)])
+print(json.dumps(cd.get("resolution"))[:600])

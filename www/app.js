@@ -428,9 +428,14 @@ function renderCapabilities(d, cardText) {
     // The core decides; `agree` records whether this page's own reading of the card says the same
     // (the browser tests insist it always does, so the declared rows below can be trusted).
     const granted = (declared[kind] || []).includes(value);
+    // A declared binding is still missing when no interface offers it at a required protocol
+    // version (DESIGN.md: the caller invokes one interface, at one version).
+    const offPair = kind === 'binding' && granted && missing.has(name)
+      && required.some((n) => n.startsWith('protocol:'));
     rows.push({
-      kind, value, required: true, missing: missing.has(name), agree: granted === !missing.has(name),
+      kind, value, required: true, missing: missing.has(name), agree: offPair || granted === !missing.has(name),
       lacking: partial.get(name),
+      note: offPair ? ' (declared, but no interface offers it at the required protocol version)' : '',
     });
   }
   for (const kind of Object.keys(declared)) {
@@ -461,7 +466,8 @@ function renderCapabilities(d, cardText) {
       el('td', {}, r.required ? 'required' : '—'),
       el('td', {},
         r.missing ? el('strong', {}, '✗ missing') : r.required ? '✓ declared' : r.partialOnly ? 'not granted' : 'declared',
-        r.lacking ? el('span', { class: 'muted' }, ` (not read by ${r.lacking.join(', ')})`) : ''),
+        r.lacking ? el('span', { class: 'muted' }, ` (not read by ${r.lacking.join(', ')})`) : '',
+        r.note ? el('span', { class: 'muted' }, r.note) : ''),
     );
     tbody.append(tr);
   }

@@ -186,7 +186,26 @@ impl Policy {
             InputError::type_error(e.path(), format!("policy is not valid I-JSON: {e}"))
         })?;
         let input: PolicyInput = read_json_text(bytes)?;
-        Ok(input.policy())
+        let policy = input.policy();
+        policy.check_agent_ids()?;
+        Ok(policy)
+    }
+
+    /// Refuses two agent ids that differ only in ASCII letter case: hosts find an agent's rule
+    /// regardless of case (the Envoy filter's card routes, `check --agent`), so such a policy
+    /// has no one rule for either id. Every host refuses it alike (`policy check`, the npm
+    /// package's `checkPolicy`, the filter's configuration).
+    pub fn check_agent_ids(&self) -> Result<(), InputError> {
+        for (i, (id, _)) in self.agents.iter().enumerate() {
+            let mut earlier = self.agents.iter().take(i);
+            if let Some((other, _)) = earlier.find(|(k, _)| k.eq_ignore_ascii_case(id)) {
+                return Err(InputError::range_error(
+                    format!("/agents/{}", json::pointer_token(id)),
+                    format!("agent ids {other:?} and {id:?} differ only in letter case; card paths match agents regardless of case"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The requirement for `agent` (its rule merged over the defaults), or the defaults.
@@ -285,6 +304,15 @@ mod tests {
              `CARDGATE_BLESS=1 cargo test --lib the_checked_in_schema_is_generated_from_the_types` \
              and review the diff"
         );
+    }
+
+    #[test]
+    fn agent_ids_differing_only_in_case_are_refused_by_every_host() {
+        let e =
+            Policy::from_json(br#"{"agents":{"Worker-7":{},"x":{},"worker-7":{}}}"#).unwrap_err();
+        assert_eq!(e.path, "/agents/worker-7");
+        assert!(e.to_string().contains("differ only in letter case"), "{e}");
+        assert!(Policy::from_json(br#"{"agents":{"worker-7":{},"worker-8":{}}}"#).is_ok());
     }
 
     #[test]

@@ -393,21 +393,8 @@ impl FilterConfig {
     /// errors need the route's context.
     pub fn from_input(input: &ConfigInput) -> Result<FilterConfig, InputError> {
         let policy = input.policy();
-        // Card routes find an agent's rule regardless of letter case (an upstream may serve
-        // /agents/Worker-7 and /agents/worker-7 alike), so two ids may not differ only by case.
-        for (i, (id, _)) in policy.agents.iter().enumerate() {
-            if let Some((other, _)) = policy
-                .agents
-                .iter()
-                .take(i)
-                .find(|(k, _)| k.eq_ignore_ascii_case(id))
-            {
-                return Err(InputError::range_error(
-                    format!("/agents/{}", pointer_token(id)),
-                    format!("agent ids {other:?} and {id:?} differ only in letter case; card paths match agents regardless of case"),
-                ));
-            }
-        }
+        // Card routes find an agent's rule regardless of letter case.
+        policy.check_agent_ids()?;
         let default_watermark = match &input.watermark {
             Some(w) => watermark_sources(w, "/watermark")?,
             None => WatermarkSources::conventional(),

@@ -21,7 +21,7 @@
 //! unknown members are errors (`$comment` is allowed in every object).
 //! Errors carry the JSON Pointer of the offending member, which `on_configure` logs.
 
-use crate::json::{self, pointer_token};
+use crate::json;
 use crate::{InputError, Limits, Policy, Requirement};
 
 use super::id_fold::skeleton;

@@ -1348,3 +1348,188 @@ fn resolve_bad_input_exits_2_before_any_request() {
     }
     assert_eq!(server.hits("/replica"), 0, "no request was sent");
 }
+
+// ---------------------------------------------------------------- scenarios from the review
+
+// The independent scenario review (tests/scenarios/README.md): answers `resolve` got wrong, and
+// cross-runtime agreements it pins (the npm package: tests/node/scenarios.test.mjs; Envoy:
+// tests/envoy/test_scenarios.py).
+
+/// An answer with `status` and the given headers, carrying the fresh card.
+fn fresh_with(status: u16, headers: &[(&'static str, &str)]) -> Serve {
+    let headers = headers.iter().map(|(n, v)| (*n, v.to_string())).collect();
+    Serve::With(status, headers, FRESH_CARD.as_bytes().to_vec())
+}
+
+/// A `206 Partial Content` answer is never a whole card: the Envoy filter refuses it on a card
+/// route and counts it as a failed attempt when re-resolving (DESIGN.md, "Whole cards" and
+/// "Envoy host"). `cardgate resolve` used to accept it as `valid` when the range happened to
+/// hold a whole card, here with a `Content-Range` that says it is 11 bytes of 500.
+#[test]
+fn scenario_206_partial_content_is_never_a_valid_card() {
+    let server = Server::start(vec![
+        (
+            "/replica",
+            fresh_with(
+                206,
+                &[
+                    ("x-replica-lag-ms", "0"),
+                    ("content-range", "bytes 0-10/500"),
+                ],
+            ),
+        ),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+
+    // Alone: no source served a whole card.
+    let (out, _) = resolve(&[server.url("/replica")], &[]);
+    let d = decision(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&d), ["source_unavailable"]);
+    assert_eq!(
+        d.get("error_class").and_then(|v| v.as_str()),
+        Some("malformed_card")
+    );
+
+    // Before the primary: a failed attempt, then the primary's card.
+    let (out, _) = resolve(&[server.url("/replica"), server.url("/primary")], &[]);
+    let d = decision(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let verdicts: Vec<String> = attempts(&d).into_iter().map(|[_, v, _]| v).collect();
+    assert_eq!(verdicts, ["failed", "valid"]);
+    let first_error = d
+        .get("resolution")
+        .and_then(|r| r.get("attempts"))
+        .and_then(|a| a.as_array())
+        .and_then(|a| a.first())
+        .and_then(|a| a.get("error"))
+        .and_then(|e| e.as_str())
+        .unwrap_or("");
+    assert!(first_error.contains("206"), "{first_error}");
+}
+
+/// The watermark comes from the answer that carried the card: several copies of a lag header
+/// (any case), an `Age` that pushes the staleness over, and a Consul follower are all refused,
+/// the same as in the npm package and Envoy.
+#[test]
+fn scenario_watermark_headers_through_resolve() {
+    let cases: [(&'static str, Vec<(&'static str, &str)>, &str); 8] = [
+        (
+            "/dup",
+            vec![("X-Replica-Lag-Ms", "0"), ("x-replica-lag-ms", "0")],
+            "watermark_invalid",
+        ),
+        (
+            "/age",
+            vec![("x-replica-lag-ms", "5000"), ("age", "6")],
+            "watermark_exceeded",
+        ),
+        (
+            "/agedup",
+            vec![("x-replica-lag-ms", "0"), ("age", "1"), ("Age", "1")],
+            "watermark_invalid",
+        ),
+        ("/ageonly", vec![("age", "0")], "freshness_unverifiable"),
+        (
+            "/follower",
+            vec![
+                ("X-Consul-LastContact", "0"),
+                ("X-Consul-KnownLeader", "false"),
+            ],
+            "leader_unknown",
+        ),
+        (
+            "/empty",
+            vec![("x-replica-lag-ms", "")],
+            "watermark_invalid",
+        ),
+        (
+            "/neg",
+            vec![("x-replica-lag-ms", "-1")],
+            "watermark_invalid",
+        ),
+        (
+            "/both",
+            vec![("x-replica-lag-ms", "0"), ("x-replica-lag-s", "40")],
+            "watermark_contradictory",
+        ),
+    ];
+    let server = Server::start(
+        cases
+            .iter()
+            .map(|(path, headers, _)| (*path, fresh_with(200, headers)))
+            .collect(),
+    );
+    for (path, _, code) in &cases {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        let d = decision(&out);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        assert_eq!(
+            d.get("error_class").and_then(|v| v.as_str()),
+            Some("stale_agent_card"),
+            "{path}"
+        );
+        assert_eq!(codes(&d), [*code], "{path}");
+    }
+}
+
+/// `check --policy --agent ID` takes the rule the Envoy filter applies to that id: a route
+/// `/agents/WORKER-7/card` (or `worker-7%20`, `worker-7.`) is judged by worker-7's rule there
+/// (DESIGN.md, "Card routes and path variants"), so the CLI must not judge the same card by
+/// the policy's looser defaults (30 s in policies/incident.json, worker-7's rule is 10 s).
+#[test]
+fn scenario_policy_agent_id_in_another_case_takes_that_agents_rule() {
+    let check = |agent: &str| {
+        let args = [
+            "check",
+            "-",
+            "--policy",
+            "policies/incident.json",
+            "--agent",
+            agent,
+            "--watermark-ms",
+            "20000",
+        ];
+        cardgate(&args, FRESH_CARD)
+    };
+    for agent in ["worker-7", "WORKER-7", "Worker-7", "worker-7 ", "worker-7."] {
+        let out = check(agent);
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
+        assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");
+    }
+    // An agent the policy does not name still gets the defaults (30 s).
+    assert_eq!(check("worker-8").status.code(), Some(0));
+}
+
+/// An empty `Content-Encoding` lists no coding: the Envoy filter and the npm package read the
+/// card; `resolve` used to refuse it as `body_encoded` with the message of a *repeated* header.
+/// A repeated one, or an unknown coding, is still refused.
+#[test]
+fn scenario_empty_content_encoding_is_no_coding() {
+    let lag = ("x-replica-lag-ms", "0");
+    let server = Server::start(vec![
+        ("/empty", fresh_with(200, &[lag, ("content-encoding", "")])),
+        (
+            "/twice",
+            fresh_with(
+                200,
+                &[
+                    lag,
+                    ("content-encoding", "identity"),
+                    ("content-encoding", "identity"),
+                ],
+            ),
+        ),
+        (
+            "/custom",
+            fresh_with(200, &[lag, ("content-encoding", "x-custom")]),
+        ),
+    ]);
+    let (out, _) = resolve(&[server.url("/empty")], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for path in ["/twice", "/custom"] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        assert_eq!(codes(&decision(&out)), ["body_encoded"], "{path}");
+    }
+}

@@ -1,5 +1,5 @@
 """Scenarios from the independent scenario review (tests/scenarios/README.md) through a real
-Envoy: the same answers as tests/scenarios_cli.rs and tests/node/scenarios.test.mjs serve
+Envoy: the same answers as tests/cli.rs (its "scenarios from the review" section) and tests/node/scenarios.test.mjs serve
 through `cardgate resolve` and the npm package, with the same decision (DESIGN.md, "Watermark
 headers" and "Observation"), and the encodings where the runtimes are documented to differ."""
 

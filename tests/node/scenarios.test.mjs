@@ -73,7 +73,7 @@ test('scenario: a 206 Partial Content answer is never a valid card', async () =>
   assert.match(attempts[0].error, /206/);
 });
 
-// The same header scenarios as tests/scenarios_cli.rs: the same reason in both runtimes.
+// The same header scenarios as tests/cli.rs (its "scenarios from the review" section): the same reason in both runtimes.
 test('scenario: watermark headers decide the same as cardgate resolve', async () => {
   const cases = [
     ['/h/dup', [CT, ['X-Replica-Lag-Ms', '0'], ['x-replica-lag-ms', '0']], 'watermark_invalid'],

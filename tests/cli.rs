@@ -1413,7 +1413,13 @@ fn scenario_206_partial_content_is_never_a_valid_card() {
 /// the same as in the npm package and Envoy.
 #[test]
 fn scenario_watermark_headers_through_resolve() {
-    let cases: [(&'static str, Vec<(&'static str, &str)>, &str); 8] = [
+    // (path, response headers, the one reason code expected)
+    type Case = (
+        &'static str,
+        Vec<(&'static str, &'static str)>,
+        &'static str,
+    );
+    let cases: [Case; 8] = [
         (
             "/dup",
             vec![("X-Replica-Lag-Ms", "0"), ("x-replica-lag-ms", "0")],

@@ -151,13 +151,13 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
     {
         return Choice::Unknown(b);
     }
-    let key = binding.to_uppercase();
     let mut picked: Option<&str> = None;
     for (b, version) in &reading.interfaces {
-        let same = if b.is_ascii() && key.is_ascii() {
-            b.eq_ignore_ascii_case(&key)
+        // Upper-cased copies only for the rare spelling that is not ASCII.
+        let same = if b.is_ascii() && binding.is_ascii() {
+            b.eq_ignore_ascii_case(binding)
         } else {
-            b.to_uppercase() == key
+            b.to_uppercase() == binding.to_uppercase()
         };
         if same && (picked.is_none() || version == "1.0") {
             picked = Some(version);

@@ -419,7 +419,7 @@ mod tests {
         let p = Policy::from_json(
             format!(
                 r#"{{"defaults":{{"max_stale":"30s"}},"agents":{{
-                "worker-7":{{"max_stale":"10s"}},
+                "worker-7":{{"max_stale":"10s"}},"slow":{{"max_stale":"60s"}},
                 "café-1":{{"max_stale":"5s"}},"cafe-1":{{"require":["a"],"max_stale":"60s"}},
                 "straße":{{"pin":"{}"}},"strasse":{{"pin":"{}"}}}}}}"#,
                 pin('a'),
@@ -451,6 +451,14 @@ mod tests {
             assert_eq!((r.read_as, r.defaults), (vec!["worker-7".to_owned()], true));
             assert_eq!(r.requirement.max_stale_ms, Some(10_000), "{id:?}");
         }
+        // An unknown id is also read as itself: the defaults hold too (30 s, not slow's 60 s).
+        assert_eq!(rule("slow").requirement.max_stale_ms, Some(60_000));
+        let folded = rule("\u{017F}low");
+        assert_eq!(
+            (folded.read_as, folded.defaults),
+            (vec!["slow".to_owned()], true)
+        );
+        assert_eq!(folded.requirement.max_stale_ms, Some(30_000));
         let both = rule("CAFÉ-1");
         assert_eq!(both.read_as, ["café-1", "cafe-1"]);
         assert_eq!(both.requirement.max_stale_ms, Some(5_000));

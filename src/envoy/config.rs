@@ -838,6 +838,63 @@ mod tests {
     }
 
     #[test]
+    fn an_id_in_a_path_gets_the_rule_every_host_gives_it() {
+        // The filter and `check --agent` read an id through one definition
+        // (`Policy::rule_for_agent`): the same rule, or the same refusal.
+        let pin = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let c = FilterConfig::from_json(
+            format!(
+                r#"{{"defaults":{{"max_stale":"30s","require":["d"]}},"agents":{{
+                "worker-7":{{"require":["a"],"max_stale":"10s"}},
+                "café-1":{{"max_stale":"5s"}},"cafe-1":{{"require":["b"],"max_stale":"60s"}},
+                "straße":{{"pin":"{}"}},"strasse":{{"pin":"{}"}}}},
+                "routes":[{{"path":"/agents/{{id}}/card"}}]}}"#,
+                pin('a'),
+                pin('b')
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let escaped = |id: &str| -> String {
+            id.chars()
+                .map(|ch| match ch {
+                    'a'..='z' | 'A'..='Z' | '0'..='9' | '-' => ch.to_string(),
+                    _ => ch
+                        .to_string()
+                        .bytes()
+                        .map(|b| format!("%{b:02X}"))
+                        .collect(),
+                })
+                .collect()
+        };
+        for id in [
+            "worker-7",
+            "WORKER-7",
+            "worker-8",
+            "wörker-7",
+            "\u{FF57}orker-7",
+            "wo\u{200B}rker-7",
+            "wor\u{212A}er-7",
+            "cafe-1",
+            "café-1",
+            "CAFÉ-1",
+            "cafe\u{0301}-1",
+            "straße",
+            "STRAẞE",
+            "\u{FF53}traße",
+        ] {
+            let path = format!("/agents/{}/card", escaped(id));
+            let in_path = c.requirement_for_path(&path);
+            let given = c.policy.rule_for_agent(id);
+            match (in_path, given) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b.requirement, "{id:?}"),
+                (Err(a), Err(b)) => assert_eq!(a, b.error, "{id:?}"),
+                (a, b) => panic!("{id:?}: the filter gives {a:?}, rule_for_agent {b:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn ids_an_upstream_may_trim_or_cut_also_name_the_agent() {
         let c = FilterConfig::from_json(
             br#"{"defaults":{"max_stale":"30s"},"agents":{"worker-7":{"require":["a"],"max_stale":"10s"}},

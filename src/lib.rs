@@ -39,6 +39,7 @@
 #[cfg(all(feature = "envoy", feature = "js"))]
 compile_error!("features `envoy` and `js` are mutually exclusive: build one wasm module per host");
 
+pub mod agent_id;
 pub mod api;
 pub mod capability;
 pub mod card;
@@ -73,7 +74,7 @@ pub use decision::{Decision, FreshnessBasis, Reason};
 pub use freshness::{Observation, WatermarkValue};
 pub use gate::{evaluate, evaluate_with};
 pub use input_error::{InputError, InputErrorKind};
-pub use policy::Policy;
+pub use policy::{AgentRule, ConflictingAgentRules, Policy};
 pub use reason::{Condition, ErrorClass, ReasonCode};
 pub use requirement::Requirement;
 pub use resolution::{Answer, Resolution, ResolutionLimits, Step};

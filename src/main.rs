@@ -573,21 +573,34 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
             let name = path.to_string_lossy();
             let policy =
                 Policy::from_json(&bytes).map_err(|e| UsageError(policy_error(&name, &e)))?;
-            // The rule the Envoy filter applies to this id (`WORKER-7` is worker-7's), so the
+            let Some(id) = &p.agent else {
+                return Ok(policy.defaults.overlay(&flags));
+            };
+            // The rule every host applies to this id (the Envoy filter to the same id in a card
+            // path): `WORKER-7`, `wörker-7` or `worker-7 ` are held to worker-7's rule, so the
             // CLI never judges a card by looser defaults than the filter would.
-            let agent = p.agent.as_deref().and_then(|id| policy.agent_named(id));
-            if let Some(id) = &p.agent {
-                match agent {
-                    None => note(format_args!(
-                        "note: policy {name} has no rule for agent {id:?}; using its defaults"
-                    )),
-                    Some(found) if found != id => note(format_args!(
-                        "note: policy {name} has no rule named {id:?}; using the rule for {found:?}, as the Envoy filter does"
-                    )),
-                    Some(_) => {}
-                }
+            let rule = policy
+                .rule_for_agent(id)
+                .map_err(|e| UsageError(format!("--agent: policy {name}: {e}")))?;
+            let quoted = |ids: &[String]| {
+                let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
+                quoted.join(", ")
+            };
+            match (rule.defaults, rule.read_as.as_slice()) {
+                (false, [found]) if found == id => {}
+                (false, read_as) => note(format_args!(
+                    "note: policy {name} has no rule named {id:?}; using the rule for {}, as the Envoy filter does",
+                    quoted(read_as)
+                )),
+                (true, []) => note(format_args!(
+                    "note: policy {name} has no rule for agent {id:?}; using its defaults"
+                )),
+                (true, read_as) => note(format_args!(
+                    "note: policy {name} has no rule named {id:?}, which may be read as {}; using its defaults tightened with their rules, as the Envoy filter does",
+                    quoted(read_as)
+                )),
             }
-            Ok(policy.requirement_for(agent).overlay(&flags))
+            Ok(rule.requirement.overlay(&flags))
         }
         None if p.agent.is_some() => Err(UsageError("--agent needs --policy".into())),
         None => Ok(flags),

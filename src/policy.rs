@@ -9,6 +9,7 @@
 //! An agent's rule replaces the defaults member by member: a member the rule sets wins, a member
 //! it leaves out comes from `defaults`. `$comment` members are allowed wherever a rule is.
 
+use crate::agent_id::{AgentIds, Reading};
 use crate::input_error::{range, read_json_text, Object};
 use crate::json;
 use crate::requirement::{requirement_members, Requirement};
@@ -220,35 +221,113 @@ impl Policy {
         self.agents.iter().any(|(k, _)| k == agent)
     }
 
-    /// The agent whose rule applies to the id `given`, as the Envoy filter reads an `{id}`
-    /// (DESIGN.md, "Card routes and path variants"): the rule named exactly, else regardless of
-    /// ASCII case, else the same for the id with surrounding whitespace and control characters
-    /// and trailing dots trimmed (`WORKER-7`, `worker-7 `, `worker-7.` name `worker-7`). `None`
-    /// when no rule applies (the defaults do). (The filter's accent- and width-folding key is
-    /// not applied here.)
+    /// The policy's agent ids, ready to read given ids as agents ([`AgentIds::read`]).
+    pub fn agent_ids(&self) -> AgentIds {
+        AgentIds::new(self.agents.iter().map(|(id, _)| id.as_str()))
+    }
+
+    /// The rule every host applies to the agent id `given` (the Envoy filter to an `{id}` of a
+    /// card route, `check --agent` to its argument; DESIGN.md, "Card routes and path
+    /// variants"): the rule of the agent `given` names exactly, else regardless of ASCII case.
+    /// An id that is no agent's gets the defaults, tightened with the rule of every agent it may
+    /// still be read as: once trimmed or cut at a `?` or `#`, or by its loose key (accents,
+    /// width, ligatures and ignorable characters folded; [`crate::agent_id`]). Rules that cannot
+    /// all hold (different pins) are a [`ConflictingAgentRules`].
     ///
     /// ```
-    /// let p = cardgate::Policy::from_json(br#"{"agents":{"worker-7":{"max_stale":"1s"}}}"#).unwrap();
-    /// assert_eq!(p.agent_named("Worker-7 "), Some("worker-7"));
-    /// assert_eq!(p.agent_named("worker-8"), None);
+    /// let p = cardgate::Policy::from_json(br#"{"defaults":{"max_stale":"30s"},
+    ///     "agents":{"worker-7":{"max_stale":"10s"}}}"#).unwrap();
+    /// let rule = p.rule_for_agent("w\u{00F6}rker-7").unwrap();
+    /// assert_eq!(rule.read_as, ["worker-7"]);
+    /// assert_eq!(rule.requirement.max_stale_ms, Some(10_000));
+    /// assert_eq!(p.rule_for_agent("worker-8").unwrap().requirement, p.defaults);
     /// ```
-    pub fn agent_named(&self, given: &str) -> Option<&str> {
-        let find = |id: &str| {
-            let exact = self.agents.iter().find(|(k, _)| k == id);
-            exact
-                .or_else(|| self.agents.iter().find(|(k, _)| k.eq_ignore_ascii_case(id)))
-                .map(|(k, _)| k.as_str())
+    pub fn rule_for_agent(&self, given: &str) -> Result<AgentRule, ConflictingAgentRules> {
+        self.rule_for_agent_with(&self.agent_ids(), given)
+    }
+
+    /// [`Policy::rule_for_agent`] with this policy's [`Policy::agent_ids`] computed already.
+    pub fn rule_for_agent_with(
+        &self,
+        ids: &AgentIds,
+        given: &str,
+    ) -> Result<AgentRule, ConflictingAgentRules> {
+        let (read_as, defaults) = match ids.read(given) {
+            Reading::Agent(id) => (vec![id], false),
+            Reading::Unknown(agents) => (agents, true),
         };
-        find(given).or_else(|| {
-            let trimmed = given
-                .trim_matches(|c: char| c.is_whitespace() || c.is_control())
-                .trim_end_matches('.');
-            (trimmed != given && !trimmed.is_empty())
-                .then(|| find(trimmed))
-                .flatten()
-        })
+        // An id that is no agent's is read as itself too: its rule is the defaults.
+        let own = defaults.then_some(Some(given));
+        let rules = own.into_iter().chain(read_as.iter().map(|id| Some(*id)));
+        match self.rules_together(rules) {
+            Ok(requirement) => Ok(AgentRule {
+                requirement,
+                read_as: read_as.into_iter().map(str::to_owned).collect(),
+                defaults,
+            }),
+            Err(error) => Err(ConflictingAgentRules {
+                given: given.to_owned(),
+                read_as: read_as.into_iter().map(str::to_owned).collect(),
+                error,
+            }),
+        }
+    }
+
+    /// The rules of `agents` tightened together, in order, each agent once: `None`, or an id
+    /// the policy has no rule for, is the defaults (no agents at all: the defaults). The error
+    /// is [`Requirement::tighten`]'s, for two rules that cannot both hold.
+    pub fn rules_together<'a>(
+        &self,
+        agents: impl IntoIterator<Item = Option<&'a str>>,
+    ) -> Result<Requirement, InputError> {
+        let mut seen: Vec<Option<&str>> = Vec::new();
+        for agent in agents {
+            if !seen.contains(&agent) {
+                seen.push(agent);
+            }
+        }
+        let mut rules = seen.into_iter().map(|a| self.requirement_for(a));
+        let first = rules.next().unwrap_or_else(|| self.defaults.clone());
+        rules.try_fold(first, |acc, rule| acc.tighten(&rule))
     }
 }
+
+/// The rule a host applies to a given agent id ([`Policy::rule_for_agent`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentRule {
+    /// The rules below tightened together.
+    pub requirement: Requirement,
+    /// The policy agents whose rules it holds, as the policy spells them, in the order read:
+    /// the agent the id names, or every agent an unknown id may be read as (maybe none).
+    pub read_as: Vec<String>,
+    /// Whether it holds the defaults too: the id is no policy agent's, even regardless of case.
+    pub defaults: bool,
+}
+
+/// A given agent id that may be read as policy agents whose rules, with the defaults, cannot
+/// all hold (they pin different hashes): no card can satisfy them, so hosts refuse the id (the
+/// Envoy filter answers `400`, `check --agent` exits 2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConflictingAgentRules {
+    /// The id as given.
+    pub given: String,
+    /// The policy agents it may be read as, as the policy spells them.
+    pub read_as: Vec<String>,
+    /// Why the rules cannot all hold ([`Requirement::tighten`]'s error).
+    pub error: InputError,
+}
+
+impl fmt::Display for ConflictingAgentRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "agent id {:?} is no policy agent's but may be read as {:?}: their rules and the defaults cannot all hold ({})",
+            self.given, self.read_as, self.error.message
+        )
+    }
+}
+
+impl std::error::Error for ConflictingAgentRules {}
 
 /// The policy JSON Schema (`policies/schema.json`), generated from [`PolicyInput`].
 pub fn json_schema() -> String {
@@ -332,6 +411,79 @@ mod tests {
             Policy::from_json(br#"{"defaults":{"require":["a"]},"agents":{"w":{"require":[]}}}"#)
                 .unwrap();
         assert!(cleared.requirement_for(Some("w")).require.is_empty());
+    }
+
+    #[test]
+    fn an_agent_id_gets_the_rules_of_every_agent_it_may_be_read_as() {
+        let pin = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let p = Policy::from_json(
+            format!(
+                r#"{{"defaults":{{"max_stale":"30s"}},"agents":{{
+                "worker-7":{{"max_stale":"10s"}},"slow":{{"max_stale":"60s"}},
+                "café-1":{{"max_stale":"5s"}},"cafe-1":{{"require":["a"],"max_stale":"60s"}},
+                "straße":{{"pin":"{}"}},"strasse":{{"pin":"{}"}}}}}}"#,
+                pin('a'),
+                pin('b')
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let rule = |id: &str| p.rule_for_agent(id).unwrap();
+        // Named exactly or but for ASCII case: that rule alone, no defaults.
+        for id in ["worker-7", "WORKER-7"] {
+            let r = rule(id);
+            assert_eq!(
+                (r.read_as, r.defaults),
+                (vec!["worker-7".to_owned()], false)
+            );
+            assert_eq!(r.requirement, p.requirement_for(Some("worker-7")));
+        }
+        // cafe-1's own rule is looser than the defaults (60 s); read as itself, it stands.
+        assert_eq!(rule("cafe-1").requirement.max_stale_ms, Some(60_000));
+        // Folded or trimmed: the defaults and every agent read, tightened together.
+        for id in [
+            "wörker-7",
+            "\u{FF57}orker-7",
+            "wo\u{200B}rker-7",
+            "worker-7. ",
+        ] {
+            let r = rule(id);
+            assert_eq!((r.read_as, r.defaults), (vec!["worker-7".to_owned()], true));
+            assert_eq!(r.requirement.max_stale_ms, Some(10_000), "{id:?}");
+        }
+        // An unknown id is also read as itself: the defaults hold too (30 s, not slow's 60 s).
+        assert_eq!(rule("slow").requirement.max_stale_ms, Some(60_000));
+        let folded = rule("\u{017F}low");
+        assert_eq!(
+            (folded.read_as, folded.defaults),
+            (vec!["slow".to_owned()], true)
+        );
+        assert_eq!(folded.requirement.max_stale_ms, Some(30_000));
+        let both = rule("CAFÉ-1");
+        assert_eq!(both.read_as, ["café-1", "cafe-1"]);
+        assert_eq!(both.requirement.max_stale_ms, Some(5_000));
+        assert_eq!(both.requirement.require.len(), 1);
+        // Unknown: the defaults alone.
+        let none = rule("worker-8");
+        assert!(none.read_as.is_empty() && none.defaults);
+        assert_eq!(none.requirement, p.defaults);
+        // Rules that cannot both hold: the typed error, naming the agents.
+        for id in ["STRAẞE", "strasse ", "\u{FF53}traße"] {
+            let e = p.rule_for_agent(id).unwrap_err();
+            assert_eq!(e.given, id);
+            assert_eq!(e.read_as.len(), 2, "{id:?}");
+            assert!(e.read_as.iter().all(|a| a == "straße" || a == "strasse"));
+            assert_eq!(e.error.path, "/pin");
+            assert!(e.to_string().contains("cannot all hold"), "{e}");
+        }
+        assert!(p.rule_for_agent("straße").is_ok());
+        // Several agents, each once, in order; none: the defaults.
+        assert_eq!(p.rules_together([]).unwrap(), p.defaults);
+        assert_eq!(
+            p.rules_together([Some("worker-7"), None, Some("worker-7")])
+                .unwrap(),
+            rule("worker-7").requirement.tighten(&p.defaults).unwrap()
+        );
     }
 
     #[test]

@@ -1539,3 +1539,156 @@ fn scenario_empty_content_encoding_is_no_coding() {
         assert_eq!(codes(&decision(&out)), ["body_encoded"], "{path}");
     }
 }
+
+// ---------------------------------------------------------------- one agent-id rule for every host
+
+// `check --policy P --agent ID` applies the rule the Envoy filter applies to the same id in a card
+// path (`Policy::rule_for_agent`, DESIGN.md "Card routes and path variants"): an id the policy
+// does not know is also read as every agent it may name once accents, width, ligatures and
+// ignorable characters are folded, and all their rules (with the defaults) must hold.
+
+/// A policy whose defaults (30 s) are looser than each agent's rule, written to a scratch file.
+fn folding_policy(tag: &str) -> std::path::PathBuf {
+    let pin = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+    let text = format!(
+        r#"{{"defaults":{{"max_stale":"30s"}},
+        "agents":{{"worker-7":{{"max_stale":"10s"}},
+                  "office-7":{{"max_stale":"10s"}},
+                  "café-1":{{"max_stale":"10s"}},
+                  "cafe-1":{{"require":["task.execute.v2"]}},
+                  "straße":{{"pin":"{}"}},
+                  "strasse":{{"pin":"{}"}}}}}}"#,
+        pin('a'),
+        pin('b')
+    );
+    let path =
+        std::env::temp_dir().join(format!("cardgate-agent-{tag}-{}.json", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `check` of the fresh card 20 s behind its primary under the policy's rule for `agent`.
+fn check_as(policy: &std::path::Path, agent: &str) -> Output {
+    let args = [
+        "check",
+        "-",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--agent",
+        agent,
+        "--watermark-ms",
+        "20000",
+        "--now",
+        NOW,
+    ];
+    cardgate(&args, FRESH_CARD)
+}
+
+#[test]
+fn agent_ids_folded_as_the_filter_folds_them_take_that_agents_rule() {
+    let policy = folding_policy("fold");
+    // The defaults (30 s) pass the card; worker-7's and office-7's rules (10 s) refuse it.
+    for agent in ["worker-8", "office-8"] {
+        let out = check_as(&policy, agent);
+        assert_eq!(out.status.code(), Some(0), "{agent:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("using its defaults"), "{agent:?}");
+    }
+    for agent in [
+        "worker-7",
+        // accents, precomposed and combining
+        "wörker-7",
+        "WÖRKER-7",
+        "wo\u{0308}rker-7",
+        "ŵórkèr-7",
+        // fullwidth forms, one letter or all of it
+        "\u{FF57}orker-7",
+        "\u{FF57}\u{FF4F}\u{FF52}\u{FF4B}\u{FF45}\u{FF52}\u{FF0D}\u{FF17}",
+        // the Kelvin sign
+        "wor\u{212A}er-7",
+        // zero-width and other ignorable characters
+        "wo\u{200B}rker-7",
+        "\u{FEFF}worker-7",
+        "work\u{00AD}er-7",
+        "worker\u{2060}-7",
+        // a ligature
+        "o\u{FB03}ce-7",
+        "O\u{FB03}CE-7",
+    ] {
+        let out = check_as(&policy, agent);
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
+        assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");
+    }
+    let out = check_as(&policy, "wörker-7");
+    assert!(
+        stderr(&out).contains(r#"may be read as "worker-7""#),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(&policy).unwrap();
+}
+
+#[test]
+fn an_agent_id_folding_onto_two_agents_is_held_to_both_rules() {
+    let policy = folding_policy("two");
+    // Each agent alone: café-1 refuses the lag, cafe-1 the missing capability.
+    let each = [
+        ("café-1", vec!["watermark_exceeded"]),
+        ("cafe-1", vec!["capabilities_missing"]),
+        ("CAFE-1", vec!["capabilities_missing"]),
+    ];
+    for (agent, expected) in each {
+        let out = check_as(&policy, agent);
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
+        assert_eq!(codes(&decision(&out)), expected, "{agent:?}");
+    }
+    // An id that is neither but folds onto both: both rules, tightened together.
+    for agent in [
+        "CAFÉ-1",
+        "cafe\u{0301}-1",
+        "\u{FF43}afé-1",
+        "caf\u{200B}é-1",
+    ] {
+        let out = check_as(&policy, agent);
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
+        assert_eq!(
+            codes(&decision(&out)),
+            ["watermark_exceeded", "capabilities_missing"],
+            "{agent:?}"
+        );
+        assert!(
+            stderr(&out).contains(r#"may be read as "café-1", "cafe-1""#),
+            "{agent:?}: {}",
+            stderr(&out)
+        );
+    }
+    std::fs::remove_file(&policy).unwrap();
+}
+
+#[test]
+fn an_agent_id_folding_onto_two_contradictory_rules_is_refused() {
+    let policy = folding_policy("pins");
+    // The two agents themselves are fine (each card is held to its own pin).
+    for agent in ["straße", "strasse", "STRASSE"] {
+        let out = check_as(&policy, agent);
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
+        assert_eq!(
+            codes(&decision(&out)),
+            ["pinned_hash_mismatch"],
+            "{agent:?}"
+        );
+    }
+    // An id that folds onto both: two pins no card can match, refused as bad input (the Envoy
+    // filter answers 400 for the same id in a card path).
+    for agent in ["STRAẞE", "stra\u{00DF}e ", "strasse ", "\u{FF53}traße"] {
+        let out = check_as(&policy, agent);
+        assert_eq!(out.status.code(), Some(2), "{agent:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{agent:?}");
+        let message = stderr(&out);
+        assert!(
+            message.contains("cannot all hold") && message.contains("conflicting pins"),
+            "{agent:?}: {message}"
+        );
+        assert!(message.contains(r#""straße""#) && message.contains(r#""strasse""#));
+    }
+    std::fs::remove_file(&policy).unwrap();
+}

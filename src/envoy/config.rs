@@ -24,9 +24,9 @@
 use crate::json;
 use crate::{InputError, Limits, Policy, Requirement};
 
-use super::id_fold::skeleton;
 use super::reresolve::ReResolve;
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
+use crate::agent_id::{AgentIds, Reading};
 use crate::duration::Millis;
 use crate::input_error::{present, present_object, range, read_json_text, Object, RangeMessage};
 use crate::policy::policy_members;
@@ -95,8 +95,8 @@ pub struct FilterConfig {
     pub re_resolve: Option<ReResolve>,
     /// Each listed route's own `re_resolve` (`Some(None)`: `false`, off), `None`: the default.
     pub route_re_resolve: Vec<Option<Option<ReResolve>>>,
-    /// The [`skeleton`] of each policy agent's id, in `policy.agents` order.
-    pub agent_skeletons: Vec<String>,
+    /// The policy's agent ids, read as every host reads them ([`Policy::agent_ids`]).
+    pub agent_ids: AgentIds,
 }
 
 policy_members! {
@@ -451,9 +451,8 @@ impl FilterConfig {
                     .map_err(|_| InputError::range_error("/retry_after_s", "too large"))?
             }
         };
-        let agent_skeletons = policy.agents.iter().map(|(id, _)| skeleton(id)).collect();
         Ok(FilterConfig {
-            agent_skeletons,
+            agent_ids: policy.agent_ids(),
             policy,
             routes,
             well_known: input.well_known.unwrap_or(true).then(|| CardRoute {
@@ -516,26 +515,21 @@ impl FilterConfig {
         Some((id, matched, rule))
     }
 
-    /// The rule for a path's matches (see [`FilterConfig::requirement_for_path`]).
+    /// The rule for a path's matches (see [`FilterConfig::requirement_for_path`]): the rules of
+    /// the agents they name, tightened together ([`Policy::rules_together`]).
     fn requirement_for_matches(
         &self,
         matches: &[(RouteId, RouteMatch<'_>)],
     ) -> Result<Requirement, InputError> {
-        let mut agents: Vec<Option<String>> = Vec::new();
-        for (_, m) in matches {
-            if !agents.contains(&m.agent) {
-                agents.push(m.agent.clone());
-            }
-        }
-        let mut rules = agents
-            .iter()
-            .map(|a| self.policy.requirement_for(a.as_deref()));
-        let first = rules.next().unwrap_or_else(|| self.policy.defaults.clone());
-        rules.try_fold(first, |acc, rule| acc.tighten(&rule))
+        self.policy
+            .rules_together(matches.iter().map(|(_, m)| m.agent.as_deref()))
     }
 
     /// The match of every variant of `path` that matches a route, in variant order, with agent
-    /// ids resolved to the policy's spelling.
+    /// ids resolved to the policy's spelling. An id the policy does not know is followed by the
+    /// agents it may be read as ([`AgentIds::read`], the reading every host applies: an
+    /// upstream may look `worker-7 `, `worker-7%3Fx` or `wörker-7` up as `worker-7`), so the
+    /// card must also satisfy their rules.
     fn match_all(&self, path: &str) -> Vec<(RouteId, RouteMatch<'_>)> {
         let mut out = Vec::new();
         for variant in path_variants(path) {
@@ -544,10 +538,9 @@ impl FilterConfig {
             };
             let mut also = Vec::new();
             if let Some(agent) = matched.agent.as_mut() {
-                if let Some(known) = self.known_agent(agent) {
-                    agent.clone_from(known);
-                } else {
-                    also = self.agents_read_as(agent);
+                match self.agent_ids.read(agent) {
+                    Reading::Agent(known) => known.clone_into(agent),
+                    Reading::Unknown(agents) => also = agents,
                 }
             }
             let route = matched.route;
@@ -557,51 +550,12 @@ impl FilterConfig {
                     id,
                     RouteMatch {
                         route,
-                        agent: Some(agent),
+                        agent: Some(agent.to_owned()),
                     },
                 )
             }));
         }
         out
-    }
-
-    /// The policy agents an id the policy does not know may still be looked up as by an
-    /// upstream (`worker-7 `: SQL compares without trailing spaces; a handler that trims;
-    /// `worker-7%3Fx` decoded and cut at `?`; `wörker-7`: an accent- and case-insensitive
-    /// collation): the card must also satisfy their rules.
-    fn agents_read_as(&self, id: &str) -> Vec<String> {
-        let mut readings = id_readings(id);
-        readings.insert(0, id.to_owned());
-        let mut out: Vec<String> = Vec::new();
-        for reading in &readings {
-            if let Some(known) = self.known_agent(reading) {
-                if !out.contains(known) {
-                    out.push(known.clone());
-                }
-            }
-            let loose = skeleton(reading);
-            for ((agent, _), key) in self.policy.agents.iter().zip(&self.agent_skeletons) {
-                if *key == loose && !out.contains(agent) {
-                    out.push(agent.clone());
-                }
-            }
-        }
-        out
-    }
-
-    /// The policy's spelling of an agent id: exactly, else regardless of ASCII case.
-    fn known_agent(&self, agent: &str) -> Option<&String> {
-        self.policy
-            .agents
-            .iter()
-            .find(|(k, _)| k.as_str() == agent)
-            .or_else(|| {
-                self.policy
-                    .agents
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(agent))
-            })
-            .map(|(k, _)| k)
     }
 
     /// [`FilterConfig::match_path`] for one normalized path.
@@ -624,25 +578,6 @@ impl FilterConfig {
             RouteId::WellKnown => self.well_known.as_ref(),
         }
     }
-}
-
-/// Other ids an upstream may read an `{id}` as (decoded already): without surrounding
-/// whitespace, control characters and trailing dots, and cut at a decoded `?` or `#` (a
-/// handler that decodes before it splits the URL). Only readings that differ from `id`.
-fn id_readings(id: &str) -> Vec<String> {
-    let trim = |s: &str| {
-        s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
-            .trim_end_matches(|c: char| c == '.' || c.is_whitespace() || c.is_control())
-            .to_owned()
-    };
-    let mut out: Vec<String> = Vec::new();
-    let cut = id.split(['?', '#']).next().unwrap_or(id);
-    for reading in [trim(id), trim(cut)] {
-        if !reading.is_empty() && reading != id && !out.contains(&reading) {
-            out.push(reading);
-        }
-    }
-    out
 }
 
 fn route(
@@ -903,6 +838,63 @@ mod tests {
     }
 
     #[test]
+    fn an_id_in_a_path_gets_the_rule_every_host_gives_it() {
+        // The filter and `check --agent` read an id through one definition
+        // (`Policy::rule_for_agent`): the same rule, or the same refusal.
+        let pin = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let c = FilterConfig::from_json(
+            format!(
+                r#"{{"defaults":{{"max_stale":"30s","require":["d"]}},"agents":{{
+                "worker-7":{{"require":["a"],"max_stale":"10s"}},
+                "café-1":{{"max_stale":"5s"}},"cafe-1":{{"require":["b"],"max_stale":"60s"}},
+                "straße":{{"pin":"{}"}},"strasse":{{"pin":"{}"}}}},
+                "routes":[{{"path":"/agents/{{id}}/card"}}]}}"#,
+                pin('a'),
+                pin('b')
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let escaped = |id: &str| -> String {
+            id.chars()
+                .map(|ch| match ch {
+                    'a'..='z' | 'A'..='Z' | '0'..='9' | '-' => ch.to_string(),
+                    _ => ch
+                        .to_string()
+                        .bytes()
+                        .map(|b| format!("%{b:02X}"))
+                        .collect(),
+                })
+                .collect()
+        };
+        for id in [
+            "worker-7",
+            "WORKER-7",
+            "worker-8",
+            "wörker-7",
+            "\u{FF57}orker-7",
+            "wo\u{200B}rker-7",
+            "wor\u{212A}er-7",
+            "cafe-1",
+            "café-1",
+            "CAFÉ-1",
+            "cafe\u{0301}-1",
+            "straße",
+            "STRAẞE",
+            "\u{FF53}traße",
+        ] {
+            let path = format!("/agents/{}/card", escaped(id));
+            let in_path = c.requirement_for_path(&path);
+            let given = c.policy.rule_for_agent(id);
+            match (in_path, given) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b.requirement, "{id:?}"),
+                (Err(a), Err(b)) => assert_eq!(a, b.error, "{id:?}"),
+                (a, b) => panic!("{id:?}: the filter gives {a:?}, rule_for_agent {b:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn ids_an_upstream_may_trim_or_cut_also_name_the_agent() {
         let c = FilterConfig::from_json(
             br#"{"defaults":{"max_stale":"30s"},"agents":{"worker-7":{"require":["a"],"max_stale":"10s"}},
@@ -953,8 +945,8 @@ mod tests {
                 .as_deref(),
             Some("worker-7 ")
         );
-        assert_eq!(super::id_readings("a. "), vec!["a".to_owned()]);
-        assert!(super::id_readings("a").is_empty());
+        assert_eq!(crate::agent_id::readings("a. "), vec!["a".to_owned()]);
+        assert!(crate::agent_id::readings("a").is_empty());
     }
 
     #[test]

@@ -14,7 +14,6 @@ pub mod analysis;
 pub mod caller;
 pub mod config;
 pub mod headers;
-pub mod id_fold;
 pub mod metrics;
 pub mod redirect;
 pub mod reresolve;

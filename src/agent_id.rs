@@ -1,4 +1,16 @@
-//! A loose key for agent ids: what an upstream's id lookup may treat as the same id.
+//! Agent ids as hosts read them: which policy agents a given id names.
+//!
+//! The Envoy filter takes an agent id from a request path (`/agents/{id}/card`), the CLI from
+//! `check --agent`; both must apply the same rule to the same id (DESIGN.md, "Card routes and
+//! path variants"). An id names a policy agent exactly, else regardless of ASCII letter case
+//! (policies refuse two ids that differ only in case). An id that names no agent that way may
+//! still be looked up as one by the registry behind the gate, so [`AgentIds::read`] lists every
+//! agent it may be read as, and hosts hold the card to all their rules (and the defaults, the
+//! rule of the id itself), tightened together. It only ever adds rules, never removes one.
+//!
+//! The readings: the id with surrounding whitespace and control characters and trailing dots
+//! trimmed (SQL compares without trailing spaces; a handler that trims), cut at a `?` or `#` (a
+//! handler that decodes the path before it splits the URL), and the loose key below.
 //!
 //! Registries commonly look agents up in a database whose collation ignores letter case and
 //! accents (MySQL 8's default `utf8mb4_0900_ai_ci`, SQL Server's `*_CI_AI`), compatibility
@@ -6,12 +18,12 @@
 //! zero-width characters): `/agents/wörker-7/card` or `/agents/ｗorker-7/card` then serve
 //! `worker-7`'s card. [`skeleton`] folds those differences (the fullwidth forms by their fixed
 //! offset from ASCII, a table for the Latin letters with diacritics and the Latin ligatures,
-//! derived from Unicode's compatibility decompositions), so the filter can apply the rule of
-//! every policy agent an unknown id may be read as. It only ever adds rules, never removes one.
+//! derived from Unicode's compatibility decompositions), so every host can apply the rule of
+//! every policy agent an unknown id may be read as.
 //!
-//! A table here, not a Unicode crate: the filter needs the Latin, ligature and fullwidth
-//! foldings only, and a normalization crate would bring Unicode's whole decomposition tables
-//! into the `.wasm`.
+//! A table here, not a Unicode crate: hosts need the Latin, ligature and fullwidth foldings
+//! only, and a normalization crate would bring Unicode's whole decomposition tables into the
+//! `.wasm` modules.
 
 /// Characters an accent- and case-insensitive comparison reads as ASCII text (lowercase).
 /// Each entry: the code point and its ASCII text (up to three bytes, zero-padded).
@@ -599,9 +611,96 @@ pub fn skeleton(id: &str) -> String {
     out
 }
 
+/// Other ids an upstream may read `id` as: without surrounding whitespace, control characters
+/// and trailing dots, and cut at a `?` or `#` (then trimmed). Only readings that differ from
+/// `id`, each once, never empty.
+pub fn readings(id: &str) -> Vec<String> {
+    let trim = |s: &str| {
+        s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
+            .trim_end_matches(|c: char| c == '.' || c.is_whitespace() || c.is_control())
+            .to_owned()
+    };
+    let mut out: Vec<String> = Vec::new();
+    let cut = id.split(['?', '#']).next().unwrap_or(id);
+    for reading in [trim(id), trim(cut)] {
+        if !reading.is_empty() && reading != id && !out.contains(&reading) {
+            out.push(reading);
+        }
+    }
+    out
+}
+
+/// A policy's agent ids with their [`skeleton`]s, computed once: what reads a given id as
+/// policy agents (see the module documentation). Build it with [`crate::Policy::agent_ids`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentIds {
+    /// Each policy agent's id and its loose key, in policy order.
+    ids: Vec<(String, String)>,
+}
+
+/// What a given agent id names (see [`AgentIds::read`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading<'a> {
+    /// The id of this policy agent, exactly or but for ASCII letter case: its rule applies.
+    Agent(&'a str),
+    /// No policy agent's id: the defaults apply to it, tightened with the rules of the policy
+    /// agents it may still be read as (in the order read; none: the defaults alone).
+    Unknown(Vec<&'a str>),
+}
+
+impl AgentIds {
+    /// The ids of a policy's agents, in policy order.
+    pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> AgentIds {
+        let ids = ids
+            .into_iter()
+            .map(|id| (id.to_owned(), skeleton(id)))
+            .collect();
+        AgentIds { ids }
+    }
+
+    /// The policy's spelling of `given`: the agent named exactly, else regardless of ASCII
+    /// letter case.
+    pub fn known(&self, given: &str) -> Option<&str> {
+        let exact = self.ids.iter().find(|(id, _)| id == given);
+        exact
+            .or_else(|| {
+                self.ids
+                    .iter()
+                    .find(|(id, _)| id.eq_ignore_ascii_case(given))
+            })
+            .map(|(id, _)| id.as_str())
+    }
+
+    /// The policy agents `given` names: the one it is the id of ([`AgentIds::known`]), else
+    /// every agent that one of its [`readings`] (or `given` itself) is the id of, or has the
+    /// [`skeleton`] of, in reading order and policy order, each once.
+    pub fn read(&self, given: &str) -> Reading<'_> {
+        if let Some(known) = self.known(given) {
+            return Reading::Agent(known);
+        }
+        let mut readings = readings(given);
+        readings.insert(0, given.to_owned());
+        let mut out: Vec<&str> = Vec::new();
+        for reading in &readings {
+            if let Some(known) = self.known(reading) {
+                if !out.contains(&known) {
+                    out.push(known);
+                }
+            }
+            let loose = skeleton(reading);
+            for (id, key) in &self.ids {
+                if *key == loose && !out.contains(&id.as_str()) {
+                    out.push(id);
+                }
+            }
+        }
+        Reading::Unknown(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{skeleton, FOLD};
+    use super::{readings, skeleton, AgentIds, Reading, FOLD};
 
     #[test]
     fn the_table_is_sorted() {
@@ -634,5 +733,58 @@ mod tests {
         assert_eq!(skeleton("агент"), "агент");
         // Every fullwidth form is its one ASCII character (U+FF3C is one backslash).
         assert_eq!(skeleton("a\u{FF3C}b\u{FF01}\u{FF5E}"), "a\\b!~");
+    }
+
+    #[test]
+    fn readings_trim_and_cut() {
+        assert_eq!(readings("worker-7 "), ["worker-7"]);
+        assert_eq!(readings(" worker-7.\u{0}. "), ["worker-7"]);
+        assert_eq!(readings("worker-7?x"), ["worker-7"]);
+        assert_eq!(readings("w ?x"), ["w"]);
+        assert!(readings("worker-7").is_empty());
+        assert!(readings(" . ").is_empty());
+        assert!(readings("?x").is_empty());
+    }
+
+    #[test]
+    fn an_id_is_read_as_every_agent_it_may_name() {
+        let ids = AgentIds::new(["worker-7", "Wörker-7", "archive", "x?y"]);
+        // An agent's own id, in any ASCII case: that agent alone.
+        assert_eq!(ids.read("worker-7"), Reading::Agent("worker-7"));
+        assert_eq!(ids.read("WORKER-7"), Reading::Agent("worker-7"));
+        assert_eq!(
+            ids.read("wÖRKER-7"),
+            Reading::Unknown(vec!["worker-7", "Wörker-7"])
+        );
+        assert_eq!(ids.read("WöRKER-7"), Reading::Agent("Wörker-7"));
+        assert_eq!(ids.read("x?y"), Reading::Agent("x?y"));
+        // Trimmed or cut: the agent that names (in the order read), then its loose key's.
+        assert_eq!(ids.read("Archive. "), Reading::Unknown(vec!["archive"]));
+        assert_eq!(
+            ids.read("worker-7 "),
+            Reading::Unknown(vec!["worker-7", "Wörker-7"])
+        );
+        assert_eq!(ids.read("worker-7#frag"), ids.read("worker-7 "));
+        // Accents, width, ligatures, ignorables: every agent with the same loose key.
+        for id in [
+            "\u{FF57}orker-7",
+            "wo\u{200B}rker-7",
+            "wor\u{212A}er-7",
+            "work\u{00AD}er-7",
+        ] {
+            assert_eq!(
+                ids.read(id),
+                Reading::Unknown(vec!["worker-7", "Wörker-7"]),
+                "{id:?}"
+            );
+        }
+        assert_eq!(
+            AgentIds::new(["office"]).read("o\u{FB03}ce"),
+            Reading::Unknown(vec!["office"])
+        );
+        // Nothing it may name: the defaults alone.
+        assert_eq!(ids.read("worker-8"), Reading::Unknown(vec![]));
+        assert_eq!(ids.read(""), Reading::Unknown(vec![]));
+        assert_eq!(AgentIds::default().read("w"), Reading::Unknown(vec![]));
     }
 }

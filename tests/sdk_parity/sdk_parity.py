@@ -2,7 +2,7 @@
 
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
        [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
-       [--corpus cards|adv|both] [--classes mut,bytes,...] [--mixed N]
+       [--corpus cards|adv|both|choice] [--classes mut,bytes,...] [--mixed N] [--no-picks]
 
 For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
 these readings are taken, all in batch (one Python process, one Node process per SDK, JSON lines):
@@ -201,8 +201,10 @@ import subprocess
 import sys
 import time
 
+import client_picks
 import gen_adv
 import gen_cards
+import gen_choice
 
 HERE = pathlib.Path(__file__).resolve().parent
 READINGS = ["py", "js_default", "js_legacy"]
@@ -382,13 +384,17 @@ def main():
     ap.add_argument("--readings", default=None,
                     help="readings the verdicts use (all are taken and shown): default all of "
                          + ",".join(READINGS + LOWEST_READINGS) + " (the last two when that SDK is installed)")
-    ap.add_argument("--corpus", choices=["cards", "adv", "both"], default="cards",
+    ap.add_argument("--corpus", choices=["cards", "adv", "both", "choice"], default="cards",
                     help="gen_cards.py's grids and random cards, gen_adv.py's adversarial classes, or both"
-                         " (--count then applies to each)")
+                         " (--count then applies to each); gen_choice.py's interface lists")
     ap.add_argument("--classes", default=None,
                     help="adv corpus: only these comma-separated classes (label prefixes)")
-    ap.add_argument("--mixed", type=int, default=gen_adv.MIXED_CARDS,
-                    help="adv corpus: random cards of each random class (mixed, remix): default %(default)s")
+    ap.add_argument("--mixed", type=int, default=None,
+                    help=f"adv corpus: random cards of each random class (mixed, remix): default {gen_adv.MIXED_CARDS};"
+                         f" choice corpus: random interface lists (crand): default {gen_choice.RANDOM_CARDS}")
+    ap.add_argument("--no-picks", action="store_true",
+                    help="skip the client-choice check (client_picks.py: binding:X against the interface"
+                         " each SDK's ClientFactory picks)")
     args = ap.parse_args()
     if LOWEST_DIR.joinpath("node_modules", "@a2a-js", "sdk").is_dir():
         READINGS = READINGS + LOWEST_READINGS
@@ -412,8 +418,12 @@ def main():
         entries = gen_cards.generate(args.count, args.seed)
     if args.corpus in ("adv", "both"):
         classes = set(args.classes.split(",")) if args.classes else None
-        for e in gen_adv.generate(args.count, args.seed, classes, args.mixed):
+        mixed = gen_adv.MIXED_CARDS if args.mixed is None else args.mixed
+        for e in gen_adv.generate(args.count, args.seed, classes, mixed):
             entries.append(dict(e, id=len(entries)))
+    if args.corpus == "choice":
+        entries = gen_choice.generate(args.count, args.seed,
+                                      gen_choice.RANDOM_CARDS if args.mixed is None else args.mixed)
     out_path = pathlib.Path(args.out)
     cards_dir = out_path.parent / "cards"
     cards_dir.mkdir(parents=True, exist_ok=True)
@@ -562,6 +572,14 @@ def main():
     examples("PARTIAL (grants on a card some reading refuses)", partial, "partial_grants")
     examples("OVER-STRICT", strict, "over_strict")
 
+    picks_summary, picks_failed = None, False
+    if not args.no_picks:
+        t_picks = time.monotonic()
+        picks_summary, picks_failed = client_picks.check(
+            entries, judged, READINGS, cardgate_check, cardgate, HERE, args.node, LOWEST_DIR, args.jobs,
+            args.examples, major_minor)
+        print(f"  client picks in {time.monotonic() - t_picks:.1f} s")
+
     out_path.parent.mkdir(parents=True, exist_ok=True)
     results = {
         "sdk": {"a2a-sdk": py_version, "@a2a-js/sdk": js_version}, "seed": args.seed, "count": n,
@@ -569,7 +587,7 @@ def main():
         "cardgate": args.cardgate,
         "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "partial_cards": len(partial),
                     "over_strict_cards": len(strict), "over_strict_capabilities": n_strict,
-                    "decisions": dict(decisions)},
+                    "decisions": dict(decisions), "client_picks": picks_summary},
         "cards": [{k: (str(v) if k == "file" else sorted(v) if k == "required" else v)
                    for k, v in e.items() if k != "raw"} for e in entries],
     }
@@ -577,9 +595,13 @@ def main():
     elapsed = time.monotonic() - t0
     print(f"\n  {n} cards in {elapsed:.1f} s (SDK readers {t_read:.1f} s, cardgate {t_gate:.1f} s,"
           f" {args.jobs} jobs); full results: {out_path}")
-    if unsafe:
-        print(f"sdk_parity: FAIL: cardgate grants {n_unsafe} capabilities on {len(unsafe)} cards that an SDK's"
-              " parsed card lacks")
+    if unsafe or picks_failed:
+        if unsafe:
+            print(f"sdk_parity: FAIL: cardgate grants {n_unsafe} capabilities on {len(unsafe)} cards that an SDK's"
+                  " parsed card lacks")
+        if picks_failed:
+            print(f"sdk_parity: FAIL: cardgate grants {picks_summary['unsafe']} bindings on {picks_summary['unsafe_cards']}"
+                  " cards where an SDK's client picks no interface or one at another protocol version")
         return 1
     print("sdk_parity: ok: no unsafe grant")
     return 0

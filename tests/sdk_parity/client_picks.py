@@ -29,9 +29,11 @@ missing_capabilities of a `valid` / `capability_mismatch` answer.
 import collections
 import concurrent.futures
 import json
+import random
 import sys
+import time
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 PY_READING = "py"
 
@@ -51,7 +53,7 @@ def model_py(interfaces, x):
             continue
         try:
             ver = Version(v)
-        except InvalidVersion:
+        except ValueError:  # InvalidVersion, and (undocumented) what int() raises past 4300 digits
             continue
         mm = (ver.major, ver.minor)
         if mm == (1, 0):
@@ -109,8 +111,9 @@ def run(cmd, entries, what, cwd):
 
 
 def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowest_dir, jobs, examples,
-          major_minor):
-    """Runs the check over `entries` (sdk_parity.py's, readings taken); returns (summary, failed)."""
+          major_minor, sample=None, seed=7):
+    """Runs the check over `entries` (sdk_parity.py's, readings taken), or a seeded `sample` of those
+    with a binding; returns (summary, failed)."""
     todo = []
     for e in entries:
         caps = [set(r.get("caps", [])) for r in e["readings"].values() if r["ok"]]
@@ -120,11 +123,17 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
         e["pick_protocols"] = ps
         if e["pick_bindings"]:
             todo.append(e)
-    py = run([sys.executable, str(here / "py_pick.py")], todo, "Python", here)
-    js = run([node, str(here / "js_pick.mjs")], todo, "Node", here)
-    js101 = None
+    with_binding = len(todo)
+    if sample is not None and sample < len(todo):
+        todo = sorted(random.Random(seed).sample(todo, sample), key=lambda e: e["id"])
+    t0 = time.monotonic()
+    cmds = {"py": ([sys.executable, str(here / "py_pick.py")], "Python"),
+            "js": ([node, str(here / "js_pick.mjs")], "Node")}
     if "js101_default" in readings:
-        js101 = run([node, str(here / "js_pick.mjs"), "--sdk", str(lowest_dir)], todo, "Node 1.0.1", here)
+        cmds["js101"] = ([node, str(here / "js_pick.mjs"), "--sdk", str(lowest_dir)], "Node (@a2a-js/sdk 1.0.1)")
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # one process each, side by side
+        got = dict(zip(cmds, pool.map(lambda c: run(c[0], todo, c[1], here), cmds.values())))
+    py, js, js101 = got["py"], got["js"], got.get("js101")
 
     for e in todo:
         i = e["id"]
@@ -139,6 +148,7 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
                     sys.exit(f"sdk_parity: card {i} {name} {x!r}: the client dialled an untagged url: {chosen}")
         e["picks"] = picks
 
+    t_read = time.monotonic() - t0
     # cardgate: one run per card and protocol (and one without).
     runs = [(e, p) for e in todo for p in [None] + e["pick_protocols"]]
 
@@ -149,6 +159,7 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         answers = list(pool.map(ask, runs))
+    t_gate = time.monotonic() - t0 - t_read
 
     rows = []
     model_diffs = []
@@ -191,8 +202,10 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
     def ucards(rs):
         return len({r["card"]["id"] for r in rs})
 
-    print(f"\nClient picks: {len(todo)} cards with a binding, {len(runs)} cardgate runs, {len(rows)} (card, binding,"
-          f" protocol) questions; the SDKs' clients connect in {truths}, cardgate grants {grants}")
+    print(f"\nClient picks: {len(todo)} cards" + (f" (a seeded sample of the {with_binding})" if len(todo) < with_binding else "")
+          + f" with a binding, {len(runs)} cardgate runs, {len(rows)} (card, binding,"
+          f" protocol) questions; the SDKs' clients connect in {truths}, cardgate grants {grants}"
+          f" (pick readers {t_read:.1f} s, cardgate {t_gate:.1f} s)")
     print(f"  UNSAFE       {len(unsafe)} grants on {ucards(unsafe)} cards where some accepting reading's client"
           " picks no interface or one at another Major.Minor")
     if unsafe:
@@ -219,8 +232,8 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
                 continue
             chosen = (pr.get("picks") or {}).get(r["binding"]) if pr["ok"] else None
             ifs = e["readings"][n]["view"]["interfaces"]
-            print(f"    {n:<14} interfaces {json.dumps(ifs)} -> "
-                  + ("no client" if chosen is None else f"#{chosen['index']} version {json.dumps(chosen['version'])}"))
+            print(f"    {n:<14} interfaces {json.dumps(ifs)[:300]} -> "
+                  + ("no client" if chosen is None else f"#{chosen['index']} version {json.dumps(chosen['version'])[:40]}"))
 
     def spread(rs):
         by = collections.defaultdict(list)
@@ -244,13 +257,13 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
         for d in model_diffs[:examples]:
             e = d["card"]
             print(f"- #{e['id']} {e['label']} {d['reading']} binding {d['binding']!r}: real #{d['real']}, model"
-                  f" #{d['model']}; interfaces {json.dumps(e['readings'][d['reading']]['view']['interfaces'])}")
+                  f" #{d['model']}; interfaces {json.dumps(e['readings'][d['reading']]['view']['interfaces'])[:300]}")
 
     for e in todo:
         e["client_picks"] = [
             {k: r[k] for k in ("binding", "protocol", "declared", "truth", "granted", "answer")}
             for r in rows if r["card"] is e]
-    summary = {"cards": len(todo), "cardgate_runs": len(runs), "questions": len(rows), "truth_grants": truths,
+    summary = {"cards": len(todo), "cards_with_binding": with_binding, "cardgate_runs": len(runs), "questions": len(rows), "truth_grants": truths,
                "cardgate_grants": grants, "unsafe": len(unsafe), "unsafe_cards": ucards(unsafe),
                "over_strict": len(strict), "over_strict_cards": ucards(strict),
                "over_strict_all_accept": len(strict_all), "model_diffs": len(model_diffs)}

@@ -8,13 +8,14 @@
 // or {"ok": false, "error": "..."} when the resolver's normalizeAgentCard throws.
 //   default: a ClientFactory with the default resolver (AgentCardResolver.default, legacyCompat off);
 //   legacy:  a ClientFactory with cardResolver = new DefaultAgentCardResolver({legacyCompat: {enabled: true}}).
-// For each binding X, a fresh `new ClientFactory({transports: [T], preferredTransports: [X],
-// cardResolver})` where T = {protocolName: X, create(url, card)} is a recording transport factory,
-// and `createFromAgentCard(structuredClone(card))` is awaited: the card goes through the real
-// normalizeAgentCard and the real bestInterfacePerProtocol selection. The resolver is wrapped only
-// to tag each interface of the normalized card with a url naming its index (selection never reads
-// url), so T.create's url says which interface was chosen. A throw, or T never called, is no client
-// (null). The tenant decorator and the Client constructor run as in a real client.
+// The card is normalized once per resolver as ClientFactory.createFromAgentCard does it
+// (`resolver.normalizeAgentCard(card) ?? card`), each interface of the result tagged with a url
+// naming its index (the selection never reads url). Then for each binding X a fresh
+// `new ClientFactory({transports: [T], preferredTransports: [X], cardResolver})`, where
+// T = {protocolName: X, create(url, card)} is a recording transport factory, and
+// `createFromNormalizedAgentCard(card)` is awaited: the SDK's own bestInterfacePerProtocol
+// selection, the tenant decorator and the Client constructor run as in a real client, and
+// T.create's url says which interface was chosen. A throw is no client (null).
 // `--sdk DIR`: the @a2a-js/sdk installed under DIR/node_modules (e.g. .tools/a2a-sdk-1.0.1).
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
@@ -31,39 +32,28 @@ const resolvers = {
 };
 const TAG = 'cardgate-pick:';
 
-// A resolver that normalizes as `inner` does, tags the interfaces of the result and keeps it in
-// `seen.card`.
-function tagging(inner, seen) {
-  return {
-    resolve: (...a) => inner.resolve(...a),
-    normalizeAgentCard(card) {
-      const n = inner.normalizeAgentCard(card);
-      seen.card = n;
-      const ifs = n?.supportedInterfaces;
-      if (Array.isArray(ifs)) {
-        ifs.forEach((i, k) => {
-          if (i !== null && typeof i === 'object') i.url = TAG + k;
-        });
-      }
-      return n;
-    },
-  };
-}
-
 const text = (e) => `${e?.name ?? 'Error'}: ${e?.message ?? e}`.slice(0, 300);
 
 async function picks(resolver, card, bindings) {
-  // The reading itself: when normalizeAgentCard throws, the SDK has no card (reported as refused).
+  // The reading: when normalizeAgentCard throws, the SDK has no card (reported as refused).
+  let normalized;
   try {
-    resolver.normalizeAgentCard(structuredClone(card));
+    normalized = resolver.normalizeAgentCard(structuredClone(card));
   } catch (e) {
     return { ok: false, error: text(e) };
   }
+  // ClientFactory.createFromAgentCard is `createFromNormalizedAgentCard(resolver.normalizeAgentCard?.(card)
+  // ?? card)`; the selection itself reads neither url nor anything it could change, so the one
+  // normalized card serves every binding, its interfaces tagged with a url naming their index.
+  normalized ??= structuredClone(card);
+  const ifs = normalized?.supportedInterfaces;
+  const found = Array.isArray(ifs) ? ifs.map((i) => (i !== null && typeof i === 'object' ? i : undefined)) : [];
+  found.forEach((i, k) => {
+    if (i) i.url = TAG + k;
+  });
   const out = {};
   for (const x of bindings) {
-    let chosen = null;
     let url;
-    const seen = {};
     const transport = {
       protocolName: x,
       async create(u) {
@@ -71,18 +61,18 @@ async function picks(resolver, card, bindings) {
         return { protocolName: x, protocolVersion: undefined };
       },
     };
+    let chosen = null;
     try {
-      const factory = new ClientFactory({ transports: [transport], preferredTransports: [x], cardResolver: tagging(resolver, seen) });
-      await factory.createFromAgentCard(structuredClone(card));
+      const factory = new ClientFactory({ transports: [transport], preferredTransports: [x], cardResolver: resolver });
+      await factory.createFromNormalizedAgentCard(normalized);
       if (typeof url === 'string' && url.startsWith(TAG)) {
         const index = Number(url.slice(TAG.length));
-        const iface = seen.card.supportedInterfaces[index];
-        chosen = { index, version: iface?.protocolVersion ?? null, binding: iface?.protocolBinding ?? null };
+        chosen = { index, version: found[index].protocolVersion ?? null, binding: found[index].protocolBinding ?? null };
       } else {
         chosen = { index: null, url: url ?? null, error: 'transport created with an untagged url' };
       }
-    } catch (e) {
-      chosen = null;
+    } catch {
+      chosen = null; // the factory threw: no client
     }
     out[x] = chosen;
   }

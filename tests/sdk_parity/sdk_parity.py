@@ -2,7 +2,7 @@
 
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
        [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
-       [--corpus cards|adv|both|choice] [--classes mut,bytes,...] [--mixed N] [--no-picks]
+       [--corpus cards|adv|both|choice] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
 
 For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
 these readings are taken, all in batch (one Python process, one Node process per SDK, JSON lines):
@@ -395,6 +395,8 @@ def main():
     ap.add_argument("--no-picks", action="store_true",
                     help="skip the client-choice check (client_picks.py: binding:X against the interface"
                          " each SDK's ClientFactory picks)")
+    ap.add_argument("--picks-count", type=int, default=None,
+                    help="client-choice check on a seeded sample of this many cards with a binding (default: all)")
     args = ap.parse_args()
     if LOWEST_DIR.joinpath("node_modules", "@a2a-js", "sdk").is_dir():
         READINGS = READINGS + LOWEST_READINGS
@@ -577,7 +579,7 @@ def main():
         t_picks = time.monotonic()
         picks_summary, picks_failed = client_picks.check(
             entries, judged, READINGS, cardgate_check, cardgate, HERE, args.node, LOWEST_DIR, args.jobs,
-            args.examples, major_minor)
+            args.examples, major_minor, args.picks_count, args.seed)
         print(f"  client picks in {time.monotonic() - t_picks:.1f} s")
 
     out_path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,8 @@ own label prefix (the first word):
           missing or null protocolVersion included): which one each SDK picks
   cbind   two interfaces at 0.3 and 1.0 (both orders) whose bindings are every ordered pair of
           BINDINGS (`jsonrpc`, `J\\u017fONRPC` with U+017F, which JavaScript upper-cases to
-          `JSONRPC`, a custom URI, missing, null, "")
+          `JSONRPC`, custom URIs, missing, null, "", `x\\u1c80` / `X\\u0412` and `a\\u00df` /
+          `ASS`, which JavaScript's toUpperCase makes equal)
   cshape  pairs on each card shape: v1 (camelCase), snake_case members (raw or proto-shaped:
           only the JS fromJSON path reads them), proto-shaped, both spellings on one interface
           (raw or proto-shaped), legacy (v0.3 url + preferredTransport + protocolVersion +
@@ -30,7 +31,9 @@ import gen_cards as g
 ABSENT = g.ABSENT
 URL = g.URL
 BINDINGS = ["JSONRPC", "jsonrpc", "J\u017fONRPC", "GRPC", "HTTP+JSON", "https://example.com/bind/x", "urn:x-bind",
-            ABSENT, None, ""]
+            ABSENT, None, "",
+            # JavaScript upper-cases U+1C80 to U+0412 and U+00DF to "SS": custom bindings one client conflates
+            "x\u1c80", "X\u0412", "a\u00df", "ASS"]
 VERSIONS = ["1.0", "1.0.0", "1.0.1", "1", "01.0", "0.3", "0.3.0", "0.2", "2.0", "1.1", "", ABSENT, None, "v1.0",
             " 1.0", "1.0rc1", "1.0.0-beta", "1.0.post1", "x", "1.0a",
             "1." + "0" * 4400]  # past CPython's 4300-digit int() limit: packaging's Version raises ValueError

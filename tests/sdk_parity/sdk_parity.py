@@ -31,6 +31,11 @@ minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise
   PARTIAL      grants on a card that at least one reading refuses (reported: a policy question).
   OVER-STRICT  a capability every accepting reading has that cardgate does not grant (reported).
 Full per-card results go to --out; every card's bytes to target/sdk_parity/cards/<id>.json.
+Then (unless --no-picks) the client-choice check, client_picks.py: for every binding X a reading
+has, the interface each real SDK's ClientFactory picks for X (py_pick.py, js_pick.mjs), against
+cardgate's grant of binding:X alone and with each protocol:P (UNSAFE there fails the test too);
+--picks-count N takes a seeded sample of the cards. `--corpus choice` is gen_choice.py's corpus
+of interface lists (orders, binding spellings, version forms) made for that check.
 
 Reading rules observed (a2a-sdk 1.3.0 with protobuf 7.36.2, @a2a-js/sdk 1.3.0). Evidence: card
 labels of this generator (grep them in the results file) or a one-line probe card.
@@ -169,8 +174,13 @@ trimming or Unicode normalization ("skill ...", "exturi ...").
      and prefers the one whose protocolVersion is exactly "1.0"; an interface without binding
      makes it throw. a2a-sdk's ClientFactory compares bindings exactly and reads versions with
      packaging.Version (" 1.0 ", "v1.0", "01.0" are 1.0 there; "0.3.0-x" is invalid, so that
-     interface is never selected). This test compares binding strings exactly, as cardgate's
-     vocabulary does, and counts `protocol:` per interface independently of its binding.
+     interface is never selected). The readings' capabilities compare binding strings exactly,
+     as cardgate's vocabulary does, and count `protocol:` per interface independently of its
+     binding; client_picks.py asks the real ClientFactory of each SDK which interface it picks.
+     a2a-sdk's `_find_best_interface` catches only InvalidVersion: a version with a number of
+     more than 4300 digits ("1." + 4301 zeros) makes packaging's int() raise ValueError, so the
+     factory raises, no client at all for that binding, when its scan reaches that interface
+     (no 1.0 one before it): "cpair v1 '0.3' then <4402 chars ...>".
   P10 Depth ("depth ..."): ParseDict refuses a message nested deeper than 100
      (max_recursion_depth; the card is 1). Inside a Struct (extension params at depth 4,
      signature header at depth 3) each member or element is a Value one level below its

@@ -87,7 +87,7 @@ pub fn declared_capabilities(card: &[u8]) -> Result<String, InputError> {
                 .iter()
                 .map(|(sdk, r)| SdkReading {
                     sdk: sdk.label().into(),
-                    capabilities: view.reading_capabilities(r),
+                    capabilities: view.reading_capabilities(*sdk, r),
                 })
                 .collect(),
         },

@@ -1,7 +1,8 @@
 //! Capability names a caller can require, and whether a card declares them.
 
 use crate::card::AgentCard;
-use crate::sdk_reading::Reading;
+use crate::interface_choice;
+use crate::sdk_reading::{Reading, Sdk};
 use crate::InputError;
 use std::fmt;
 
@@ -82,14 +83,18 @@ impl Capability {
     }
 
     /// Whether one SDK reading has this capability; `None` for skills and extensions, which
-    /// every reading takes as written.
-    pub fn in_reading(&self, reading: &Reading) -> Option<bool> {
+    /// every reading takes as written. A binding needs an interface with exactly that binding
+    /// and one that `sdk`'s client picks for it ([`crate::interface_choice`]).
+    pub fn in_reading(&self, sdk: Sdk, reading: &Reading) -> Option<bool> {
         match self {
             Capability::Skill(_) | Capability::Extension(_) => None,
             Capability::Flag(Flag::Streaming) => Some(reading.streaming),
             Capability::Flag(Flag::PushNotifications) => Some(reading.push_notifications),
             Capability::Flag(Flag::ExtendedAgentCard) => Some(reading.extended_agent_card),
-            Capability::Binding(b) => Some(reading.interfaces.iter().any(|(x, _)| x == b)),
+            Capability::Binding(b) => Some(
+                reading.interfaces.iter().any(|(x, _)| x == b)
+                    && interface_choice::serves(sdk, reading, b, &[]),
+            ),
             Capability::Protocol(v) => Some(
                 reading
                     .interfaces
@@ -101,16 +106,17 @@ impl Capability {
 
     /// Whether `card` covers this capability for a caller that also requires the protocol
     /// versions `protocols` (the requirement's `protocol:` capabilities that the card declares):
-    /// a binding then counts only when, in every SDK reading, an interface has the binding at
-    /// one of those versions, because the caller invokes one interface, with one binding, at
-    /// one protocol version. Everything else is [`Capability::declared_by`].
+    /// a binding then counts only when, in every SDK reading, the interface that SDK's client
+    /// picks for it ([`crate::interface_choice`]) speaks one of those versions, because the
+    /// caller invokes that one interface, at its protocol version. Everything else is
+    /// [`Capability::declared_by`] (whose bindings already need a pick in every reading).
     pub fn covered_by(&self, card: &AgentCard, protocols: &[&str]) -> bool {
         self.declared_by(card)
             && match self {
                 Capability::Binding(b) if !protocols.is_empty() => card
                     .readings
                     .iter()
-                    .all(|(_, r)| protocols.iter().any(|p| offers_at(r, b, p))),
+                    .all(|(sdk, r)| interface_choice::serves(*sdk, r, b, protocols)),
                 _ => true,
             }
     }
@@ -127,15 +133,6 @@ impl Capability {
             Capability::Protocol(v) => card.protocols.iter().any(|x| x == v),
         }
     }
-}
-
-/// Whether `reading` has an interface with binding `binding` at protocol version `protocol`
-/// (`Major.Minor`).
-fn offers_at(reading: &Reading, binding: &str, protocol: &str) -> bool {
-    reading
-        .interfaces
-        .iter()
-        .any(|(b, v)| b == binding && major_minor(v) == Some(protocol))
 }
 
 impl TryFrom<String> for Capability {

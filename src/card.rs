@@ -8,6 +8,7 @@
 
 use crate::capability::major_minor;
 use crate::document::{Document, Kind, Node};
+use crate::interface_choice;
 use crate::json::{self, pointer_token, JsonErrorKind};
 use crate::reason::ReasonCode;
 use crate::sdk_reading::{self, label, Label, Reading, Sdk};
@@ -196,9 +197,14 @@ impl AgentCard {
         let mut protocols: Vec<Label> = Vec::new();
         if let Some((_, first)) = readings.first() {
             for (binding, version) in &first.interfaces {
+                // A binding every reading spells exactly so, and for which every SDK's client
+                // picks an interface (which one, and its version, is `Capability::covered_by`'s).
                 if !binding.is_empty()
                     && !bindings.contains(binding)
                     && all(&|r| r.interfaces.iter().any(|(b, _)| b == binding))
+                    && readings
+                        .iter()
+                        .all(|(sdk, r)| interface_choice::serves(*sdk, r, binding, &[]))
                 {
                     bindings.push(binding.clone());
                 }
@@ -271,8 +277,9 @@ impl AgentCard {
         )
     }
 
-    /// What one SDK reading alone would grant, in the same syntax and order.
-    pub fn reading_capabilities(&self, reading: &Reading) -> Vec<String> {
+    /// What one SDK reading alone would grant, in the same syntax and order (a binding only when
+    /// `sdk`'s client picks an interface for it).
+    pub fn reading_capabilities(&self, sdk: Sdk, reading: &Reading) -> Vec<String> {
         let flags = [
             (reading.streaming, "streaming"),
             (reading.push_notifications, "pushNotifications"),
@@ -286,7 +293,7 @@ impl AgentCard {
                 .interfaces
                 .iter()
                 .map(|(b, _)| &**b)
-                .filter(|b| !b.is_empty()),
+                .filter(|b| !b.is_empty() && interface_choice::serves(sdk, reading, b, &[])),
             reading
                 .interfaces
                 .iter()
@@ -295,10 +302,10 @@ impl AgentCard {
     }
 
     /// The SDK readings that lack what `has` looks for, by label (empty when every one has it).
-    pub fn readings_lacking(&self, has: impl Fn(&Reading) -> bool) -> Vec<&'static str> {
+    pub fn readings_lacking(&self, has: impl Fn(Sdk, &Reading) -> bool) -> Vec<&'static str> {
         self.readings
             .iter()
-            .filter(|(_, r)| !has(r))
+            .filter(|(sdk, r)| !has(*sdk, r))
             .map(|(sdk, _)| sdk.label())
             .collect()
     }

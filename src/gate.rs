@@ -14,6 +14,7 @@ use crate::decision::{
 use crate::document::Document;
 use crate::duration::push_duration;
 use crate::freshness::Observation;
+use crate::interface_choice;
 use crate::json::{push_whole, Value};
 use crate::reason::{ErrorClass, ReasonCode};
 use crate::requirement::Requirement;
@@ -517,15 +518,21 @@ fn missing_with_readings(
         .iter()
         .filter(|c| !c.covered_by(view, protocols))
     {
-        if cap.declared_by(view) {
-            // A binding the card has, but not at a required protocol version.
-            parts.push(format!(
-                "{cap} (no interface with it speaks protocol:{})",
-                protocols.join(" or protocol:")
-            ));
-            continue;
+        if let Capability::Binding(b) = cap {
+            // Every reading has the binding: the interface a client picks for it is the trouble.
+            let everywhere = view
+                .readings
+                .iter()
+                .all(|(_, r)| r.interfaces.iter().any(|(x, _)| x == b));
+            if let Some(why) = everywhere
+                .then(|| interface_choice::unserved(&view.readings, b, protocols))
+                .flatten()
+            {
+                parts.push(format!("{cap} ({why})"));
+                continue;
+            }
         }
-        let lacking = view.readings_lacking(|r| cap.in_reading(r).unwrap_or(false));
+        let lacking = view.readings_lacking(|sdk, r| cap.in_reading(sdk, r).unwrap_or(false));
         if lacking.is_empty() || lacking.len() == view.readings.len() {
             parts.push(cap.to_string());
         } else {

@@ -50,6 +50,7 @@ pub mod duration;
 pub mod freshness;
 pub mod gate;
 mod input_error;
+pub mod interface_choice;
 pub mod jcs;
 pub mod json;
 pub mod policy;

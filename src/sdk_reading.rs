@@ -61,6 +61,10 @@ pub struct Reading {
     pub extended_agent_card: bool,
     /// `(protocolBinding, protocolVersion)` of each interface, as strings (`""` when unset).
     pub interfaces: Vec<(Label, Label)>,
+    /// An interface's `protocolBinding` is not a string at all (absent or `null` where the
+    /// reading takes the object as is): `@a2a-js/sdk`'s `ClientFactory` throws on it, so no
+    /// binding can be used ([`crate::interface_choice`]).
+    pub untyped_binding: bool,
 }
 
 /// A binding or protocol version as an SDK reads it. The usual spellings are static, so a
@@ -242,6 +246,8 @@ fn python_and_list(doc: Node<'_>) -> Result<(Reading, Option<Option<Node<'_>>>),
         push_notifications: flag(either(caps, "pushNotifications", "push_notifications")),
         extended_agent_card,
         interfaces,
+        // Protobuf reads an absent or `null` binding as "".
+        untyped_binding: false,
     };
     Ok((reading, proto_list))
 }
@@ -885,13 +891,13 @@ fn js_sharing(
 fn js_raw(doc: Node<'_>) -> Reading {
     let caps = doc.get("capabilities");
     let get = |key: &str| caps.and_then(|c| c.get(key));
+    let mut untyped_binding = false;
     let interfaces = doc
         .elements("supportedInterfaces")
         .map(|i| {
-            (
-                string(i.get("protocolBinding")),
-                string(i.get("protocolVersion")),
-            )
+            let binding = i.get("protocolBinding");
+            untyped_binding |= binding.and_then(Node::as_str).is_none();
+            (string(binding), string(i.get("protocolVersion")))
         })
         .collect();
     Reading {
@@ -899,6 +905,7 @@ fn js_raw(doc: Node<'_>) -> Reading {
         push_notifications: flag(get("pushNotifications")),
         extended_agent_card: flag(get("extendedAgentCard")),
         interfaces,
+        untyped_binding,
     }
 }
 
@@ -932,6 +939,8 @@ fn js_from_json(doc: Node<'_>, read: Option<(Option<Node<'_>>, &[(Label, Label)]
             Some((read_list, interfaces)) if same_node(read_list, list) => interfaces.to_vec(),
             _ => proto_interfaces(list),
         },
+        // `fromJSON` reads an absent or `null` binding as "".
+        untyped_binding: false,
     }
 }
 
@@ -951,9 +960,12 @@ fn js_to_core(doc: Node<'_>) -> Reading {
         _ => Cow::Borrowed("0.3"),
     };
     let mut interfaces = vec![(binding, version)];
+    let mut untyped_binding = false;
     if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
         for item in extra {
-            interfaces.push((string(item.get("transport")), Cow::Borrowed("0.3")));
+            let transport = item.get("transport");
+            untyped_binding |= transport.and_then(Node::as_str).is_none();
+            interfaces.push((string(transport), Cow::Borrowed("0.3")));
         }
     }
     Reading {
@@ -961,6 +973,7 @@ fn js_to_core(doc: Node<'_>) -> Reading {
         push_notifications: flag(get("pushNotifications")),
         extended_agent_card: flag(doc.get("supportsAuthenticatedExtendedCard")),
         interfaces,
+        untyped_binding,
     }
 }
 

@@ -428,14 +428,14 @@ function renderCapabilities(d, cardText) {
     // The core decides; `agree` records whether this page's own reading of the card says the same
     // (the browser tests insist it always does, so the declared rows below can be trusted).
     const granted = (declared[kind] || []).includes(value);
-    // A declared binding is still missing when no interface offers it at a required protocol
-    // version (DESIGN.md: the caller invokes one interface, at one version).
+    // A declared binding is still missing when the interface an SDK's client picks for it is not
+    // at a required protocol version (DESIGN.md: the caller invokes that one interface).
     const offPair = kind === 'binding' && granted && missing.has(name)
       && required.some((n) => n.startsWith('protocol:'));
     rows.push({
       kind, value, required: true, missing: missing.has(name), agree: offPair || granted === !missing.has(name),
       lacking: partial.get(name),
-      note: offPair ? ' (declared, but no interface offers it at the required protocol version)' : '',
+      note: offPair ? ' (declared, but the interface a client picks for it is not at a required protocol version)' : '',
     });
   }
   for (const kind of Object.keys(declared)) {

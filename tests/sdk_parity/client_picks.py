@@ -260,9 +260,9 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
                   f" #{d['model']}; interfaces {json.dumps(e['readings'][d['reading']]['view']['interfaces'])[:300]}")
 
     for e in todo:
-        e["client_picks"] = [
-            {k: r[k] for k in ("binding", "protocol", "declared", "truth", "granted", "answer")}
-            for r in rows if r["card"] is e]
+        e["client_picks"] = []
+    for r in rows:
+        r["card"]["client_picks"].append({k: r[k] for k in ("binding", "protocol", "declared", "truth", "granted", "answer")})
     summary = {"cards": len(todo), "cards_with_binding": with_binding, "cardgate_runs": len(runs), "questions": len(rows), "truth_grants": truths,
                "cardgate_grants": grants, "unsafe": len(unsafe), "unsafe_cards": ucards(unsafe),
                "over_strict": len(strict), "over_strict_cards": ucards(strict),

@@ -6,11 +6,18 @@
 # A second run takes a seeded sample of gen_adv.py's adversarial classes (SDK_PARITY_ADV_ARGS;
 # the long differential: `--corpus adv --mixed 10000 --seed N`, every class in full).
 # The @a2a-js/sdk 1.0.1 readings (lowest of the npm package's peer range) come with `.ci/setup.sh core`.
+# Every run also takes the client-choice check (client_picks.py: each binding:X, alone and with each
+# protocol:P, against the interface each real SDK's ClientFactory picks; fails on any binding cardgate
+# grants that some client cannot connect to at P): on every card of the first run, on a seeded sample
+# of --picks-count cards of the adversarial one, and on a sample of gen_choice.py's interface lists
+# (SDK_PARITY_CHOICE_ARGS; the long run: `--corpus choice --mixed 20000 --seed N`).
+# Added time on 2 cores: about 12 s (first run) + 4 s (adversarial sample) + 9 s (choice run).
 
 TEST_TARGETS += test-sdk-parity
 
 SDK_PARITY_ARGS ?=
-SDK_PARITY_ADV_ARGS ?= --count 4000 --mixed 500
+SDK_PARITY_ADV_ARGS ?= --count 4000 --mixed 500 --picks-count 800
+SDK_PARITY_CHOICE_ARGS ?= --count 500
 
 .PHONY: test-sdk-parity
 
@@ -20,3 +27,5 @@ test-sdk-parity: setup-core
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate $(SDK_PARITY_ARGS)
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus adv \
 	  --out target/sdk_parity/adv/results.json --examples 5 $(SDK_PARITY_ADV_ARGS)
+	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus choice \
+	  --out target/sdk_parity/choice/results.json --examples 5 $(SDK_PARITY_CHOICE_ARGS)

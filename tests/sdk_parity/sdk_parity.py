@@ -2,7 +2,7 @@
 
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
        [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
-       [--corpus cards|adv|both] [--classes mut,bytes,...] [--mixed N]
+       [--corpus cards|adv|both|choice] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
 
 For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
 these readings are taken, all in batch (one Python process, one Node process per SDK, JSON lines):
@@ -31,6 +31,11 @@ minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise
   PARTIAL      grants on a card that at least one reading refuses (reported: a policy question).
   OVER-STRICT  a capability every accepting reading has that cardgate does not grant (reported).
 Full per-card results go to --out; every card's bytes to target/sdk_parity/cards/<id>.json.
+Then (unless --no-picks) the client-choice check, client_picks.py: for every binding X a reading
+has, the interface each real SDK's ClientFactory picks for X (py_pick.py, js_pick.mjs), against
+cardgate's grant of binding:X alone and with each protocol:P (UNSAFE there fails the test too);
+--picks-count N takes a seeded sample of the cards. `--corpus choice` is gen_choice.py's corpus
+of interface lists (orders, binding spellings, version forms) made for that check.
 
 Reading rules observed (a2a-sdk 1.3.0 with protobuf 7.36.2, @a2a-js/sdk 1.3.0). Evidence: card
 labels of this generator (grep them in the results file) or a one-line probe card.
@@ -169,8 +174,13 @@ trimming or Unicode normalization ("skill ...", "exturi ...").
      and prefers the one whose protocolVersion is exactly "1.0"; an interface without binding
      makes it throw. a2a-sdk's ClientFactory compares bindings exactly and reads versions with
      packaging.Version (" 1.0 ", "v1.0", "01.0" are 1.0 there; "0.3.0-x" is invalid, so that
-     interface is never selected). This test compares binding strings exactly, as cardgate's
-     vocabulary does, and counts `protocol:` per interface independently of its binding.
+     interface is never selected). The readings' capabilities compare binding strings exactly,
+     as cardgate's vocabulary does, and count `protocol:` per interface independently of its
+     binding; client_picks.py asks the real ClientFactory of each SDK which interface it picks.
+     a2a-sdk's `_find_best_interface` catches only InvalidVersion: a version with a number of
+     more than 4300 digits ("1." + 4301 zeros) makes packaging's int() raise ValueError, so the
+     factory raises, no client at all for that binding, when its scan reaches that interface
+     (no 1.0 one before it): "cpair v1 '0.3' then <4402 chars ...>".
   P10 Depth ("depth ..."): ParseDict refuses a message nested deeper than 100
      (max_recursion_depth; the card is 1). Inside a Struct (extension params at depth 4,
      signature header at depth 3) each member or element is a Value one level below its
@@ -201,8 +211,10 @@ import subprocess
 import sys
 import time
 
+import client_picks
 import gen_adv
 import gen_cards
+import gen_choice
 
 HERE = pathlib.Path(__file__).resolve().parent
 READINGS = ["py", "js_default", "js_legacy"]
@@ -382,13 +394,19 @@ def main():
     ap.add_argument("--readings", default=None,
                     help="readings the verdicts use (all are taken and shown): default all of "
                          + ",".join(READINGS + LOWEST_READINGS) + " (the last two when that SDK is installed)")
-    ap.add_argument("--corpus", choices=["cards", "adv", "both"], default="cards",
+    ap.add_argument("--corpus", choices=["cards", "adv", "both", "choice"], default="cards",
                     help="gen_cards.py's grids and random cards, gen_adv.py's adversarial classes, or both"
-                         " (--count then applies to each)")
+                         " (--count then applies to each); gen_choice.py's interface lists")
     ap.add_argument("--classes", default=None,
                     help="adv corpus: only these comma-separated classes (label prefixes)")
-    ap.add_argument("--mixed", type=int, default=gen_adv.MIXED_CARDS,
-                    help="adv corpus: random cards of each random class (mixed, remix): default %(default)s")
+    ap.add_argument("--mixed", type=int, default=None,
+                    help=f"adv corpus: random cards of each random class (mixed, remix): default {gen_adv.MIXED_CARDS};"
+                         f" choice corpus: random interface lists (crand): default {gen_choice.RANDOM_CARDS}")
+    ap.add_argument("--no-picks", action="store_true",
+                    help="skip the client-choice check (client_picks.py: binding:X against the interface"
+                         " each SDK's ClientFactory picks)")
+    ap.add_argument("--picks-count", type=int, default=None,
+                    help="client-choice check on a seeded sample of this many cards with a binding (default: all)")
     args = ap.parse_args()
     if LOWEST_DIR.joinpath("node_modules", "@a2a-js", "sdk").is_dir():
         READINGS = READINGS + LOWEST_READINGS
@@ -412,8 +430,12 @@ def main():
         entries = gen_cards.generate(args.count, args.seed)
     if args.corpus in ("adv", "both"):
         classes = set(args.classes.split(",")) if args.classes else None
-        for e in gen_adv.generate(args.count, args.seed, classes, args.mixed):
+        mixed = gen_adv.MIXED_CARDS if args.mixed is None else args.mixed
+        for e in gen_adv.generate(args.count, args.seed, classes, mixed):
             entries.append(dict(e, id=len(entries)))
+    if args.corpus == "choice":
+        entries = gen_choice.generate(args.count, args.seed,
+                                      gen_choice.RANDOM_CARDS if args.mixed is None else args.mixed)
     out_path = pathlib.Path(args.out)
     cards_dir = out_path.parent / "cards"
     cards_dir.mkdir(parents=True, exist_ok=True)
@@ -562,6 +584,14 @@ def main():
     examples("PARTIAL (grants on a card some reading refuses)", partial, "partial_grants")
     examples("OVER-STRICT", strict, "over_strict")
 
+    picks_summary, picks_failed = None, False
+    if not args.no_picks:
+        t_picks = time.monotonic()
+        picks_summary, picks_failed = client_picks.check(
+            entries, judged, READINGS, cardgate_check, cardgate, HERE, args.node, LOWEST_DIR, args.jobs,
+            args.examples, major_minor, args.picks_count, args.seed)
+        print(f"  client picks in {time.monotonic() - t_picks:.1f} s")
+
     out_path.parent.mkdir(parents=True, exist_ok=True)
     results = {
         "sdk": {"a2a-sdk": py_version, "@a2a-js/sdk": js_version}, "seed": args.seed, "count": n,
@@ -569,7 +599,7 @@ def main():
         "cardgate": args.cardgate,
         "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "partial_cards": len(partial),
                     "over_strict_cards": len(strict), "over_strict_capabilities": n_strict,
-                    "decisions": dict(decisions)},
+                    "decisions": dict(decisions), "client_picks": picks_summary},
         "cards": [{k: (str(v) if k == "file" else sorted(v) if k == "required" else v)
                    for k, v in e.items() if k != "raw"} for e in entries],
     }
@@ -577,9 +607,13 @@ def main():
     elapsed = time.monotonic() - t0
     print(f"\n  {n} cards in {elapsed:.1f} s (SDK readers {t_read:.1f} s, cardgate {t_gate:.1f} s,"
           f" {args.jobs} jobs); full results: {out_path}")
-    if unsafe:
-        print(f"sdk_parity: FAIL: cardgate grants {n_unsafe} capabilities on {len(unsafe)} cards that an SDK's"
-              " parsed card lacks")
+    if unsafe or picks_failed:
+        if unsafe:
+            print(f"sdk_parity: FAIL: cardgate grants {n_unsafe} capabilities on {len(unsafe)} cards that an SDK's"
+                  " parsed card lacks")
+        if picks_failed:
+            print(f"sdk_parity: FAIL: cardgate grants {picks_summary['unsafe']} bindings on {picks_summary['unsafe_cards']}"
+                  " cards where an SDK's client picks no interface or one at another protocol version")
         return 1
     print("sdk_parity: ok: no unsafe grant")
     return 0

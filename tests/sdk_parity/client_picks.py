@@ -1,0 +1,270 @@
+"""The SDK differential's client-choice check: `binding:X` against the interface each SDK's client picks.
+
+Driven by sdk_parity.py (after its readings and its own check), on whatever corpus it runs
+(gen_choice.py's interface lists: `--corpus choice`). For each card and each binding X that any
+reading has (`binding:X` in its capabilities), the real clients choose:
+
+  py             PyPI a2a-sdk `ClientFactory._find_best_interface(card.supported_interfaces,
+                 protocol_bindings=[X])` on the parse_agent_card result (py_pick.py)
+  js_default     npm @a2a-js/sdk `new ClientFactory({transports: [T], preferredTransports: [X]})
+  js_legacy      .createFromAgentCard(card)` with a recording transport factory T for X, with the
+                 default resolver / a legacyCompat resolver (js_pick.mjs)
+  js101_*        the same with @a2a-js/sdk 1.0.1 (its ClientFactory is 1.3.0's, byte for byte)
+
+No pick (None, a throw) means that SDK's client cannot connect with X. The truth for the
+requirement {binding:X} (+ protocol:P, for each P some reading declares): granted iff the card
+has at least one judged reading that accepts it and in every such reading the pick exists and,
+when P is required and every accepting reading declares P (DESIGN.md: a required version the
+card does not declare is missing on its own), cardgate's strict Major.Minor of the pick's
+protocolVersion is P. cardgate is asked once per card and P (`{"require": [every binding:X,
+protocol:P]}`, and once without P): a binding is granted when it is not in
+missing_capabilities of a `valid` / `capability_mismatch` answer.
+  UNSAFE       cardgate grants binding:X (with P) where the truth does not. The test fails.
+  OVER-STRICT  the truth grants, cardgate does not (counted; also on cards every reading accepts).
+  MODEL        the real SDK's pick differs from the documented model of its choice (below,
+               `model_py` / `model_js`): counted and shown; the model is what cardgate implements,
+               so a difference is a finding even when no grant is unsafe.
+"""
+
+import collections
+import concurrent.futures
+import json
+import random
+import sys
+import time
+
+from packaging.version import Version
+
+PY_READING = "py"
+
+
+def surrogate_free(s):
+    return s.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") == s
+
+
+def model_py(interfaces, x):
+    """The documented a2a-sdk choice over a reading's [binding, version] list: the index or None."""
+    best_gt, best_ge, best_none = None, None, None
+    for k, (b, v) in enumerate(interfaces):
+        if b != x:
+            continue
+        if not v:
+            best_none = k if best_none is None else best_none
+            continue
+        try:
+            ver = Version(v)
+        except ValueError:  # InvalidVersion, and (undocumented) what int() raises past 4300 digits
+            continue
+        mm = (ver.major, ver.minor)
+        if mm == (1, 0):
+            return k
+        if best_gt is None and mm > (1, 0):
+            best_gt = k
+        if best_ge is None and mm >= (0, 3):
+            best_ge = k
+    for k in (best_gt, best_ge, best_none):
+        if k is not None:
+            return k
+    return None
+
+
+def model_js(interfaces, x):
+    """The documented @a2a-js/sdk choice: keyed by toUpperCase, the last exact "1.0" else the first;
+    any interface without a string binding makes the factory throw (None)."""
+    if any(not isinstance(b, str) for b, _ in interfaces):
+        return None
+    best = {}
+    for k, (b, v) in enumerate(interfaces):
+        key = b.upper()
+        if key not in best or v == "1.0":
+            best[key] = k
+    return best.get(x.upper())
+
+
+def pick_line(e):
+    if "raw" in e:
+        import base64
+
+        line = {"id": e["id"], "card": None, "raw": base64.b64encode(e["raw"]).decode()}
+    else:
+        line = {"id": e["id"], "card": e["card"]}
+    line["bindings"] = e["pick_bindings"]
+    return json.dumps(line) + "\n"
+
+
+def run(cmd, entries, what, cwd):
+    import subprocess
+
+    feed = "".join(pick_line(e) for e in entries)
+    proc = subprocess.run(cmd, input=feed, capture_output=True, text=True, cwd=cwd)
+    if proc.returncode != 0:
+        sys.exit(f"sdk_parity: the {what} pick reader failed (exit {proc.returncode}):\n{proc.stderr}")
+    answers = {}
+    for line in proc.stdout.split("\n"):
+        if line.strip():
+            a = json.loads(line)
+            answers[a["id"]] = a
+    missing = [e["id"] for e in entries if e["id"] not in answers]
+    if missing:
+        sys.exit(f"sdk_parity: the {what} pick reader gave no answer for cards {missing[:10]}")
+    return answers
+
+
+def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowest_dir, jobs, examples,
+          major_minor, sample=None, seed=7):
+    """Runs the check over `entries` (sdk_parity.py's, readings taken), or a seeded `sample` of those
+    with a binding; returns (summary, failed)."""
+    todo = []
+    for e in entries:
+        caps = [set(r.get("caps", [])) for r in e["readings"].values() if r["ok"]]
+        xs = sorted({c[len("binding:"):] for cs in caps for c in cs if c.startswith("binding:")})
+        ps = sorted({c[len("protocol:"):] for cs in caps for c in cs if c.startswith("protocol:")})
+        e["pick_bindings"] = [x for x in xs if surrogate_free(x)]
+        e["pick_protocols"] = ps
+        if e["pick_bindings"]:
+            todo.append(e)
+    with_binding = len(todo)
+    if sample is not None and sample < len(todo):
+        todo = sorted(random.Random(seed).sample(todo, sample), key=lambda e: e["id"])
+    t0 = time.monotonic()
+    cmds = {"py": ([sys.executable, str(here / "py_pick.py")], "Python"),
+            "js": ([node, str(here / "js_pick.mjs")], "Node")}
+    if "js101_default" in readings:
+        cmds["js101"] = ([node, str(here / "js_pick.mjs"), "--sdk", str(lowest_dir)], "Node (@a2a-js/sdk 1.0.1)")
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # one process each, side by side
+        got = dict(zip(cmds, pool.map(lambda c: run(c[0], todo, c[1], here), cmds.values())))
+    py, js, js101 = got["py"], got["js"], got.get("js101")
+
+    for e in todo:
+        i = e["id"]
+        picks = {"py": py[i], "js_default": js[i]["default"], "js_legacy": js[i]["legacy"]}
+        if js101 is not None:
+            picks["js101_default"] = js101[i]["default"]
+            picks["js101_legacy"] = js101[i]["legacy"]
+        for name, p in picks.items():
+            p.pop("id", None)
+            for x, chosen in (p.get("picks") or {}).items():
+                if chosen is not None and chosen.get("index") is None:
+                    sys.exit(f"sdk_parity: card {i} {name} {x!r}: the client dialled an untagged url: {chosen}")
+        e["picks"] = picks
+
+    t_read = time.monotonic() - t0
+    # cardgate: one run per card and protocol (and one without).
+    runs = [(e, p) for e in todo for p in [None] + e["pick_protocols"]]
+
+    def ask(run_):
+        e, p = run_
+        req = {"binding:" + x for x in e["pick_bindings"]} | ({"protocol:" + p} if p else set())
+        return cardgate_check(cardgate, e["file"], e["hash"], req)
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        answers = list(pool.map(ask, runs))
+    t_gate = time.monotonic() - t0 - t_read
+
+    rows = []
+    model_diffs = []
+    for (e, p), a in zip(runs, answers):
+        accepting = [n for n in judged if e["readings"][n]["ok"]]
+        declared = p is not None and bool(accepting) and all(
+            "protocol:" + p in e["readings"][n]["caps"] for n in accepting)
+        granted = set(a["granted"])
+        for x in e["pick_bindings"]:
+            def fine(n):
+                pr = e["picks"][n]
+                chosen = (pr.get("picks") or {}).get(x) if pr["ok"] else None
+                if chosen is None:
+                    return False
+                return not declared or major_minor(chosen["version"]) == p
+
+            truth = bool(accepting) and all(fine(n) for n in accepting)
+            rows.append({"card": e, "binding": x, "protocol": p, "declared": declared, "truth": truth,
+                         "granted": "binding:" + x in granted, "all_accept": not e["refused_by"],
+                         "answer": a["error_class"] or a["verdict"]})
+        if p is None:
+            for n in readings:
+                r, pr = e["readings"][n], e["picks"][n]
+                if not r["ok"] or not pr["ok"]:
+                    continue
+                ifs = r["view"]["interfaces"]
+                model = model_py if n == PY_READING else model_js
+                for x in e["pick_bindings"]:
+                    real = (pr["picks"].get(x) or {}).get("index")
+                    want = model(ifs, x)
+                    if real != want:
+                        model_diffs.append({"card": e, "reading": n, "binding": x, "real": real, "model": want})
+
+    unsafe = [r for r in rows if r["granted"] and not r["truth"]]
+    strict = [r for r in rows if r["truth"] and not r["granted"]]
+    strict_all = [r for r in strict if r["all_accept"]]
+    grants = sum(r["granted"] for r in rows)
+    truths = sum(r["truth"] for r in rows)
+
+    def ucards(rs):
+        return len({r["card"]["id"] for r in rs})
+
+    print(f"\nClient picks: {len(todo)} cards" + (f" (a seeded sample of the {with_binding})" if len(todo) < with_binding else "")
+          + f" with a binding, {len(runs)} cardgate runs, {len(rows)} (card, binding,"
+          f" protocol) questions; the SDKs' clients connect in {truths}, cardgate grants {grants}"
+          f" (pick readers {t_read:.1f} s, cardgate {t_gate:.1f} s)")
+    print(f"  UNSAFE       {len(unsafe)} grants on {ucards(unsafe)} cards where some accepting reading's client"
+          " picks no interface or one at another Major.Minor")
+    if unsafe:
+        by = collections.Counter(r["card"]["label"].split()[0] for r in unsafe)
+        print("               by grid: " + ", ".join(f"{k} {v}" for k, v in by.most_common()))
+    print(f"  OVER-STRICT  {len(strict)} on {ucards(strict)} cards ({len(strict_all)} on {ucards(strict_all)} cards"
+          " every reading accepts)")
+    if strict:
+        by = collections.Counter(r["card"]["label"].split()[0] for r in strict)
+        print("               by grid: " + ", ".join(f"{k} {v}" for k, v in by.most_common()))
+    by_reading = collections.Counter(d["reading"] for d in model_diffs)
+    print(f"  MODEL        {len(model_diffs)} picks where a real client differs from the documented choice"
+          + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(by_reading.items())) + ")" if model_diffs else ""))
+
+    def show_row(r):
+        e = r["card"]
+        req = f"binding:{r['binding']}" + (f" + protocol:{r['protocol']}" + ("" if r["declared"] else " (not declared)")
+                                            if r["protocol"] else "")
+        print(f"- #{e['id']} {e['label']}\n    card {e['file']}: {json.dumps(e['card'], separators=(',', ':'))[:900]}")
+        print(f"    require {req}: cardgate {r['answer']}, grants binding: {r['granted']}; truth {r['truth']}")
+        for n, pr in e["picks"].items():
+            if not e["readings"][n]["ok"]:
+                print(f"    {n:<14} refuses the card")
+                continue
+            chosen = (pr.get("picks") or {}).get(r["binding"]) if pr["ok"] else None
+            ifs = e["readings"][n]["view"]["interfaces"]
+            print(f"    {n:<14} interfaces {json.dumps(ifs)[:300]} -> "
+                  + ("no client" if chosen is None else f"#{chosen['index']} version {json.dumps(chosen['version'])[:40]}"))
+
+    def spread(rs):
+        by = collections.defaultdict(list)
+        for r in rs:
+            by[r["card"]["label"].split()[0]].append(r)
+        out = []
+        while len(out) < min(examples, len(rs)):
+            for k in list(by):
+                if by[k] and len(out) < examples:
+                    out.append(by[k].pop(0))
+        return out
+
+    for title, rs in (("UNSAFE", unsafe), ("OVER-STRICT", strict)):
+        if rs:
+            picked = spread(rs)
+            print(f"\nClient picks {title} examples ({len(picked)} of {len(rs)}):")
+            for r in picked:
+                show_row(r)
+    if model_diffs:
+        print(f"\nClient picks MODEL differences ({min(examples, len(model_diffs))} of {len(model_diffs)}):")
+        for d in model_diffs[:examples]:
+            e = d["card"]
+            print(f"- #{e['id']} {e['label']} {d['reading']} binding {d['binding']!r}: real #{d['real']}, model"
+                  f" #{d['model']}; interfaces {json.dumps(e['readings'][d['reading']]['view']['interfaces'])[:300]}")
+
+    for e in todo:
+        e["client_picks"] = []
+    for r in rows:
+        r["card"]["client_picks"].append({k: r[k] for k in ("binding", "protocol", "declared", "truth", "granted", "answer")})
+    summary = {"cards": len(todo), "cards_with_binding": with_binding, "cardgate_runs": len(runs), "questions": len(rows), "truth_grants": truths,
+               "cardgate_grants": grants, "unsafe": len(unsafe), "unsafe_cards": ucards(unsafe),
+               "over_strict": len(strict), "over_strict_cards": ucards(strict),
+               "over_strict_all_accept": len(strict_all), "model_diffs": len(model_diffs)}
+    return summary, bool(unsafe)

@@ -1,0 +1,165 @@
+"""Interface-list cards for the SDK differential's client-choice check (`sdk_parity.py --corpus choice`).
+
+Which interface a client connects to for a binding depends on the order, spelling and version of
+every interface offering it (a2a-sdk's `ClientFactory._find_best_interface`, @a2a-js/sdk's
+`ClientFactory.createFromNormalizedAgentCard`). These cards vary exactly that, each under its
+own label prefix (the first word):
+
+  cpair   two interfaces with the same binding (JSONRPC), every ordered pair of VERSIONS (a
+          missing or null protocolVersion included): which one each SDK picks
+  cbind   two interfaces at 0.3 and 1.0 (both orders) whose bindings are every ordered pair of
+          BINDINGS (`jsonrpc`, `J\\u017fONRPC` with U+017F, which JavaScript upper-cases to
+          `JSONRPC`, custom URIs, missing, null, "", `x\\u1c80` / `X\\u0412` and `a\\u00df` /
+          `ASS`, which JavaScript's toUpperCase makes equal)
+  cshape  pairs on each card shape: v1 (camelCase), snake_case members (raw or proto-shaped:
+          only the JS fromJSON path reads them), proto-shaped, both spellings on one interface
+          (raw or proto-shaped), legacy (v0.3 url + preferredTransport + protocolVersion +
+          additionalInterfaces: every version after the first is the top-level one), hybrid
+  crand   seeded random cards: 1-4 interfaces, bindings from BINDINGS, versions from VERSIONS,
+          each interface in camelCase, snake_case or both spellings, on a v1, proto-shaped,
+          snake, legacy or hybrid card
+
+Every interface has its own url (URL/i<k>), so a pick is identified by its interface.
+Entries are `{"id", "label", "card"}` like gen_cards.py's.
+"""
+
+import itertools
+import random
+
+import gen_cards as g
+
+ABSENT = g.ABSENT
+URL = g.URL
+BINDINGS = ["JSONRPC", "jsonrpc", "J\u017fONRPC", "GRPC", "HTTP+JSON", "https://example.com/bind/x", "urn:x-bind",
+            ABSENT, None, "",
+            # JavaScript upper-cases U+1C80 to U+0412 and U+00DF to "SS": custom bindings one client conflates
+            "x\u1c80", "X\u0412", "a\u00df", "ASS"]
+VERSIONS = ["1.0", "1.0.0", "1.0.1", "1", "01.0", "0.3", "0.3.0", "0.2", "2.0", "1.1", "", ABSENT, None, "v1.0",
+            " 1.0", "1.0rc1", "1.0.0-beta", "1.0.post1", "x", "1.0a",
+            "1." + "0" * 4400]  # past CPython's 4300-digit int() limit: packaging's Version raises ValueError
+SHAPES = ["v1", "snake", "proto", "proto-snake", "both", "proto-both", "legacy", "hybrid"]
+SPELLINGS = ["camel", "snake", "both"]
+
+
+def iface(k, binding, version, spelling="camel"):
+    """Interface k (url URL/i<k>) in camelCase, snake_case or both spellings (both: camelCase
+    with these values first, then snake_case holding a different binding/version pair)."""
+    out = {"url": f"{URL}/i{k}"}
+    if spelling in ("camel", "both"):
+        g.put(out, "protocolBinding", binding)
+        g.put(out, "protocolVersion", version)
+    if spelling == "snake":
+        g.put(out, "protocol_binding", binding)
+        g.put(out, "protocol_version", version)
+    if spelling == "both":  # a2a-sdk reads the last one; JS fromJSON the camelCase one
+        g.put(out, "protocol_binding", "GRPC" if binding == "JSONRPC" else "JSONRPC")
+        g.put(out, "protocol_version", "1.0" if version != "1.0" else "0.3")
+    return out
+
+
+def spelling(shape, s):
+    """The spelling an interface gets on a card of `shape` (v1, proto, hybrid: its own)."""
+    return "snake" if shape.endswith("snake") else "both" if shape.endswith("both") else s
+
+
+def card(shape, ifs):
+    """A card of `shape` offering the interfaces `ifs`, a list of (binding, version, spelling)."""
+    if shape in ("legacy", "hybrid"):
+        c = g.base(shape)
+        # v0.3: the first is url + preferredTransport + protocolVersion, the others additional.
+        (b0, v0, _), rest = ifs[0], ifs[1:]
+        if shape == "legacy":
+            g.put(c, "preferredTransport", b0)
+            g.put(c, "protocolVersion", v0)
+            c["url"] = URL + "/i0"
+            if rest:
+                c["additionalInterfaces"] = [
+                    dict({"url": f"{URL}/i{k + 1}"}, **({} if b is ABSENT else {"transport": b})) for k, (b, _, _) in
+                    enumerate(rest)]
+            return c
+        c["url"] = URL + "/legacy"
+        g.put(c, "preferredTransport", b0)
+        g.put(c, "protocolVersion", v0)
+        c["supportedInterfaces"] = [iface(k, b, v, s) for k, (b, v, s) in enumerate(ifs)]
+        return c
+    c = g.template("proto" if shape.startswith("proto") else "v1")
+    lst = [iface(k, b, v, spelling(shape, s)) for k, (b, v, s) in enumerate(ifs)]
+    if shape.endswith("snake"):
+        c.pop("supportedInterfaces")
+        c["supported_interfaces"] = lst
+    else:
+        c["supportedInterfaces"] = lst
+    return c
+
+
+def show(v):
+    if isinstance(v, str) and len(v) > 24:
+        return f"<{len(v)} chars {v[:6]!r}...>"
+    return g.show(v)
+
+
+def grid_pair():
+    return [(f"cpair v1 {show(a)} then {show(b)}", card("v1", [("JSONRPC", a, "camel"), ("JSONRPC", b, "camel")]))
+            for a, b in itertools.product(VERSIONS, VERSIONS)]
+
+
+def grid_bind():
+    out = []
+    for a, b in itertools.product(BINDINGS, BINDINGS):
+        for va, vb in (("0.3", "1.0"), ("1.0", "0.3")):
+            out.append((f"cbind v1 {show(a)}@{va} then {show(b)}@{vb}",
+                        card("v1", [(a, va, "camel"), (b, vb, "camel")])))
+    return out
+
+
+SHAPE_PAIRS = [("0.3", "1.0"), ("1.0", "0.3"), ("1.0.0", "1.0"), ("1", "1.0"), ("1.0", "1.0"), ("", "0.3"),
+               (ABSENT, "1.0"), (None, "0.3.0"), ("2.0", "1.1"), ("v1.0", "0.3")]
+
+
+def grid_shape():
+    out = []
+    for shape, (a, b), (ba, bb) in itertools.product(SHAPES, SHAPE_PAIRS,
+                                                     [("JSONRPC", "JSONRPC"), ("jsonrpc", "JSONRPC"), ("GRPC", "JSONRPC")]):
+        out.append((f"cshape {shape} {show(ba)}@{show(a)} then {show(bb)}@{show(b)}",
+                    card(shape, [(ba, a, "camel"), (bb, b, "camel")])))
+    return out
+
+
+def random_card(rng):
+    shape = rng.choice(SHAPES)
+    n = rng.randint(1, 4)
+    # Mostly one or two bindings, so that several interfaces compete for one.
+    pool = rng.sample(BINDINGS, rng.choice([1, 1, 2, 2, 3]))
+    ifs = [(rng.choice(pool), rng.choice(VERSIONS), rng.choice(SPELLINGS)) for _ in range(n)]
+    if shape == "legacy":  # the additional interfaces have no version of their own
+        label = f"crand legacy {show(ifs[0][0])}@{show(ifs[0][1])}" + "".join(f" +{show(b)}" for b, _, _ in ifs[1:])
+    else:
+        label = f"crand {shape} " + " ".join(
+            f"{show(b)}@{show(v)}" + ("" if spelling(shape, s) == "camel" else "/" + spelling(shape, s)) for b, v, s in ifs)
+    return label, card(shape, ifs)
+
+
+GRIDS = [grid_pair, grid_bind, grid_shape]
+RANDOM_CARDS = 1000
+
+
+def generate(count=None, seed=7, random_cards=RANDOM_CARDS):
+    """Every grid card, then `random_cards` seeded random ones; a seeded sample of `count` of them if given."""
+    rng = random.Random(seed)
+    entries = [{"label": label, "card": c} for grid in GRIDS for label, c in grid()]
+    for _ in range(random_cards):
+        label, c = random_card(rng)
+        entries.append({"label": label, "card": c})
+    if count is not None and count < len(entries):
+        entries = rng.sample(entries, count)
+    for i, e in enumerate(entries):
+        e["id"] = i
+    return entries
+
+
+if __name__ == "__main__":
+    import collections
+    import sys
+
+    es = generate(int(sys.argv[1]) if len(sys.argv) > 1 else None)
+    print(len(es), dict(collections.Counter(e["label"].split()[0] for e in es)))

@@ -6,6 +6,7 @@
 
 use cardgate::capability::Capability;
 use cardgate::card::{AgentCard, Limits};
+use cardgate::interface_choice::{self, Choice};
 use cardgate::json::{self, Value};
 use cardgate::version::Version;
 use cardgate::{evaluate, jcs, CardHash, Observation, Requirement, WatermarkValue};
@@ -216,6 +217,30 @@ fuzz_target!(|input: Input| {
         );
         if let Capability::Skill(id) = cap {
             assert!(view.skill_ids.contains(id));
+        }
+        // A required binding: every SDK's client picks an interface for it, at a required
+        // protocol version when the requirement names any the card declares.
+        if let Capability::Binding(b) = cap {
+            let protocols: Vec<&str> = req
+                .require
+                .iter()
+                .filter_map(|c| match c {
+                    Capability::Protocol(p) if c.declared_by(&view) => Some(p.as_str()),
+                    _ => None,
+                })
+                .collect();
+            for (sdk, reading) in &view.readings {
+                match interface_choice::choice(*sdk, reading, b) {
+                    Choice::Picked(v) => assert!(
+                        protocols.is_empty()
+                            || protocols
+                                .iter()
+                                .any(|p| v == *p || v.starts_with(&format!("{p}."))),
+                        "valid but {sdk:?} picks {v:?} for {cap}: {out}"
+                    ),
+                    other => panic!("valid but {sdk:?} picks {other:?} for {cap}: {out}"),
+                }
+            }
         }
     }
     assert!(decision.missing_capabilities().is_empty());

@@ -9,9 +9,8 @@
 //! - PyPI `a2a-sdk` 1.3.0, `ClientFactory._find_best_interface`: bindings compared exactly; the
 //!   first interface whose `packaging` version has `(major, minor) == (1, 0)`, else the first
 //!   above 1.0, else the first at or above 0.3, else the first without a version; versions
-//!   `packaging` refuses are passed over. Only versions made of digits and dots are read here
-//!   (what `packaging` reads without its regular expression): any other spelling it may meet
-//!   makes the pick [`Choice::Unknown`].
+//!   `packaging` refuses are passed over, and one it cannot turn into numbers (a part over
+//!   Python's 4,300-digit `int()` limit) raises out of the factory: no client at all.
 //! - npm `@a2a-js/sdk` 1.3.0, `ClientFactory.createFromNormalizedAgentCard`: bindings compared
 //!   through `String.prototype.toUpperCase`; the first interface of a binding, replaced by any
 //!   later one whose `protocolVersion` is exactly `"1.0"`. An interface whose `protocolBinding`
@@ -32,7 +31,8 @@ pub enum Choice<'r> {
     Picked(&'r str),
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
     NoInterface,
-    /// The gate cannot tell which interface it picks; the string is the spelling that decides.
+    /// The gate cannot tell which interface it picks; the string is the spelling that decides
+    /// (a required binding that upper-cases to more than ASCII, for `@a2a-js/sdk`).
     Unknown(&'r str),
 }
 
@@ -85,7 +85,7 @@ fn python<'r>(reading: &'r Reading, binding: &str) -> Choice<'r> {
             unversioned = unversioned.or(Some(version));
             continue;
         }
-        match simple_release(version) {
+        match packaging_release(version) {
             Release::MajorMinor(1, 0) => return Choice::Picked(version),
             Release::MajorMinor(major, minor) => {
                 if (major, minor) > (1, 0) {
@@ -96,7 +96,8 @@ fn python<'r>(reading: &'r Reading, binding: &str) -> Choice<'r> {
                 }
             }
             Release::Invalid => {}
-            Release::Unread => return Choice::Unknown(version),
+            // The `ValueError` leaves the factory: no client at all.
+            Release::Raises => return Choice::NoInterface,
         }
     }
     match above.or(at_least_0_3).or(unversioned) {
@@ -105,39 +106,215 @@ fn python<'r>(reading: &'r Reading, binding: &str) -> Choice<'r> {
     }
 }
 
-/// A version as `packaging.version.Version` reads it, as far as the gate follows it.
+/// A version as `packaging.version.Version` (26.x, which a2a-sdk 1.3.0 installs) reads it.
 #[derive(Debug, PartialEq, Eq)]
 enum Release {
-    /// Digits and dots: the release's first two numbers (a missing minor is 0), each saturated
-    /// (only their order against 0.3 and 1.0 matters).
+    /// The release's first two numbers (a missing minor is 0), each saturated: only their order
+    /// against 0.3 and 1.0 matters.
     MajorMinor(u64, u64),
-    /// Digits and dots that `packaging` refuses (`InvalidVersion`: an empty part).
+    /// `InvalidVersion`, which the factory passes over.
     Invalid,
-    /// Anything else: `packaging`'s regular expression (epochs, `v`, pre/post/dev/local parts,
-    /// surrounding whitespace), or a part longer than Python's 4,300-digit `int()` limit (a
-    /// `ValueError` that escapes the factory).
-    Unread,
+    /// A number longer than Python's 4,300-digit `int()` limit: a `ValueError`.
+    Raises,
 }
 
-fn simple_release(version: &str) -> Release {
-    if !version.bytes().all(|b| b == b'.' || b.is_ascii_digit()) {
-        return Release::Unread;
-    }
-    let mut numbers = [0u64; 2];
-    for (i, part) in version.split('.').enumerate() {
-        if part.is_empty() {
+/// Python's `int()` limit on the digits of a string (`sys.get_int_max_str_digits()`).
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// `Version(version)`: its fast path for digits and dots, else its regular expression
+/// (`packaging.version.VERSION_PATTERN` between `\s*`, case-insensitive, every quantifier
+/// possessive, so one left-to-right pass decides). No library reads PEP 440 in Rust the way
+/// `packaging` does (its whitespace is Python's `str.isspace`, its `int()` has a digit limit).
+fn packaging_release(version: &str) -> Release {
+    if version.bytes().all(|b| b == b'.' || b.is_ascii_digit()) {
+        let parts = || version.split('.');
+        if parts().any(str::is_empty) {
             return Release::Invalid;
         }
-        if part.len() > 4300 {
-            return Release::Unread;
+        if parts().any(|p| p.len() > INT_MAX_STR_DIGITS) {
+            return Release::Raises;
         }
-        if let Some(n) = numbers.get_mut(i) {
-            *n = part.bytes().fold(0u64, |n, d| {
-                n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-            });
+        let mut numbers = parts().map(saturating_number);
+        let major = numbers.next().unwrap_or(0);
+        return Release::MajorMinor(major, numbers.next().unwrap_or(0));
+    }
+    let text = version.trim_matches(python_isspace);
+    let mut at = Pep440 {
+        s: text.as_bytes(),
+        i: 0,
+        numbers: Vec::new(),
+    };
+    at.word(&["v"]);
+    // Epoch: digits and a `!`, or nothing.
+    let start = at.i;
+    if at.digits().is_none() || !at.byte(b'!') {
+        at.i = start;
+        at.numbers.clear();
+    }
+    let Some(major) = at.digits() else {
+        return Release::Invalid;
+    };
+    let mut minor = None;
+    loop {
+        let before = at.i;
+        if !at.byte(b'.') {
+            break;
+        }
+        match at.digits() {
+            Some(n) => minor = minor.or(Some(n)),
+            None => {
+                at.i = before;
+                break;
+            }
         }
     }
-    Release::MajorMinor(numbers[0], numbers[1])
+    let release = (major, minor);
+    // Pre-release, post-release, development release: each one optional group.
+    at.group(|at| {
+        at.separator();
+        at.word(&["alpha", "a", "beta", "b", "preview", "pre", "c", "rc"]) && {
+            at.separator();
+            at.digits();
+            true
+        }
+    });
+    at.group(|at| {
+        let start = at.i;
+        if at.byte(b'-') && at.digits().is_some() {
+            return true;
+        }
+        at.i = start;
+        at.separator();
+        at.word(&["post", "rev", "r"]) && {
+            at.separator();
+            at.digits();
+            true
+        }
+    });
+    at.group(|at| {
+        at.separator();
+        at.word(&["dev"]) && {
+            at.separator();
+            at.digits();
+            true
+        }
+    });
+    // Local version: `+` and alphanumeric segments joined by `.`, `_` or `-`.
+    at.group(|at| {
+        if !at.byte(b'+') || !at.segment() {
+            return false;
+        }
+        loop {
+            let before = at.i;
+            let (numbers, joined) = (at.numbers.len(), at.separator() && at.segment());
+            if !joined {
+                at.i = before;
+                at.numbers.truncate(numbers);
+                return true;
+            }
+        }
+    });
+    if at.i != at.s.len() {
+        return Release::Invalid;
+    }
+    if at.numbers.iter().any(|&n| n > INT_MAX_STR_DIGITS) {
+        return Release::Raises;
+    }
+    Release::MajorMinor(
+        saturating_number(release.0),
+        release.1.map_or(0, saturating_number),
+    )
+}
+
+/// A cursor over a version for [`packaging_release`]: `numbers` holds the length of every
+/// number `int()` will read.
+struct Pep440<'s> {
+    s: &'s [u8],
+    i: usize,
+    numbers: Vec<usize>,
+}
+
+impl<'s> Pep440<'s> {
+    fn byte(&mut self, b: u8) -> bool {
+        let hit = self.s.get(self.i) == Some(&b);
+        self.i += usize::from(hit);
+        hit
+    }
+
+    /// `[._-]?+`; whether one was taken.
+    fn separator(&mut self) -> bool {
+        let hit = matches!(self.s.get(self.i), Some(b'.' | b'_' | b'-'));
+        self.i += usize::from(hit);
+        hit
+    }
+
+    /// `[0-9]++`: the digits, noted as a number.
+    fn digits(&mut self) -> Option<&'s str> {
+        let rest = self.s.get(self.i..).unwrap_or_default();
+        let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if n == 0 {
+            return None;
+        }
+        self.i += n;
+        self.numbers.push(n);
+        std::str::from_utf8(rest.get(..n)?).ok()
+    }
+
+    /// The first of `words` (in order, ASCII case ignored) that the text goes on with.
+    fn word(&mut self, words: &[&str]) -> bool {
+        let rest = self.s.get(self.i..).unwrap_or_default();
+        match words.iter().find(|w| {
+            rest.get(..w.len())
+                .is_some_and(|r| r.eq_ignore_ascii_case(w.as_bytes()))
+        }) {
+            Some(w) => {
+                self.i += w.len();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `[a-z0-9]++` (ASCII case ignored) of a local version; an all-digit segment is a number.
+    fn segment(&mut self) -> bool {
+        let rest = self.s.get(self.i..).unwrap_or_default();
+        let n = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        if rest
+            .get(..n)
+            .is_some_and(|seg| seg.iter().all(u8::is_ascii_digit))
+            && n > 0
+        {
+            self.numbers.push(n);
+        }
+        self.i += n;
+        n > 0
+    }
+
+    /// An optional group `(...)?+`: kept when `body` matches, else undone.
+    fn group(&mut self, body: impl FnOnce(&mut Self) -> bool) {
+        let (i, numbers) = (self.i, self.numbers.len());
+        if !body(self) {
+            self.i = i;
+            self.numbers.truncate(numbers);
+        }
+    }
+}
+
+/// Decimal digits as a number, saturated at `u64::MAX`.
+fn saturating_number(digits: &str) -> u64 {
+    digits.bytes().fold(0u64, |n, d| {
+        n.saturating_mul(10)
+            .saturating_add(u64::from(d.wrapping_sub(b'0')))
+    })
+}
+
+/// Python's `str.isspace` (what `\s` matches in a `str` pattern).
+fn python_isspace(c: char) -> bool {
+    matches!(c, '\t'..='\r' | '\u{1c}'..='\u{20}' | '\u{85}' | '\u{a0}' | '\u{1680}'
+        | '\u{2000}'..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}')
 }
 
 /// `bestInterfacePerProtocol` for this binding.
@@ -240,19 +417,88 @@ mod tests {
     }
 
     #[test]
-    fn python_pick_is_unknown_where_packaging_reads_more_than_digits_and_dots() {
-        let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", "v1.0")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Unknown("v1.0"));
-        // Unless a 1.0 comes first: the factory returns before it reads the rest.
-        let r = reading(&[("JSONRPC", "1.0"), ("JSONRPC", "v1.0")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("1.0"));
-        let long = format!("1.{}", "0".repeat(4301));
-        let r = reading(&[("JSONRPC", &long)]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Unknown(long.as_str()));
+    fn python_reads_versions_as_packaging_does() {
+        // What packaging 26.4 gives (checked with Python 3.11): (major, minor), or refused.
+        let cases: &[(&str, Option<(u64, u64)>)] = &[
+            ("1", Some((1, 0))),
+            ("01.02", Some((1, 2))),
+            ("1.0.0.0.0", Some((1, 0))),
+            ("v1.0", Some((1, 0))),
+            ("V1.0", Some((1, 0))),
+            ("1.0RC1", Some((1, 0))),
+            ("1!0.3", Some((0, 3))),
+            (" 1.0 ", Some((1, 0))),
+            ("\u{a0}1.0\u{3000}", Some((1, 0))),
+            ("1.0\u{1c}", Some((1, 0))),
+            ("1.0a.", Some((1, 0))),
+            ("1.0-1", Some((1, 0))),
+            ("1.0.post", Some((1, 0))),
+            ("1.0preview2", Some((1, 0))),
+            ("1.0alpha", Some((1, 0))),
+            ("1.0c", Some((1, 0))),
+            ("1.0-r", Some((1, 0))),
+            ("1.0rev", Some((1, 0))),
+            ("1.0_dev_3", Some((1, 0))),
+            ("1.0.dev", Some((1, 0))),
+            ("1.0+ABC", Some((1, 0))),
+            ("1.0+a-b_c.d", Some((1, 0))),
+            ("1.0a1.post2.dev3+x.1", Some((1, 0))),
+            ("2.5", Some((2, 5))),
+            ("1.0-", None),
+            ("1.0+a..b", None),
+            ("1.0\u{200b}", None),
+            ("v 1.0", None),
+            ("1.0 rc1", None),
+            ("1.0+", None),
+            ("1.0++a", None),
+            ("vv1", None),
+            ("1.0al", None),
+            ("1.", None),
+            ("1..0", None),
+            (".1", None),
+            ("  ", None),
+            ("x", None),
+        ];
+        for (version, want) in cases {
+            let got = packaging_release(version);
+            let want = want.map_or(Release::Invalid, |(a, b)| Release::MajorMinor(a, b));
+            assert_eq!(got, want, "{version:?}");
+        }
+        let long = "0".repeat(4301);
+        for version in [
+            format!("1.{long}"),
+            format!("v1.{long}"),
+            format!("1.0rc{long}"),
+            format!("1.0+{long}"),
+        ] {
+            assert_eq!(
+                packaging_release(&version),
+                Release::Raises,
+                "{version:.12}"
+            );
+        }
+        // A refused part wins over a long one on the fast path; a long letter segment is no number.
+        assert_eq!(packaging_release(&format!("{long}..1")), Release::Invalid);
         assert_eq!(
-            simple_release("99999999999999999999999.0"),
+            packaging_release(&format!("1.0+a{long}")),
+            Release::MajorMinor(1, 0)
+        );
+        assert_eq!(
+            packaging_release(&"0".repeat(4300)),
+            Release::MajorMinor(0, 0)
+        );
+        assert_eq!(
+            packaging_release("99999999999999999999999.0"),
             Release::MajorMinor(u64::MAX, 0)
         );
+        // The factory: "v1.0" is 1.0 to it; a ValueError leaves no client at all.
+        let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", "v1.0")]);
+        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("v1.0"));
+        let long_version = format!("1.{long}");
+        let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", &long_version)]);
+        assert_eq!(python(&r, "JSONRPC"), Choice::NoInterface);
+        let r = reading(&[("JSONRPC", "1.0"), ("JSONRPC", &long_version)]);
+        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("1.0"));
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub enum Choice<'r> {
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
     NoInterface,
     /// The gate cannot tell which interface it picks; the string is the spelling that decides
-    /// (a required binding that upper-cases to more than ASCII, for `@a2a-js/sdk`).
+    /// (for `@a2a-js/sdk`, a binding that may upper-case as the required one does, both holding
+    /// letters whose upper case is not ASCII).
     Unknown(&'r str),
 }
 
@@ -322,18 +323,29 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
     if reading.untyped_binding {
         return Choice::NoInterface;
     }
-    // Upper-cased as `toUpperCase` does, compared without building copies.
-    if !upper_cases_to_ascii(binding) {
-        return Choice::Unknown(binding);
+    // Upper-cased as `toUpperCase` does, compared without building copies. A character
+    // outside [`upper_case`]'s table upper-cases to something that is not ASCII, so a binding
+    // holding one never matches one without.
+    let foldable = upper_cases_to_ascii(binding);
+    if !foldable {
+        // Two such bindings may upper-case alike (`\u{e9}` and `\u{c9}`), which the gate does
+        // not follow without Unicode's case table: only the same spelling is certain.
+        if let Some((b, _)) = reading
+            .interfaces
+            .iter()
+            .find(|(b, _)| b != binding && !upper_cases_to_ascii(b))
+        {
+            return Choice::Unknown(b);
+        }
     }
     let key = || upper_case(binding);
     let mut picked: Option<&str> = None;
     for (b, version) in &reading.interfaces {
-        let same = if b.is_ascii() && binding.is_ascii() {
+        let same = if !foldable {
+            b == binding
+        } else if b.is_ascii() && binding.is_ascii() {
             b.eq_ignore_ascii_case(binding)
         } else {
-            // A character outside [`upper_case`]'s table upper-cases to something that is
-            // not ASCII, so such a binding never matches this one.
             upper_cases_to_ascii(b) && upper_case(b).eq(key())
         };
         if same && (picked.is_none() || version == "1.0") {
@@ -525,7 +537,16 @@ mod tests {
         let r = reading(&[("JSONRPC", "1.0"), ("x\u{10d70}", "1.0"), ("\u{e9}", "1.0")]);
         assert_eq!(js(&r, "JSONRPC"), Choice::Picked("1.0"));
         assert_eq!(js(&r, "E"), Choice::NoInterface);
-        // A required binding with such a letter: which interfaces match is not followed.
-        assert_eq!(js(&r, "\u{e9}"), Choice::Unknown("\u{e9}"));
+        // A required binding with such a letter: the same spelling matches, and another
+        // binding with such letters may match too (not followed: unknown).
+        assert_eq!(js(&r, "\u{e9}"), Choice::Unknown("x\u{10d70}"));
+        let r = reading(&[
+            ("JSONRPC", "1.0"),
+            ("caf\u{e9}", "0.3"),
+            ("caf\u{e9}", "1.0"),
+        ]);
+        assert_eq!(js(&r, "caf\u{e9}"), Choice::Picked("1.0"));
+        assert_eq!(js(&r, "CAF\u{c9}"), Choice::Unknown("caf\u{e9}"));
+        assert_eq!(js(&r, "CAFE"), Choice::NoInterface);
     }
 }

@@ -52,7 +52,10 @@ if want core; then
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
   # protobuf pinned with a2a-sdk: how a2a-sdk reads odd member names (U+0000 in a name) is the
   # upb backend's, which tests/sdk_parity checks (DESIGN.md, "How the SDKs read a card").
-  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0 a2a-sdk==1.3.0 protobuf==7.36.2
+  # packaging pinned too: a2a-sdk's client picks an interface by `packaging.version.Version` of
+  # its protocolVersion, which src/interface_choice.rs models on packaging 26 (tests/sdk_parity
+  # checks the picks).
+  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0 a2a-sdk==1.3.0 protobuf==7.36.2 packaging==26.4
 fi
 
 if want envoy || want js; then

@@ -33,7 +33,7 @@ import random
 import sys
 import time
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 PY_READING = "py"
 
@@ -53,8 +53,10 @@ def model_py(interfaces, x):
             continue
         try:
             ver = Version(v)
-        except ValueError:  # InvalidVersion, and (undocumented) what int() raises past 4300 digits
+        except InvalidVersion:
             continue
+        except ValueError:  # int() past Python's 4,300-digit limit: it leaves the factory
+            return None
         mm = (ver.major, ver.minor)
         if mm == (1, 0):
             return k

@@ -32,7 +32,9 @@ def view(card):
     }
 
 
-def main():
+def serve(answer):
+    """The JSON-lines loop both readers share: each entry's card parsed as the resolver does it,
+    then `answer(entry, parsed)` (a dict to send) or the refusal."""
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():
@@ -44,11 +46,16 @@ def main():
             else:
                 card = copy.deepcopy(entry["card"])
             parsed = parse_agent_card(card)
-            result = {"id": entry["id"], "ok": True, "view": view(parsed)}
         except Exception as e:  # noqa: BLE001 - any exception means the caller gets no card
             result = {"id": entry["id"], "ok": False, "error": f"{type(e).__name__}: {e}"[:300]}
+        else:
+            result = {"id": entry["id"], "ok": True, **answer(entry, parsed)}
         out.write(json.dumps(result, separators=(",", ":")) + "\n")
     out.flush()
+
+
+def main():
+    serve(lambda _entry, parsed: {"view": view(parsed)})
 
 
 if __name__ == "__main__":

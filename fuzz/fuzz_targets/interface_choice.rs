@@ -1,0 +1,122 @@
+//! The interface each SDK's client picks (`cardgate::interface_choice`) over any interface list:
+//! never a panic (a2a-sdk's PEP 440 reading runs on every card with a required binding, on the
+//! request path), and a pick is always one of the interfaces offering the binding (exactly for
+//! a2a-sdk, by ASCII upper case for @a2a-js/sdk, which throws on an untyped binding). `serves`
+//! and `unserved` agree with `choice`.
+//!
+//! Versions are free text or assembled from PEP 440's pieces (epochs, pre/post/dev and local
+//! parts, separators, Python whitespace, runs of digits past Python's 4,300-digit `int()` limit),
+//! so the grammar's deep paths are common.
+#![no_main]
+
+use cardgate::interface_choice::{choice, serves, unserved, Choice};
+use cardgate::sdk_reading::{label, Reading, Sdk};
+use libfuzzer_sys::{arbitrary, fuzz_target};
+
+#[derive(arbitrary::Arbitrary, Debug)]
+struct Input<'a> {
+    interfaces: Vec<(Spelled<'a>, Spelled<'a>)>,
+    untyped_binding: bool,
+    binding: Spelled<'a>,
+    protocols: Vec<Spelled<'a>>,
+}
+
+#[derive(arbitrary::Arbitrary, Debug)]
+enum Spelled<'a> {
+    Text(&'a str),
+    /// Indices into [`PIECES`].
+    Pieces(Vec<u8>),
+}
+
+const PIECES: [&str; 32] = [
+    "0", "1", "3", "00", "01", "10", ".", ".", "v", "V", "!", "a", "b", "c", "rc", "pre",
+    "preview", "alpha", "beta", "post", "rev", "r", "dev", "+", "-", "_", " ", "\u{3000}",
+    "\u{85}", "JSONRPC", "grpc", "\u{df}",
+];
+
+impl Spelled<'_> {
+    fn text(&self) -> String {
+        match self {
+            Spelled::Text(t) => (*t).to_owned(),
+            Spelled::Pieces(p) => p
+                .iter()
+                .take(24)
+                .map(|&i| match i {
+                    // A number just under and just over Python's int() digit limit.
+                    254 => "9".repeat(4300),
+                    255 => "1".repeat(4301),
+                    _ => PIECES[usize::from(i) % PIECES.len()].to_owned(),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn js_upper(s: &str) -> String {
+    s.to_ascii_uppercase()
+}
+
+fuzz_target!(|input: Input| {
+    let reading = Reading {
+        interfaces: input
+            .interfaces
+            .iter()
+            .take(8)
+            .map(|(b, v)| (label(&b.text()), label(&v.text())))
+            .collect(),
+        untyped_binding: input.untyped_binding,
+        ..Reading::default()
+    };
+    let binding = input.binding.text();
+    let protocols: Vec<String> = input.protocols.iter().take(3).map(Spelled::text).collect();
+    let protocols: Vec<&str> = protocols.iter().map(String::as_str).collect();
+    let readings: Vec<(Sdk, Reading)> = [Sdk::Python, Sdk::JsDefault, Sdk::JsLegacyCompat]
+        .into_iter()
+        .map(|sdk| (sdk, reading.clone()))
+        .collect();
+    for (sdk, r) in &readings {
+        let picked = choice(*sdk, r, &binding);
+        if let Choice::Picked(version) = picked {
+            let offered = r.interfaces.iter().any(|(b, v)| {
+                v == version
+                    && match sdk {
+                        Sdk::Python => b == &binding,
+                        // Beyond ASCII the gate matches only the exact spelling, or the ten
+                        // letters that upper-case to ASCII (checked by the unit tests).
+                        _ => {
+                            b == &binding
+                                || js_upper(b) == js_upper(&binding)
+                                || !b.is_ascii()
+                                || !binding.is_ascii()
+                        }
+                    }
+            });
+            assert!(
+                offered,
+                "{sdk:?} picked {version:?} for {binding:?} in {:?}",
+                r.interfaces
+            );
+            if *sdk != Sdk::Python {
+                assert!(
+                    !r.untyped_binding,
+                    "@a2a-js/sdk's factory throws on an untyped binding"
+                );
+            }
+        }
+        assert_eq!(
+            serves(*sdk, r, &binding, &[]),
+            matches!(picked, Choice::Picked(_))
+        );
+        // With protocols, serving means being served without them too.
+        if serves(*sdk, r, &binding, &protocols) {
+            assert!(serves(*sdk, r, &binding, &[]));
+        }
+    }
+    let all_serve = readings
+        .iter()
+        .all(|(sdk, r)| serves(*sdk, r, &binding, &protocols));
+    assert_eq!(
+        unserved(&readings, &binding, &protocols).is_none(),
+        all_serve
+    );
+});

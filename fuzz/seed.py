@@ -7,7 +7,8 @@ card_parse, canonical and evaluate get every vector's card bytes (rebuilt exactl
 runners send them, DESIGN.md "Vectors"); readers gets each requirement, observation, policy and
 Envoy plugin configuration behind its selector byte (0 requirement, 1 observation, 2 policy,
 3 filter configuration); version_order and watermark get the version strings, durations and
-watermark values the vectors use. Standard library only.
+watermark values the vectors use; interface_choice the bindings and protocol versions of each
+card's interfaces, as unstructured bytes. Standard library only.
 """
 
 import base64
@@ -45,7 +46,8 @@ def plugin_configs():
 
 
 def main(out):
-    seeds = {t: set() for t in ("card_parse", "canonical", "evaluate", "readers", "version_order", "watermark")}
+    targets = ("card_parse", "canonical", "evaluate", "readers", "version_order", "watermark", "interface_choice")
+    seeds = {t: set() for t in targets}
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "vectors", "*.json"))):
         for case in json.load(open(path, encoding="utf-8"))["cases"]:
             card = case_bytes(case)
@@ -60,6 +62,12 @@ def main(out):
                     seeds["watermark"].add(text.encode())
             if isinstance(case.get("card"), dict) and isinstance(case["card"].get("version"), str):
                 seeds["version_order"].add(case["card"]["version"].encode())
+            interfaces = case.get("card", {}).get("supportedInterfaces") if isinstance(case.get("card"), dict) else None
+            if isinstance(interfaces, list):
+                # Unstructured bytes for the target's `arbitrary` input: the bindings and versions.
+                seeds["interface_choice"].add("".join(
+                    str(i.get(k, "")) for i in interfaces if isinstance(i, dict)
+                    for k in ("protocolBinding", "protocolVersion")).encode())
     for path in sorted(glob.glob(os.path.join(ROOT, "policies", "*.json")) + glob.glob(os.path.join(ROOT, "tests", "policies_invalid", "*.json"))):
         seeds["readers"].add(b"\x02" + open(path, "rb").read())
     for config in plugin_configs():

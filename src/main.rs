@@ -695,8 +695,13 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
             break;
         }
         let timeout_ms = p.timeout_ms.map_or(remaining, |t| t.min(remaining));
+        let asked_at = elapsed();
+        let mut timed_out = false;
         let answer = match fetch::get(url, timeout_ms, card_limits.max_card_bytes) {
-            Err(why) => Answer::Failed(why),
+            Err(failure) => {
+                timed_out = failure.timed_out;
+                Answer::Failed(failure.reason)
+            }
             Ok(fetched) => {
                 let now = match fixed_now {
                     Some(now) => now,
@@ -723,7 +728,15 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
                 }))
             }
         };
-        step = resolution.record(url, answer, elapsed());
+        // A fetch that timed out took its whole timeout: when that was what was left of the
+        // deadline, the deadline has passed, even if the clock (whole milliseconds, a timer
+        // that may fire a little early) reads a moment before it.
+        let now = if timed_out {
+            elapsed().max(asked_at.saturating_add(timeout_ms))
+        } else {
+            elapsed()
+        };
+        step = resolution.record(url, answer, now);
     }
     if step == Step::TryNext {
         resolution.stop(Outcome::SourcesExhausted);
@@ -750,6 +763,22 @@ mod fetch {
         },
         /// A `Content-Encoding` other than identity: the body was not read.
         Encoded(String),
+    }
+
+    /// Why a source gave no answer to judge, and whether it ran out of time (a fetch that
+    /// timed out took its whole timeout, however early the clock read afterwards says it ended).
+    pub struct Failure {
+        pub reason: String,
+        pub timed_out: bool,
+    }
+
+    impl From<String> for Failure {
+        fn from(reason: String) -> Failure {
+            Failure {
+                reason,
+                timed_out: false,
+            }
+        }
     }
 
     /// A source's answer: its headers (lowercase names) and body.
@@ -791,21 +820,24 @@ mod fetch {
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
     /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
     /// `Err` with the reason the resolution records.
-    pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, String> {
+    pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, Failure> {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(timeout_ms)))
             .http_status_as_error(false)
             .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        let timed_out = || format!("timeout after {timeout_ms} ms");
+        let timed_out = |what: &str| Failure {
+            reason: format!("timeout after {timeout_ms} ms{what}"),
+            timed_out: true,
+        };
         let failed = |e: ureq::Error| match e {
-            ureq::Error::Timeout(_) => timed_out(),
-            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => timed_out(),
+            ureq::Error::Timeout(_) => timed_out(""),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => timed_out(""),
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
-                "connection refused".to_owned()
+                Failure::from("connection refused".to_owned())
             }
-            other => other.to_string(),
+            other => Failure::from(other.to_string()),
         };
         let response = agent
             .get(url)
@@ -817,15 +849,17 @@ mod fetch {
             .map_err(failed)?;
         let status = response.status();
         if !status.is_success() {
-            return Err(match status.canonical_reason() {
+            return Err(Failure::from(match status.canonical_reason() {
                 Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
                 None => format!("HTTP {}", status.as_u16()),
-            });
+            }));
         }
         // A 206 carries part of a representation, never a whole card (no range was asked for):
         // a failed source, as in the Envoy filter's re-resolution and the npm package.
         if status.as_u16() == 206 {
-            return Err("HTTP 206 Partial Content: not a whole card".to_owned());
+            return Err(Failure::from(
+                "HTTP 206 Partial Content: not a whole card".to_owned(),
+            ));
         }
         let headers: Vec<(String, Vec<u8>)> = response
             .headers()
@@ -865,8 +899,8 @@ mod fetch {
             .take(cap)
             .read_to_end(&mut bytes)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::TimedOut => format!("{} while reading the body", timed_out()),
-                _ => format!("reading the body failed: {e}"),
+                std::io::ErrorKind::TimedOut => timed_out(" while reading the body"),
+                _ => Failure::from(format!("reading the body failed: {e}")),
             })?;
         let body = if bytes.len() <= limit {
             Body::Whole(bytes)

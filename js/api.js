@@ -997,14 +997,19 @@ function createApi(raw, env) {
           break;
         }
         let body;
+        const timeout = Math.min(fetchTimeout, remaining);
+        const askedAt = clock();
         try {
-          body = await fetchCard(fetchImpl, url, opts, Math.min(fetchTimeout, remaining));
+          body = await fetchCard(fetchImpl, url, opts, timeout);
         } catch (e) {
           if (!(e instanceof AgentCardFetchError) || callerAborts.has(e)) {
             e.attempts = JSON.parse(resolution.attempts());
             throw e;
           }
-          step = resolution.recordFailed(url, failureText(e, url), clock());
+          // A fetch that timed out took its whole timeout (a timer may fire a moment before the
+          // clock says so): given the rest of the deadline, the deadline has passed.
+          const now = e instanceof AgentCardTimeoutError ? Math.max(clock(), askedAt + timeout) : clock();
+          step = resolution.recordFailed(url, failureText(e, url), now);
           continue;
         }
         const observation = body.observation;

@@ -9,7 +9,8 @@ reading has (`binding:X` in its capabilities), the real clients choose:
   js_default     npm @a2a-js/sdk `new ClientFactory({transports: [T], preferredTransports: [X]})
   js_legacy      .createFromAgentCard(card)` with a recording transport factory T for X, with the
                  default resolver / a legacyCompat resolver (js_pick.mjs)
-  js101_*        the same with @a2a-js/sdk 1.0.1 (its ClientFactory is 1.3.0's, byte for byte)
+  js101_*        the same with @a2a-js/sdk 1.0.1 (its ClientFactory is 1.3.0's, byte for byte), or the
+                 version sdk_parity.py's --second-sdk names
 
 No pick (None, a throw) means that SDK's client cannot connect with X. The truth for the
 requirement {binding:X} (+ protocol:P, for each P some reading declares): granted iff the card
@@ -29,6 +30,7 @@ missing_capabilities of a `valid` / `capability_mismatch` answer.
 import collections
 import concurrent.futures
 import json
+import pathlib
 import random
 import sys
 import time
@@ -132,7 +134,9 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
     cmds = {"py": ([sys.executable, str(here / "py_pick.py")], "Python"),
             "js": ([node, str(here / "js_pick.mjs")], "Node")}
     if "js101_default" in readings:
-        cmds["js101"] = ([node, str(here / "js_pick.mjs"), "--sdk", str(lowest_dir)], "Node (@a2a-js/sdk 1.0.1)")
+        manifest = pathlib.Path(lowest_dir) / "node_modules" / "@a2a-js" / "sdk" / "package.json"
+        version = json.loads(manifest.read_text())["version"]
+        cmds["js101"] = ([node, str(here / "js_pick.mjs"), "--sdk", str(lowest_dir)], f"Node (@a2a-js/sdk {version})")
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # one process each, side by side
         got = dict(zip(cmds, pool.map(lambda c: run(c[0], todo, c[1], here), cmds.values())))
     py, js, js101 = got["py"], got["js"], got.get("js101")

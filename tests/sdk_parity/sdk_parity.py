@@ -11,7 +11,8 @@ these readings are taken, all in batch (one Python process, one Node process per
               (legacyCompat off: the resolver ClientFactory uses unless told otherwise)
   js_legacy   new DefaultAgentCardResolver({legacyCompat:{enabled:true}}).normalizeAgentCard(...)
   js101_default, js101_legacy  the same with npm @a2a-js/sdk 1.0.1, the lowest of the npm
-              package's peer range (.tools/a2a-sdk-1.0.1, installed by .ci/setup.sh; skipped when
+              package's peer range, or the one `--second-sdk DIR` names (another version of the
+              range) (.tools/a2a-sdk-1.0.1, installed by .ci/setup.sh; skipped when
               absent). Its toCoreAgentCard lacks 1.3.0's requireObject/requireArray checks
               (capabilities may be any non-null value, modes and skill tags any iterable: a
               string spreads into characters), so it refuses fewer v0.3 cards; nothing else in
@@ -381,7 +382,7 @@ def kind(cap):
 
 
 def main():
-    global READINGS
+    global READINGS, LOWEST_DIR, SDK_LOWEST
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--cardgate", required=True, help="the cardgate CLI to test")
     ap.add_argument("--count", type=int, default=None,
@@ -407,7 +408,16 @@ def main():
                          " each SDK's ClientFactory picks)")
     ap.add_argument("--picks-count", type=int, default=None,
                     help="client-choice check on a seeded sample of this many cards with a binding (default: all)")
+    ap.add_argument("--second-sdk", default=None, metavar="DIR",
+                    help=f"take the js101_* readings and picks from the @a2a-js/sdk installed under DIR/node_modules"
+                         f" instead of {SDK_LOWEST} (e.g. another version of the package's peer range)")
     args = ap.parse_args()
+    if args.second_sdk:
+        LOWEST_DIR = pathlib.Path(args.second_sdk).resolve()
+        manifest = LOWEST_DIR / "node_modules" / "@a2a-js" / "sdk" / "package.json"
+        if not manifest.is_file():
+            sys.exit(f"sdk_parity: --second-sdk: no @a2a-js/sdk under {LOWEST_DIR}/node_modules")
+        SDK_LOWEST = json.loads(manifest.read_text())["version"]
     if LOWEST_DIR.joinpath("node_modules", "@a2a-js", "sdk").is_dir():
         READINGS = READINGS + LOWEST_READINGS
     else:
@@ -514,7 +524,8 @@ def main():
     strict_all = [e for e in strict if not e["refused_by"]]
 
     print(f"\nSDK differential: {n} cards (seed {args.seed}), a2a-sdk {py_version}, @a2a-js/sdk {js_version},"
-          f" cardgate {args.cardgate}; verdicts over readings {','.join(judged)}")
+          f" cardgate {args.cardgate}; verdicts over readings {','.join(judged)}"
+          + (f" (js101_*: @a2a-js/sdk {SDK_LOWEST})" if LOWEST_READINGS[0] in READINGS else ""))
     print(f"  {'reading':<12}{'accepted':>10}{'refused':>10}   paths taken (accepted)")
     for name in READINGS:
         rs = [e["readings"][name] for e in entries]

@@ -91,10 +91,7 @@ impl Capability {
             Capability::Flag(Flag::Streaming) => Some(reading.streaming),
             Capability::Flag(Flag::PushNotifications) => Some(reading.push_notifications),
             Capability::Flag(Flag::ExtendedAgentCard) => Some(reading.extended_agent_card),
-            Capability::Binding(b) => Some(
-                reading.interfaces.iter().any(|(x, _)| x == b)
-                    && interface_choice::serves(sdk, reading, b, &[]),
-            ),
+            Capability::Binding(b) => Some(interface_choice::usable(sdk, reading, b)),
             Capability::Protocol(v) => Some(
                 reading
                     .interfaces

@@ -201,10 +201,9 @@ impl AgentCard {
                 // picks an interface (which one, and its version, is `Capability::covered_by`'s).
                 if !binding.is_empty()
                     && !bindings.contains(binding)
-                    && all(&|r| r.interfaces.iter().any(|(b, _)| b == binding))
                     && readings
                         .iter()
-                        .all(|(sdk, r)| interface_choice::serves(*sdk, r, binding, &[]))
+                        .all(|(sdk, r)| interface_choice::usable(*sdk, r, binding))
                 {
                     bindings.push(binding.clone());
                 }

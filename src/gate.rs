@@ -520,10 +520,7 @@ fn missing_with_readings(
     {
         if let Capability::Binding(b) = cap {
             // Every reading has the binding: the interface a client picks for it is the trouble.
-            let everywhere = view
-                .readings
-                .iter()
-                .all(|(_, r)| r.interfaces.iter().any(|(x, _)| x == b));
+            let everywhere = view.readings.iter().all(|(_, r)| r.offers_binding(b));
             if let Some(why) = everywhere
                 .then(|| interface_choice::unserved(&view.readings, b, protocols))
                 .flatten()

@@ -56,6 +56,12 @@ pub fn serves(sdk: Sdk, reading: &Reading, binding: &str, protocols: &[&str]) ->
     }
 }
 
+/// Whether `binding` is usable in `reading` for `sdk`'s client: an interface spells it exactly,
+/// and the client picks an interface for it.
+pub fn usable(sdk: Sdk, reading: &Reading, binding: &str) -> bool {
+    reading.offers_binding(binding) && serves(sdk, reading, binding, &[])
+}
+
 /// Why `binding` is not served in one of `readings` (the first that does not serve it, as in
 /// [`serves`]), for the decision's message; `None` when every reading serves it.
 pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) -> Option<String> {

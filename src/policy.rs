@@ -259,15 +259,17 @@ impl Policy {
         // An id that is no agent's is read as itself too: its rule is the defaults.
         let own = defaults.then_some(Some(given));
         let rules = own.into_iter().chain(read_as.iter().map(|id| Some(*id)));
-        match self.rules_together(rules) {
+        let together = self.rules_together(rules);
+        let read_as = read_as.into_iter().map(str::to_owned).collect();
+        match together {
             Ok(requirement) => Ok(AgentRule {
                 requirement,
-                read_as: read_as.into_iter().map(str::to_owned).collect(),
+                read_as,
                 defaults,
             }),
             Err(error) => Err(ConflictingAgentRules {
                 given: given.to_owned(),
-                read_as: read_as.into_iter().map(str::to_owned).collect(),
+                read_as,
                 error,
             }),
         }

@@ -67,6 +67,13 @@ pub struct Reading {
     pub untyped_binding: bool,
 }
 
+impl Reading {
+    /// Whether an interface has exactly this `protocolBinding`.
+    pub fn offers_binding(&self, binding: &str) -> bool {
+        self.interfaces.iter().any(|(b, _)| b == binding)
+    }
+}
+
 /// A binding or protocol version as an SDK reads it. The usual spellings are static, so a
 /// reading of a usual card allocates one list per SDK and no string.
 pub type Label = Cow<'static, str>;

@@ -85,39 +85,10 @@ def model_js(interfaces, x):
     return best.get(x.upper())
 
 
-def pick_line(e):
-    if "raw" in e:
-        import base64
-
-        line = {"id": e["id"], "card": None, "raw": base64.b64encode(e["raw"]).decode()}
-    else:
-        line = {"id": e["id"], "card": e["card"]}
-    line["bindings"] = e["pick_bindings"]
-    return json.dumps(line) + "\n"
-
-
-def run(cmd, entries, what, cwd):
-    import subprocess
-
-    feed = "".join(pick_line(e) for e in entries)
-    proc = subprocess.run(cmd, input=feed, capture_output=True, text=True, cwd=cwd)
-    if proc.returncode != 0:
-        sys.exit(f"sdk_parity: the {what} pick reader failed (exit {proc.returncode}):\n{proc.stderr}")
-    answers = {}
-    for line in proc.stdout.split("\n"):
-        if line.strip():
-            a = json.loads(line)
-            answers[a["id"]] = a
-    missing = [e["id"] for e in entries if e["id"] not in answers]
-    if missing:
-        sys.exit(f"sdk_parity: the {what} pick reader gave no answer for cards {missing[:10]}")
-    return answers
-
-
-def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowest_dir, jobs, examples,
-          major_minor, sample=None, seed=7):
+def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, node, lowest_dir, jobs,
+          examples, major_minor, sample=None, seed=7):
     """Runs the check over `entries` (sdk_parity.py's, readings taken), or a seeded `sample` of those
-    with a binding; returns (summary, failed)."""
+    with a binding; returns (summary, failed). `run_batch` is sdk_parity.py's reader driver."""
     todo = []
     for e in entries:
         caps = [set(r.get("caps", [])) for r in e["readings"].values() if r["ok"]]
@@ -138,7 +109,9 @@ def check(entries, judged, readings, cardgate_check, cardgate, here, node, lowes
         version = json.loads(manifest.read_text())["version"]
         cmds["js101"] = ([node, str(here / "js_pick.mjs"), "--sdk", str(lowest_dir)], f"Node (@a2a-js/sdk {version})")
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # one process each, side by side
-        got = dict(zip(cmds, pool.map(lambda c: run(c[0], todo, c[1], here), cmds.values())))
+        got = dict(zip(cmds, pool.map(
+            lambda c: run_batch(c[0], todo, f"{c[1]} pick", extra=lambda e: {"bindings": e["pick_bindings"]}),
+            cmds.values())))
     py, js, js101 = got["py"], got["js"], got.get("js101")
 
     for e in todo:

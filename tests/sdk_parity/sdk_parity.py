@@ -313,18 +313,22 @@ def card_hash(card):
     return "sha256:" + hashlib.sha256(rfc8785.dumps(doc)).hexdigest()
 
 
-def reader_line(e):
-    """One reader input line: the card, and the served bytes when they are not its compact JSON."""
+def reader_line(e, extra=None):
+    """One reader input line: the card, and the served bytes when they are not its compact JSON;
+    plus the members `extra(e)` gives (the pick readers' bindings)."""
     if "raw" in e:  # the readers parse the bytes as their HTTP client does
         line = {"id": e["id"], "card": None, "raw": base64.b64encode(e["raw"]).decode()}
     else:
         line = {"id": e["id"], "card": e["card"]}
+    if extra is not None:
+        line.update(extra(e))
     return json.dumps(line) + "\n"
 
 
-def run_batch(cmd, entries, what):
-    """Feeds every card to one reader process as JSON lines; returns its answers by id."""
-    feed = "".join(reader_line(e) for e in entries)
+def run_batch(cmd, entries, what, extra=None):
+    """Feeds every card to one reader process as JSON lines (with `extra`, see reader_line);
+    returns its answers by id."""
+    feed = "".join(reader_line(e, extra) for e in entries)
     proc = subprocess.run(cmd, input=feed, capture_output=True, text=True, cwd=HERE)
     if proc.returncode != 0:
         sys.exit(f"sdk_parity: the {what} reader failed (exit {proc.returncode}):\n{proc.stderr}")
@@ -599,8 +603,8 @@ def main():
     if not args.no_picks:
         t_picks = time.monotonic()
         picks_summary, picks_failed = client_picks.check(
-            entries, judged, READINGS, cardgate_check, cardgate, HERE, args.node, LOWEST_DIR, args.jobs,
-            args.examples, major_minor, args.picks_count, args.seed)
+            entries, judged, READINGS, cardgate_check, run_batch, cardgate, HERE, args.node, LOWEST_DIR,
+            args.jobs, args.examples, major_minor, args.picks_count, args.seed)
         print(f"  client picks in {time.monotonic() - t_picks:.1f} s")
 
     out_path.parent.mkdir(parents=True, exist_ok=True)

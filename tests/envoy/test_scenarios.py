@@ -5,6 +5,8 @@ headers" and "Observation"), and the encodings where the runtimes are documented
 
 import pytest
 
+import harness
+
 from test_http_semantics import fresh_id, script
 
 HEADER_SCENARIOS = [
@@ -47,3 +49,48 @@ def test_an_empty_content_encoding_lists_no_coding(gate):
     resp = gate.get(path)
     assert resp.status == 200, resp
     assert resp.header("a2a-card-verdict") == "valid", resp
+
+
+# -- second scenario review (tests/scenarios/README.md, scn2_shipped.py) ---------------------
+# The shipped envoy/envoy.yaml reads the conventional watermark headers, as `cardgate resolve` and
+# the npm package's resolveAgentCard do (DESIGN.md, "Watermark headers"). It used to read only
+# x-replica-lag-ms, Consul and Age: a registry answering `x-replica-lag-ms: 0` beside a
+# contradicting `x-replica-lag-s: 40` or a `x-replica-synced-at` an hour ahead chose which figure
+# the gate believed, and the card was stamped valid there while the CLI and npm refused it.
+
+@pytest.fixture(scope="module")
+def shipped_gate(registry, workdir):
+    from test_shipped_routes import shipped_for_test
+    proc = harness.Envoy(shipped_for_test(registry), workdir, "shipped-scn2")
+    try:
+        proc.start()
+        yield proc
+    finally:
+        proc.stop()
+
+
+def _in_an_hour():
+    import datetime
+    t = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+SHIPPED_WATERMARK_SCENARIOS = [
+    ("lag_s_contradicts", [("x-replica-lag-ms", "0"), ("x-replica-lag-s", "40")], 503, ["watermark_contradictory"]),
+    ("synced_at_ahead", [("x-replica-lag-ms", "0"), ("x-replica-synced-at", None)], 503, ["watermark_in_future"]),
+    ("lag_s_alone", [("x-replica-lag-s", "0")], 200, []),
+]
+
+
+@pytest.mark.parametrize("name,headers,status,codes", SHIPPED_WATERMARK_SCENARIOS,
+                         ids=[c[0] for c in SHIPPED_WATERMARK_SCENARIOS])
+def test_shipped_config_reads_every_conventional_watermark_header(shipped_gate, registry, name, headers, status, codes):
+    headers = [(n, v if v is not None else _in_an_hour()) for n, v in headers]
+    path = script(registry, "/agents/%s/card" % fresh_id(), lag_ms=None, headers=headers)
+    resp = harness.request(shipped_gate.ports["registry_ingress"], path)
+    assert resp.status == status, resp
+    if status == 200:
+        assert resp.header("a2a-card-verdict") == "valid", resp
+    else:
+        assert [r["code"] for r in resp.json()["reasons"]] == codes, resp
+        assert resp.header("a2a-card-verdict") != "valid"

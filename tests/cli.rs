@@ -1692,3 +1692,39 @@ fn an_agent_id_folding_onto_two_contradictory_rules_is_refused() {
     }
     std::fs::remove_file(&policy).unwrap();
 }
+
+/// The second scenario review (tests/scenarios/scn2_policies.py): the Envoy filter reads an `{id}`
+/// with `;parameters` (`/agents/w;v=1/card`, also `w%3Bv=1`) as that id and as the id before the
+/// `;` (upstreams drop path parameters), holding the card to both rules (DESIGN.md, "Card
+/// routes and path variants"). `check --agent 'w;v=1'` applied the defaults alone (an unknown
+/// id) or `w;v=1`'s rule alone, so it passed a card the filter refuses for the same id.
+#[test]
+fn an_agent_id_with_path_parameters_is_also_read_as_the_id_before_them() {
+    let policy = folding_policy("params");
+    for agent in [
+        "worker-7;v=2",
+        "worker-7;",
+        "WORKER-7;jsessionid=x",
+        "wörker-7;v=2",
+    ] {
+        let out = check_as(&policy, agent);
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
+        assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");
+    }
+    // An id the policy knows that has parameters: its own rule and the one before the `;`.
+    let text = r#"{"defaults":{"max_stale":"60s"},"agents":{"w":{"max_stale":"10s"},
+        "w;v=1":{"require":["task.execute.v3"]}}}"#;
+    let known = std::env::temp_dir().join(format!(
+        "cardgate-agent-known-params-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&known, text).unwrap();
+    let out = check_as(&known, "w;v=1");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&decision(&out)), ["watermark_exceeded"]);
+    // Parameters before which nothing names an agent change nothing: the defaults (30 s) pass.
+    let out = check_as(&policy, "worker-8;v=2");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::remove_file(&policy).unwrap();
+    std::fs::remove_file(&known).unwrap();
+}

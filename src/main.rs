@@ -588,6 +588,10 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
             };
             match (rule.defaults, rule.read_as.as_slice()) {
                 (false, [found]) if found == id => {}
+                (false, [found, also @ ..]) if found == id => note(format_args!(
+                    "note: policy {name}: agent {id:?} is also read as {} (the id before its ;parameters); holding the card to their rules too, as the Envoy filter does",
+                    quoted(also)
+                )),
                 (false, read_as) => note(format_args!(
                     "note: policy {name} has no rule named {id:?}; using the rule for {}, as the Envoy filter does",
                     quoted(read_as)

@@ -231,7 +231,9 @@ impl Policy {
     /// variants"): the rule of the agent `given` names exactly, else regardless of ASCII case.
     /// An id that is no agent's gets the defaults, tightened with the rule of every agent it may
     /// still be read as: once trimmed or cut at a `?` or `#`, or by its loose key (accents,
-    /// width, ligatures and ignorable characters folded; [`crate::agent_id`]). Rules that cannot
+    /// width, ligatures and ignorable characters folded; [`crate::agent_id`]). An id with
+    /// `;parameters` is also read as the id before them, as the filter reads a path segment
+    /// (`w;v=1` holds `w`'s rule too, with the defaults when `w` is no agent). Rules that cannot
     /// all hold (different pins) are a [`ConflictingAgentRules`].
     ///
     /// ```
@@ -252,13 +254,34 @@ impl Policy {
         ids: &AgentIds,
         given: &str,
     ) -> Result<AgentRule, ConflictingAgentRules> {
-        let (read_as, defaults) = match ids.read(given) {
+        let (mut read_as, mut defaults) = match ids.read(given) {
             Reading::Agent(id) => (vec![id], false),
             Reading::Unknown(agents) => (agents, true),
         };
         // An id that is no agent's is read as itself too: its rule is the defaults.
         let own = defaults.then_some(Some(given));
-        let rules = own.into_iter().chain(read_as.iter().map(|id| Some(*id)));
+        // `;` starts path parameters, which upstreams drop: the Envoy filter reads the `{id}` of
+        // `/agents/w;v=1/card` (or `w%3Bv=1`) as `w;v=1` and as `w`, and holds the card to both.
+        if let Some(head) = given
+            .split_once(';')
+            .map(|(h, _)| h)
+            .filter(|h| !h.is_empty())
+        {
+            let (agents, unknown) = match ids.read(head) {
+                Reading::Agent(id) => (vec![id], false),
+                Reading::Unknown(agents) => (agents, true),
+            };
+            defaults |= unknown;
+            for agent in agents {
+                if !read_as.contains(&agent) {
+                    read_as.push(agent);
+                }
+            }
+        }
+        let rules = own
+            .into_iter()
+            .chain(defaults.then_some(None))
+            .chain(read_as.iter().map(|id| Some(*id)));
         let together = self.rules_together(rules);
         let read_as = read_as.into_iter().map(str::to_owned).collect();
         match together {

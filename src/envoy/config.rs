@@ -882,6 +882,12 @@ mod tests {
             "straße",
             "STRAẞE",
             "\u{FF53}traße",
+            // path parameters: the id and the id before them (`;` escaped as %3B here)
+            "worker-7;v=2",
+            "WORKER-7;",
+            "wörker-7;v=2",
+            "worker-8;v=2",
+            "straße;strasse",
         ] {
             let path = format!("/agents/{}/card", escaped(id));
             let in_path = c.requirement_for_path(&path);

@@ -3,6 +3,8 @@ Envoy: the same answers as tests/cli.rs (its "scenarios from the review" section
 through `cardgate resolve` and the npm package, with the same decision (DESIGN.md, "Watermark
 headers" and "Observation"), and the encodings where the runtimes are documented to differ."""
 
+import os
+
 import pytest
 
 import harness
@@ -94,3 +96,28 @@ def test_shipped_config_reads_every_conventional_watermark_header(shipped_gate, 
     else:
         assert [r["code"] for r in resp.json()["reasons"]] == codes, resp
         assert resp.header("a2a-card-verdict") != "valid"
+
+
+# A policy nested deeper than a policy may be (32 levels: `cardgate policy check`, npm
+# checkPolicy) is refused by on_configure at the same place and for the same reason; the filter
+# read its configuration with the card limit (64) and named another member for 33 to 64 levels.
+def test_a_configuration_nested_past_the_policy_limit_is_refused_as_the_cli_refuses_it(workdir):
+    import re
+    import subprocess
+    import tempfile
+    plugin = '{"defaults": {}, "agents": {"w": {"$comment": ' + "[" * 40 + "]" * 40 + "}}}"
+    code, out = harness.validate(harness.bootstrap(
+        [harness.listener("l", "up", [harness.wasm_filter("cg", plugin)])], [harness.cluster("up", 9)]),
+        workdir, "scn2-deep")
+    assert code != 0, out
+    found = re.search(r"invalid plugin configuration at (\S*): (.*)", out)
+    assert found, out
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        f.write(plugin)
+        f.flush()
+        cli = subprocess.run([os.path.join(harness.ROOT, "target", "release", "cardgate"), "policy", "check", f.name],
+                             capture_output=True, text=True)
+    assert cli.returncode == 2, cli
+    pointer = re.search(r"invalid policy at (\S*): ", cli.stderr).group(1)
+    assert found.group(1) == pointer, (found.group(0), cli.stderr)
+    assert "nesting deeper than 32 levels" in found.group(2), found.group(0)

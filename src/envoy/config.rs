@@ -379,7 +379,9 @@ impl FilterConfig {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return FilterConfig::from_input(&ConfigInput::default());
         }
-        json::parse(bytes, 64).map_err(|e| {
+        // A policy's depth limit (`Policy::from_json`): the configuration is a policy plus
+        // filter settings no deeper than it, so every host refuses a deep one at one place.
+        json::parse(bytes, 32).map_err(|e| {
             InputError::type_error(
                 e.path(),
                 format!("plugin configuration is not valid I-JSON: {e}"),

@@ -252,7 +252,9 @@ def run_envoy(scs, extra_listeners=()):
         pol = json.loads(key)
         cfg = dict(pol)
         cfg.pop("$schema", None)
-        cfg.setdefault("routes", [{"path": "/agents/{id}/card", "watermark": ALL_WATERMARKS}])
+        cfg.setdefault("routes", [{"path": "/agents/{id}/card", "watermark": ALL_WATERMARKS},
+                                  {"path": "/agents/{id}/.well-known/agent-card.json", "watermark": ALL_WATERMARKS}])
+        cfg.setdefault("watermark", ALL_WATERMARKS)
         listeners.append(harness.listener("pol%d" % i, "up", [harness.wasm_filter("cg_pol%d" % i, cfg)]))
     listeners += list(extra_listeners)
     workdir = harness.temp_workdir("scn2-envoy-")

@@ -58,6 +58,12 @@ pol("no max_stale anywhere, caller max-stale=60", NS, "w", {"lag_ms": "0"}, "503
 VAR = {"defaults": {"max_stale": "60s"}, "agents": {"w": {"max_stale": "5s"}, "w;v=1": {"max_stale": "20s"}}}
 pol("'w;v=1' is w;v=1 and w (5 s wins)", VAR, "w;v=1", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000", path="/agents/w;v=1/card")
 pol("'w;v=1' within both", VAR, "w;v=1", {"lag_ms": "4000"}, "valid", path="/agents/w;v=1/card")
+W5 = {"defaults": {"max_stale": "60s"}, "agents": {"w": {"max_stale": "5s"}}}
+pol("unknown 'w;v=1' where only w has a rule", W5, "w;v=1", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000 (read as w)",
+    path="/agents/w;v=1/card")
+pol("unknown 'w;' where only w has a rule", W5, "w;", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000 (read as w)",
+    path="/agents/w;/card")
+pol("unknown 'w#x' where only w has a rule", W5, "w#x", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000 (read as w)")
 PINS = {"defaults": {"max_stale": "60s"}, "agents": {"w": {"pin": P}, "w;v=1": {"pin": Q}}}
 pol("variants pinning different hashes", PINS, "w;v=1", {"lag_ms": "0"}, "CLI exit 2; Envoy 400 naming :path", path="/agents/w;v=1/card")
 ACC = {"defaults": {"max_stale": "60s"}, "agents": {"worker-7": {"max_stale": "5s"}, "w\u00f6rker-7": {"max_stale": "20s"}}}

@@ -60,6 +60,10 @@ v("v1.0.0", "1.0.0", INC)
 v("\uff11.0.0", "1.0.0", INC + " (fullwidth digit)")
 v("-1", "0", INC)
 v("1.0.0-rc.1", "1.0.0-rc.1+meta", OK + " (build on the floor ignored)")
+v("01.0.0-rc.1", "1.0.0-rc.1", "valid? (leading zero in the core, as 01.0.0) or incomparable (SemVer)")
+v("1.0.0-00", "1.0.0-0", INC + " (numeric identifier 00)")
+v("1.0.0+b..x", "1.0.0", INC + " (empty build identifier)")
+v("1.0.0-rc.1+b+c", "1.0.0", INC + " (two + signs)")
 # Floors that are not comparable: an input error everywhere (Envoy: a refused config / a 400 to a header).
 def bad_floor(floor, expect):
     req = {"require": ["task.execute.v3"], "max_stale": "10s", "min_version": floor}

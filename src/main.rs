@@ -586,12 +586,22 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
                 let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
                 quoted.join(", ")
             };
+            // The policy's own spelling of the id, when it has a rule for it.
+            let own = policy.agent_ids().known(id).map(str::to_owned);
             match (rule.defaults, rule.read_as.as_slice()) {
                 (false, [found]) if found == id => {}
-                (false, [found, also @ ..]) if found == id => note(format_args!(
-                    "note: policy {name}: agent {id:?} is also read as {} (the id before its ;parameters); holding the card to their rules too, as the Envoy filter does",
-                    quoted(also)
-                )),
+                (defaults, [found, also @ ..])
+                    if own.as_ref() == Some(found) && (defaults || !also.is_empty()) =>
+                {
+                    let held = match (defaults, also.is_empty()) {
+                        (true, true) => "the defaults".to_owned(),
+                        (true, false) => format!("the defaults and the rules of {}", quoted(also)),
+                        (false, _) => format!("the rules of {}", quoted(also)),
+                    };
+                    note(format_args!(
+                        "note: policy {name}: agent {id:?} takes the rule for {found:?} and, read as the id before its ;parameters, {held} too, as the Envoy filter does"
+                    ))
+                }
                 (false, read_as) => note(format_args!(
                     "note: policy {name} has no rule named {id:?}; using the rule for {}, as the Envoy filter does",
                     quoted(read_as)

@@ -1722,6 +1722,11 @@ fn an_agent_id_with_path_parameters_is_also_read_as_the_id_before_them() {
     let out = check_as(&known, "w;v=1");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(codes(&decision(&out)), ["watermark_exceeded"]);
+    assert!(
+        stderr(&out).contains(r#"takes the rule for "w;v=1" and, read as the id before its ;parameters, the rules of "w" too"#),
+        "{}",
+        stderr(&out)
+    );
     // Parameters before which nothing names an agent change nothing: the defaults (30 s) pass.
     let out = check_as(&policy, "worker-8;v=2");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

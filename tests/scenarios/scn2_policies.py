@@ -64,6 +64,11 @@ pol("unknown 'w;v=1' where only w has a rule", W5, "w;v=1", {"lag_ms": "10000"},
 pol("unknown 'w;' where only w has a rule", W5, "w;", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000 (read as w)",
     path="/agents/w;/card")
 pol("unknown 'w#x' where only w has a rule", W5, "w#x", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000 (read as w)")
+KQ = {"defaults": {"max_stale": "60s"}, "agents": {"x?y": {"max_stale": "20s"}, "x": {"max_stale": "5s"},
+                                                 "z#k": {"max_stale": "20s"}, "z": {"max_stale": "5s"}}}
+pol("known 'x?y' beside 'x' (%3F)", KQ, "x?y", {"lag_ms": "10000"}, "valid: x?y's own rule (a known id is not cut at ?)",
+    path="/agents/x%3Fy/card")
+pol("known 'z#k' beside 'z' (%23)", KQ, "z#k", {"lag_ms": "10000"}, "valid: z#k's own rule", path="/agents/z%23k/card")
 PINS = {"defaults": {"max_stale": "60s"}, "agents": {"w": {"pin": P}, "w;v=1": {"pin": Q}}}
 pol("variants pinning different hashes", PINS, "w;v=1", {"lag_ms": "0"}, "CLI exit 2; Envoy 400 naming :path", path="/agents/w;v=1/card")
 ACC = {"defaults": {"max_stale": "60s"}, "agents": {"worker-7": {"max_stale": "5s"}, "w\u00f6rker-7": {"max_stale": "20s"}}}

@@ -121,3 +121,32 @@ def test_a_configuration_nested_past_the_policy_limit_is_refused_as_the_cli_refu
     pointer = re.search(r"invalid policy at (\S*): ", cli.stderr).group(1)
     assert found.group(1) == pointer, (found.group(0), cli.stderr)
     assert "nesting deeper than 32 levels" in found.group(2), found.group(0)
+
+
+# The shipped envelope route (/v1/resolve/{id}) reads the listener's watermark headers beside the
+# envelope's figure (DESIGN.md, "Watermark headers": a value from a JSON envelope that disagrees
+# with a header feeding the same figure is invalid). It used to read only `Age` there, so an
+# envelope saying 0 ms beside `x-replica-lag-s: 40` or `x-replica-lag-ms: 40000` was stamped valid.
+SHIPPED_ENVELOPE_SCENARIOS = [
+    ("envelope_0_header_lag_s_40", [("x-replica-lag-s", "40")], 503),
+    ("envelope_0_header_lag_ms_40000", [("x-replica-lag-ms", "40000")], 503),
+    ("envelope_0_header_lag_ms_0", [("x-replica-lag-ms", "0")], 200),
+    ("envelope_0_no_header", [], 200),
+]
+
+
+@pytest.mark.parametrize("name,headers,status", SHIPPED_ENVELOPE_SCENARIOS,
+                         ids=[c[0] for c in SHIPPED_ENVELOPE_SCENARIOS])
+def test_shipped_envelope_route_reads_the_watermark_headers_too(shipped_gate, registry, name, headers, status):
+    from test_responses import CARD
+    import json
+    envelope = json.dumps({"card": CARD, "replication": {"lag_ms": 0}}).encode()
+    path = script(registry, "/v1/resolve/%s" % fresh_id(), body=envelope, lag_ms=None, headers=headers)
+    resp = harness.request(shipped_gate.ports["registry_ingress"], path)
+    assert resp.status == status, resp
+    if status == 200:
+        assert resp.header("a2a-card-verdict") == "valid", resp
+    else:
+        assert resp.header("a2a-card-verdict") != "valid", resp
+        codes = [r["code"] for r in resp.json()["reasons"]]
+        assert codes and all(c.startswith("watermark_") for c in codes), resp

@@ -372,9 +372,11 @@ def python_sdk_versions(python):
     probe = ("import json; from importlib.metadata import version as v;"
              " from google.protobuf.internal import api_implementation as a;"
              " print(json.dumps({p: v(p) for p in ('a2a-sdk', 'protobuf', 'packaging')} | {'backend': a.Type()}))")
+    if not os.access(python, os.X_OK):
+        sys.exit(f"sdk_parity: --second-py: no executable {python}")
     proc = subprocess.run([python, "-c", probe], capture_output=True, text=True)
     if proc.returncode != 0:
-        sys.exit(f"sdk_parity: --second-py {python}: no a2a-sdk there:\n{proc.stderr}")
+        sys.exit(f"sdk_parity: --second-py {python}: no a2a-sdk (with protobuf, packaging) there:\n{proc.stderr}")
     return json.loads(proc.stdout)
 
 

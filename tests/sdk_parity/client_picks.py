@@ -11,6 +11,7 @@ reading has (`binding:X` in its capabilities), the real clients choose:
                  default resolver / a legacyCompat resolver (js_pick.mjs)
   js101_*        the same with @a2a-js/sdk 1.0.1 (its ClientFactory is 1.3.0's, byte for byte), or the
                  version sdk_parity.py's --second-sdk names
+  py2            py_pick.py run by the interpreter sdk_parity.py's --second-py names (its a2a-sdk)
 
 No pick (None, a throw) means that SDK's client cannot connect with X. The truth for the
 requirement {binding:X} (+ protocol:P, for each P some reading declares): granted iff the card
@@ -37,7 +38,7 @@ import time
 
 from packaging.version import InvalidVersion, Version
 
-PY_READING = "py"
+PY_READINGS = ("py", "py2")  # sdk_parity.PY_READINGS: the documented model_py is a2a-sdk 1.3.0's
 
 
 def surrogate_free(s):
@@ -86,9 +87,10 @@ def model_js(interfaces, x):
 
 
 def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, node, lowest_dir, jobs,
-          examples, major_minor, sample=None, seed=7):
+          examples, major_minor, sample=None, seed=7, second_py=None):
     """Runs the check over `entries` (sdk_parity.py's, readings taken), or a seeded `sample` of those
-    with a binding; returns (summary, failed). `run_batch` is sdk_parity.py's reader driver."""
+    with a binding; returns (summary, failed). `run_batch` is sdk_parity.py's reader driver;
+    `second_py` the interpreter of the py2 reading (when `readings` has it)."""
     todo = []
     for e in entries:
         caps = [set(r.get("caps", [])) for r in e["readings"].values() if r["ok"]]
@@ -108,6 +110,8 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
         manifest = pathlib.Path(lowest_dir) / "node_modules" / "@a2a-js" / "sdk" / "package.json"
         version = json.loads(manifest.read_text())["version"]
         cmds["js101"] = ([node, str(here / "js_pick.mjs"), "--sdk", str(lowest_dir)], f"Node (@a2a-js/sdk {version})")
+    if "py2" in readings:
+        cmds["py2"] = ([second_py, str(here / "py_pick.py")], f"Python ({second_py})")
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # one process each, side by side
         got = dict(zip(cmds, pool.map(
             lambda c: run_batch(c[0], todo, f"{c[1]} pick", extra=lambda e: {"bindings": e["pick_bindings"]}),
@@ -120,6 +124,8 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
         if js101 is not None:
             picks["js101_default"] = js101[i]["default"]
             picks["js101_legacy"] = js101[i]["legacy"]
+        if "py2" in got:
+            picks["py2"] = got["py2"][i]
         for name, p in picks.items():
             p.pop("id", None)
             for x, chosen in (p.get("picks") or {}).items():
@@ -165,7 +171,7 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
                 if not r["ok"] or not pr["ok"]:
                     continue
                 ifs = r["view"]["interfaces"]
-                model = model_py if n == PY_READING else model_js
+                model = model_py if n in PY_READINGS else model_js
                 for x in e["pick_bindings"]:
                     real = (pr["picks"].get(x) or {}).get("index")
                     want = model(ifs, x)

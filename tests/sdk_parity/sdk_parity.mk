@@ -7,6 +7,8 @@
 # the long differential: `--corpus adv --mixed 10000 --seed N`, every class in full).
 # The @a2a-js/sdk 1.0.1 readings (lowest of the npm package's peer range) come with `.ci/setup.sh core`.
 # Another version of the range takes their place with `--second-sdk DIR` (an npm install of it under DIR).
+# `--second-py PYTHON` adds a py2 reading and py2 picks from another interpreter's a2a-sdk (a venv
+# with another a2a-sdk 1.x, or the lowest protobuf / packaging it allows); not part of make test.
 # Every run also takes the client-choice check (client_picks.py: each binding:X, alone and with each
 # protocol:P, against the interface each real SDK's ClientFactory picks; fails on any binding cardgate
 # grants that some client cannot connect to at P): on every card of the first run, on a seeded sample

@@ -3,6 +3,7 @@
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
        [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
        [--corpus cards|adv|both|choice] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
+       [--second-sdk DIR] [--second-py PYTHON]
 
 For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
 these readings are taken, all in batch (one Python process, one Node process per SDK, JSON lines):
@@ -17,6 +18,10 @@ these readings are taken, all in batch (one Python process, one Node process per
               (capabilities may be any non-null value, modes and skill tags any iterable: a
               string spreads into characters), so it refuses fewer v0.3 cards; nothing else in
               normalizeAgentCard differs.
+  py2         with `--second-py PYTHON`: py_reader.py run by that interpreter, i.e. the a2a-sdk,
+              protobuf (and its backend) and packaging installed there (another a2a-sdk 1.x, or
+              the lowest protobuf/packaging a2a-sdk allows); its picks come from its py_pick.py.
+              The reading rules below are 1.3.0's: a difference it shows is a finding.
 A card with `raw` bytes (gen_adv.py's `bytes` class: duplicates, byte order marks, UTF-16,
 NaN, lone surrogates, numbers at the double limit...) is parsed by each reader as its SDK's
 resolver does: httpx `Response(200, content=raw).json()` (a2a-sdk's A2ACardResolver) and
@@ -224,6 +229,8 @@ READINGS = ["py", "js_default", "js_legacy"]
 SDK_LOWEST = "1.0.1"
 LOWEST_DIR = HERE.parent.parent / ".tools" / f"a2a-sdk-{SDK_LOWEST}"
 LOWEST_READINGS = ["js101_default", "js101_legacy"]
+SECOND_PY_READING = "py2"  # with --second-py: the py reading by another interpreter's a2a-sdk
+PY_READINGS = ("py", SECOND_PY_READING)
 BASE_CANDIDATES = [
     "capability:streaming", "capability:pushNotifications", "capability:extendedAgentCard",
     "binding:JSONRPC", "binding:GRPC", "binding:HTTP+JSON", "protocol:0.3", "protocol:1.0",
@@ -359,6 +366,20 @@ def sdk_versions(node):
     return py, js.stdout.strip()
 
 
+def python_sdk_versions(python):
+    """What the interpreter `python` reads cards with: a2a-sdk, protobuf (and its backend:
+    upb, or pure python with PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python), packaging."""
+    probe = ("import json; from importlib.metadata import version as v;"
+             " from google.protobuf.internal import api_implementation as a;"
+             " print(json.dumps({p: v(p) for p in ('a2a-sdk', 'protobuf', 'packaging')} | {'backend': a.Type()}))")
+    if not os.access(python, os.X_OK):
+        sys.exit(f"sdk_parity: --second-py: no executable {python}")
+    proc = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"sdk_parity: --second-py {python}: no a2a-sdk (with protobuf, packaging) there:\n{proc.stderr}")
+    return json.loads(proc.stdout)
+
+
 def cardgate_check(cardgate, path, pin, required):
     # The requirement as JSON (ASCII escapes): a capability may hold U+0000, which argv cannot.
     args = [cardgate, "check", str(path), "--pin", pin, "--requirement", json.dumps({"require": sorted(required)})]
@@ -415,6 +436,9 @@ def main():
     ap.add_argument("--second-sdk", default=None, metavar="DIR",
                     help=f"take the js101_* readings and picks from the @a2a-js/sdk installed under DIR/node_modules"
                          f" instead of {SDK_LOWEST} (e.g. another version of the package's peer range)")
+    ap.add_argument("--second-py", default=None, metavar="PYTHON",
+                    help=f"also take the {SECOND_PY_READING} reading and picks with the a2a-sdk of this Python"
+                         " interpreter (e.g. a venv with another a2a-sdk, protobuf or packaging version)")
     args = ap.parse_args()
     if args.second_sdk:
         LOWEST_DIR = pathlib.Path(args.second_sdk).resolve()
@@ -427,6 +451,10 @@ def main():
     else:
         print(f"sdk_parity: note: no @a2a-js/sdk {SDK_LOWEST} in {LOWEST_DIR} (.ci/setup.sh js installs it):"
               " its readings are skipped", file=sys.stderr)
+    py2_versions = None
+    if args.second_py:
+        py2_versions = python_sdk_versions(args.second_py)
+        READINGS = READINGS + [SECOND_PY_READING]
     judged = args.readings.split(",") if args.readings else list(READINGS)
     if not judged or set(judged) - set(READINGS):
         sys.exit(f"sdk_parity: --readings takes a comma-separated subset of {','.join(READINGS)}")
@@ -477,6 +505,9 @@ def main():
     if LOWEST_READINGS[0] in READINGS:
         js101 = run_batch([args.node, str(HERE / "js_reader.mjs"), "--sdk", str(LOWEST_DIR)], entries,
                           f"Node (@a2a-js/sdk {SDK_LOWEST})")
+    py2 = None
+    if py2_versions is not None:
+        py2 = run_batch([args.second_py, str(HERE / "py_reader.py")], entries, f"Python ({args.second_py})")
     t_read = time.monotonic() - t_read
 
     for e in entries:
@@ -485,10 +516,12 @@ def main():
         if js101 is not None:
             readings["js101_default"] = js101[e["id"]]["default"]
             readings["js101_legacy"] = js101[e["id"]]["legacy"]
+        if py2 is not None:
+            readings[SECOND_PY_READING] = dict(py2[e["id"]], path="parse_agent_card")
         for name, r in readings.items():
             r.pop("id", None)
             if r["ok"]:
-                r["caps"] = sorted(capabilities(r["view"], js=name != "py"))
+                r["caps"] = sorted(capabilities(r["view"], js=name not in PY_READINGS))
         e["readings"] = readings
         e["required"] = set(mentioned(e["card"])) | set(e.get("probe", []))
         for r in readings.values():
@@ -529,7 +562,10 @@ def main():
 
     print(f"\nSDK differential: {n} cards (seed {args.seed}), a2a-sdk {py_version}, @a2a-js/sdk {js_version},"
           f" cardgate {args.cardgate}; verdicts over readings {','.join(judged)}"
-          + (f" (js101_*: @a2a-js/sdk {SDK_LOWEST})" if LOWEST_READINGS[0] in READINGS else ""))
+          + (f" (js101_*: @a2a-js/sdk {SDK_LOWEST})" if LOWEST_READINGS[0] in READINGS else "")
+          + (f" ({SECOND_PY_READING}: {args.second_py}: a2a-sdk {py2_versions['a2a-sdk']}, protobuf"
+             f" {py2_versions['protobuf']} ({py2_versions['backend']}), packaging {py2_versions['packaging']})"
+             if py2_versions else ""))
     print(f"  {'reading':<12}{'accepted':>10}{'refused':>10}   paths taken (accepted)")
     for name in READINGS:
         rs = [e["readings"][name] for e in entries]
@@ -604,12 +640,13 @@ def main():
         t_picks = time.monotonic()
         picks_summary, picks_failed = client_picks.check(
             entries, judged, READINGS, cardgate_check, run_batch, cardgate, HERE, args.node, LOWEST_DIR,
-            args.jobs, args.examples, major_minor, args.picks_count, args.seed)
+            args.jobs, args.examples, major_minor, args.picks_count, args.seed, args.second_py)
         print(f"  client picks in {time.monotonic() - t_picks:.1f} s")
 
     out_path.parent.mkdir(parents=True, exist_ok=True)
     results = {
-        "sdk": {"a2a-sdk": py_version, "@a2a-js/sdk": js_version}, "seed": args.seed, "count": n,
+        "sdk": {"a2a-sdk": py_version, "@a2a-js/sdk": js_version}
+        | ({SECOND_PY_READING: py2_versions} if py2_versions else {}), "seed": args.seed, "count": n,
         "readings": judged,
         "cardgate": args.cardgate,
         "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "partial_cards": len(partial),

@@ -6,11 +6,20 @@
 //! `@a2a-js/sdk`'s client to the 0.3 endpoint (it prefers exactly `"1.0"`, else the first), whatever
 //! the caller requires. So condition (c) checks the interface each client picks:
 //!
-//! - PyPI `a2a-sdk` 1.3.0, `ClientFactory._find_best_interface`: bindings compared exactly; the
-//!   first interface whose `packaging` version has `(major, minor) == (1, 0)`, else the first
-//!   above 1.0, else the first at or above 0.3, else the first without a version; versions
-//!   `packaging` refuses are passed over, and one it cannot turn into numbers (a part over
-//!   Python's 4,300-digit `int()` limit) raises out of the factory: no client at all.
+//! - PyPI `a2a-sdk` 1.3.0 (and 1.2.3), `ClientFactory._find_best_interface`: bindings compared
+//!   exactly; the first interface whose `packaging` version has `(major, minor) == (1, 0)`, else
+//!   the first above 1.0, else the first at or above 0.3, else the first without a version;
+//!   versions `packaging` refuses are passed over, and one it cannot turn into numbers (a part
+//!   over Python's 4,300-digit `int()` limit) raises out of the factory: no client at all.
+//! - a2a-sdk 1.0.0 to 1.2.2, the same method before 1.2.3: the first interface whose version is
+//!   exactly the string `"1.0"`; else, comparing whole PEP 440 versions, the first above 1.0
+//!   (`1.0.1`, `1.0.post1`, `1.0+x`, but not `1.0.0`), else the first at or above 0.3 (not
+//!   `0.3rc1`), else the first without a version; every version is read, so one that raises
+//!   leaves no client unless an exact `"1.0"` came first. A card offering `JSONRPC` at 0.3 and
+//!   at `1.0.0` sends these clients to 0.3.
+//! - Either with `packaging` before 26.1 (a2a-sdk allows 24.0 and later): its pattern ignored
+//!   case in Unicode, so `\u{130}`/`\u{131}` read as `i`, `\u{17f}` as `s` and `\u{212a}` (Kelvin)
+//!   as `k`: `1.0.po\u{17f}t1` is a valid 1.0.post1 there and refused by 26.1.
 //! - npm `@a2a-js/sdk` 1.3.0, `ClientFactory.createFromNormalizedAgentCard`: bindings compared
 //!   through `String.prototype.toUpperCase`; the first interface of a binding, replaced by any
 //!   later one whose `protocolVersion` is exactly `"1.0"`. An interface whose `protocolBinding`
@@ -18,11 +27,15 @@
 //!   pick the same way (the transport's own `pickMatchingInterface` then lands on an interface of
 //!   the same kind: exactly `"1.0"` when the pick is, else the pick itself).
 //!
+//! A caller's a2a-sdk and `packaging` versions are not known to the gate, so a binding is served
+//! only when every one of these clients picks a serving interface ([`choices`]).
+//!
 //! No library does this: these are the SDKs' own selection rules, restated, and checked against
 //! the real `ClientFactory`s by `tests/sdk_parity/`.
 
 use crate::capability::major_minor;
 use crate::sdk_reading::{Reading, Sdk};
+use std::cmp::Ordering;
 
 /// What one SDK's client does for a binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,23 +50,83 @@ pub enum Choice<'r> {
     Unknown(&'r str),
 }
 
-/// The interface `sdk`'s client picks for `binding` in `reading`.
-pub fn choice<'r>(sdk: Sdk, reading: &'r Reading, binding: &'r str) -> Choice<'r> {
-    match sdk {
-        Sdk::Python => python(reading, binding),
-        Sdk::JsDefault | Sdk::JsLegacyCompat => js(reading, binding),
-    }
+/// An a2a-sdk client whose pick can differ from another's for the same card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PyClient {
+    /// `_find_best_interface` as in a2a-sdk 1.0.0 to 1.2.2 (else 1.2.3 and later).
+    before_1_2_3: bool,
+    /// `packaging` before 26.1 (else 26.1 and later).
+    old_packaging: bool,
+    /// Its name in a decision's message, after the SDK's label.
+    label: &'static str,
 }
 
-/// Whether `sdk`'s client picks an interface for `binding` in `reading`, and, when `protocols`
-/// (`Major.Minor` versions) are given, one whose `protocolVersion` has one of them.
-pub fn serves(sdk: Sdk, reading: &Reading, binding: &str, protocols: &[&str]) -> bool {
-    match choice(sdk, reading, binding) {
+const PY_CLIENTS: [PyClient; 4] = [
+    PyClient {
+        before_1_2_3: false,
+        old_packaging: false,
+        label: "",
+    },
+    PyClient {
+        before_1_2_3: true,
+        old_packaging: false,
+        label: ", versions 1.0.0 to 1.2.2,",
+    },
+    PyClient {
+        before_1_2_3: false,
+        old_packaging: true,
+        label: " with packaging before 26.1,",
+    },
+    PyClient {
+        before_1_2_3: true,
+        old_packaging: true,
+        label: ", versions 1.0.0 to 1.2.2 with packaging before 26.1,",
+    },
+];
+
+/// The interface each of `sdk`'s clients picks for `binding` in `reading`, with the client's
+/// name for a message (`""` for the SDK's current client): one pick for `@a2a-js/sdk` (every
+/// version of the peer range picks alike); for a2a-sdk the current rule and the one before
+/// 1.2.3, and, when a version of the binding holds a letter old `packaging` reads as ASCII,
+/// both again as such a `packaging` reads them.
+pub fn choices<'r>(
+    sdk: Sdk,
+    reading: &'r Reading,
+    binding: &'r str,
+) -> impl Iterator<Item = (&'static str, Choice<'r>)> {
+    let mut picks: [Option<(&'static str, Choice<'r>)>; 4] = [None; 4];
+    match sdk {
+        Sdk::Python => {
+            let folds = reading
+                .interfaces
+                .iter()
+                .any(|(b, v)| b == binding && v.contains(FOLDED_BY_OLD_PACKAGING));
+            for (slot, client) in picks.iter_mut().zip(PY_CLIENTS) {
+                if folds || !client.old_packaging {
+                    *slot = Some((client.label, python(reading, binding, client)));
+                }
+            }
+        }
+        Sdk::JsDefault | Sdk::JsLegacyCompat => picks[0] = Some(("", js(reading, binding))),
+    }
+    picks.into_iter().flatten()
+}
+
+/// Whether a pick serves `protocols` (any, when empty).
+fn picked_serves(choice: Choice<'_>, protocols: &[&str]) -> bool {
+    match choice {
         Choice::Picked(version) => {
             protocols.is_empty() || major_minor(version).is_some_and(|mm| protocols.contains(&mm))
         }
         Choice::NoInterface | Choice::Unknown(_) => false,
     }
+}
+
+/// Whether every one of `sdk`'s clients ([`choices`]) picks an interface for `binding` in
+/// `reading`, and, when `protocols` (`Major.Minor` versions) are given, one whose
+/// `protocolVersion` has one of them.
+pub fn serves(sdk: Sdk, reading: &Reading, binding: &str, protocols: &[&str]) -> bool {
+    choices(sdk, reading, binding).all(|(_, c)| picked_serves(c, protocols))
 }
 
 /// Whether `binding` is usable in `reading` for `sdk`'s client: an interface spells it exactly,
@@ -62,14 +135,17 @@ pub fn usable(sdk: Sdk, reading: &Reading, binding: &str) -> bool {
     reading.offers_binding(binding) && serves(sdk, reading, binding, &[])
 }
 
-/// Why `binding` is not served in one of `readings` (the first that does not serve it, as in
-/// [`serves`]), for the decision's message; `None` when every reading serves it.
+/// Why `binding` is not served in one of `readings` (the first client that does not serve it,
+/// as in [`serves`]), for the decision's message; `None` when every client serves it.
 pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) -> Option<String> {
-    let (sdk, reading) = readings
-        .iter()
-        .find(|(sdk, r)| !serves(*sdk, r, binding, protocols))?;
-    let client = sdk.label();
-    Some(match choice(*sdk, reading, binding) {
+    let (sdk, (client, choice)) = readings.iter().find_map(|(sdk, r)| {
+        choices(*sdk, r, binding)
+            .find(|(_, c)| !picked_serves(*c, protocols))
+            .map(|pick| (sdk, pick))
+    })?;
+    let client = format!("{}{client}", sdk.label());
+    let client = client.trim_end_matches(',');
+    Some(match choice {
         Choice::Picked(version) => format!(
             "{client}: its client picks the interface with protocolVersion {version:?} for it, not one at protocol:{}",
             protocols.join(" or protocol:")
@@ -81,30 +157,57 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
     })
 }
 
-/// `_find_best_interface` over the interfaces with exactly this binding.
-fn python<'r>(reading: &'r Reading, binding: &str) -> Choice<'r> {
+/// `_find_best_interface` of `client` over the interfaces with exactly this binding.
+fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'r> {
+    let candidates = reading
+        .interfaces
+        .iter()
+        .filter(move |(b, _)| b == binding)
+        .map(|(_, v)| -> &'r str { v });
+    // Before 1.2.3 the exact string "1.0" is looked for first, before any version is read.
+    if client.before_1_2_3 {
+        if let Some(version) = candidates.clone().find(|v| *v == "1.0") {
+            return Choice::Picked(version);
+        }
+    }
     let mut above: Option<&str> = None;
     let mut at_least_0_3: Option<&str> = None;
     let mut unversioned: Option<&str> = None;
-    for (_, version) in reading.interfaces.iter().filter(|(b, _)| b == binding) {
-        let version: &str = version;
+    for version in candidates {
         if version.is_empty() {
             unversioned = unversioned.or(Some(version));
             continue;
         }
-        match packaging_release(version) {
-            Release::MajorMinor(1, 0) => return Choice::Picked(version),
-            Release::MajorMinor(major, minor) => {
-                if (major, minor) > (1, 0) {
-                    above = above.or(Some(version));
-                }
-                if (major, minor) >= (0, 3) {
-                    at_least_0_3 = at_least_0_3.or(Some(version));
-                }
-            }
-            Release::Invalid => {}
+        let folded;
+        let text = if client.old_packaging && version.contains(FOLDED_BY_OLD_PACKAGING) {
+            folded = fold_as_old_packaging(version);
+            folded.as_str()
+        } else {
+            version
+        };
+        let v = match packaging_version(text) {
+            Release::Valid(v) => v,
+            Release::Invalid => continue,
             // The `ValueError` leaves the factory: no client at all.
             Release::Raises => return Choice::NoInterface,
+        };
+        let (is_above, at_least) = if client.before_1_2_3 {
+            (
+                v.cmp_plain(1, 0) == Ordering::Greater,
+                v.cmp_plain(0, 3) != Ordering::Less,
+            )
+        } else {
+            let mm = (v.major, v.minor);
+            if mm == (1, 0) {
+                return Choice::Picked(version);
+            }
+            (mm > (1, 0), mm >= (0, 3))
+        };
+        if is_above {
+            above = above.or(Some(version));
+        }
+        if at_least {
+            at_least_0_3 = at_least_0_3.or(Some(version));
         }
     }
     match above.or(at_least_0_3).or(unversioned) {
@@ -113,16 +216,68 @@ fn python<'r>(reading: &'r Reading, binding: &str) -> Choice<'r> {
     }
 }
 
+/// The non-ASCII letters `packaging` before 26.1 matched as ASCII ones: its version pattern was
+/// compiled with `re.IGNORECASE` and without `re.ASCII`, so Python's Unicode case rules applied
+/// (every code point checked against `[a-z]` with Python 3.11's `re`: these four).
+const FOLDED_BY_OLD_PACKAGING: [char; 4] = ['\u{130}', '\u{131}', '\u{17f}', '\u{212a}'];
+
+/// `version` with [`FOLDED_BY_OLD_PACKAGING`]'s letters replaced by the ASCII ones they match.
+fn fold_as_old_packaging(version: &str) -> String {
+    version
+        .chars()
+        .map(|c| match c {
+            '\u{130}' | '\u{131}' => 'i',
+            '\u{17f}' => 's',
+            '\u{212a}' => 'k',
+            c => c,
+        })
+        .collect()
+}
+
 /// A version as `packaging.version.Version` (26.x, which a2a-sdk 1.3.0 installs) reads it.
 #[derive(Debug, PartialEq, Eq)]
 enum Release {
-    /// The release's first two numbers (a missing minor is 0), each saturated: only their order
-    /// against 0.3 and 1.0 matters.
-    MajorMinor(u64, u64),
+    /// A valid version.
+    Valid(Pep440Version),
     /// `InvalidVersion`, which the factory passes over.
     Invalid,
     /// A number longer than Python's 4,300-digit `int()` limit: a `ValueError`.
     Raises,
+}
+
+/// What the factories ask of a valid version: its `(major, minor)` (a missing minor is 0; both
+/// saturated, since only their order against 0.3 and 1.0 matters), and for a whole PEP 440
+/// comparison with a plain release (`1.0`, `0.3`), what else it has.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Pep440Version {
+    major: u64,
+    minor: u64,
+    /// A non-zero epoch (`1!0.3` is above every version without one).
+    epoch: bool,
+    /// A non-zero release number after the minor (`1.0.0.1` is above 1.0).
+    more: bool,
+    /// A pre-release, post-release, development release, local version.
+    pre: bool,
+    post: bool,
+    dev: bool,
+    local: bool,
+}
+
+impl Pep440Version {
+    /// This version against the plain release `major.minor` in PEP 440's order (`packaging`'s
+    /// `_cmpkey`): a pre-release, or a development release that is not a post-release's, is
+    /// below its release; a post-release or a local version is above it.
+    fn cmp_plain(&self, major: u64, minor: u64) -> Ordering {
+        if self.epoch {
+            return Ordering::Greater;
+        }
+        match (self.major, self.minor).cmp(&(major, minor)) {
+            Ordering::Equal if self.more => Ordering::Greater,
+            Ordering::Equal if self.pre || (self.dev && !self.post) => Ordering::Less,
+            Ordering::Equal if self.post || self.local => Ordering::Greater,
+            order => order,
+        }
+    }
 }
 
 /// Python's `int()` limit on the digits of a string (`sys.get_int_max_str_digits()`).
@@ -132,7 +287,7 @@ const INT_MAX_STR_DIGITS: usize = 4300;
 /// (`packaging.version.VERSION_PATTERN` between `\s*`, case-insensitive, every quantifier
 /// possessive, so one left-to-right pass decides). No library reads PEP 440 in Rust the way
 /// `packaging` does (its whitespace is Python's `str.isspace`, its `int()` has a digit limit).
-fn packaging_release(version: &str) -> Release {
+fn packaging_version(version: &str) -> Release {
     if version.bytes().all(|b| b == b'.' || b.is_ascii_digit()) {
         let parts = || version.split('.');
         if parts().any(str::is_empty) {
@@ -142,8 +297,12 @@ fn packaging_release(version: &str) -> Release {
             return Release::Raises;
         }
         let mut numbers = parts().map(saturating_number);
-        let major = numbers.next().unwrap_or(0);
-        return Release::MajorMinor(major, numbers.next().unwrap_or(0));
+        return Release::Valid(Pep440Version {
+            major: numbers.next().unwrap_or(0),
+            minor: numbers.next().unwrap_or(0),
+            more: numbers.any(|n| n != 0),
+            ..Pep440Version::default()
+        });
     }
     let text = version.trim_matches(python_isspace);
     let mut at = Pep440 {
@@ -154,30 +313,35 @@ fn packaging_release(version: &str) -> Release {
     at.word(&["v"]);
     // Epoch: digits and a `!`, or nothing.
     let start = at.i;
-    if at.digits().is_none() || !at.byte(b'!') {
-        at.i = start;
-        at.numbers.clear();
-    }
+    let epoch = match at.digits() {
+        Some(n) if at.byte(b'!') => saturating_number(n) != 0,
+        _ => {
+            at.i = start;
+            at.numbers.clear();
+            false
+        }
+    };
     let Some(major) = at.digits() else {
         return Release::Invalid;
     };
     let mut minor = None;
+    let mut more = false;
     loop {
         let before = at.i;
         if !at.byte(b'.') {
             break;
         }
         match at.digits() {
-            Some(n) => minor = minor.or(Some(n)),
+            Some(n) if minor.is_none() => minor = Some(n),
+            Some(n) => more |= n.bytes().any(|d| d != b'0'),
             None => {
                 at.i = before;
                 break;
             }
         }
     }
-    let release = (major, minor);
     // Pre-release, post-release, development release: each one optional group.
-    at.group(|at| {
+    let pre = at.group(|at| {
         at.separator();
         at.word(&["alpha", "a", "beta", "b", "preview", "pre", "c", "rc"]) && {
             at.separator();
@@ -185,7 +349,7 @@ fn packaging_release(version: &str) -> Release {
             true
         }
     });
-    at.group(|at| {
+    let post = at.group(|at| {
         let start = at.i;
         if at.byte(b'-') && at.digits().is_some() {
             return true;
@@ -198,7 +362,7 @@ fn packaging_release(version: &str) -> Release {
             true
         }
     });
-    at.group(|at| {
+    let dev = at.group(|at| {
         at.separator();
         at.word(&["dev"]) && {
             at.separator();
@@ -207,7 +371,7 @@ fn packaging_release(version: &str) -> Release {
         }
     });
     // Local version: `+` and alphanumeric segments joined by `.`, `_` or `-`.
-    at.group(|at| {
+    let local = at.group(|at| {
         if !at.byte(b'+') || !at.segment() {
             return false;
         }
@@ -227,13 +391,19 @@ fn packaging_release(version: &str) -> Release {
     if at.numbers.iter().any(|&n| n > INT_MAX_STR_DIGITS) {
         return Release::Raises;
     }
-    Release::MajorMinor(
-        saturating_number(release.0),
-        release.1.map_or(0, saturating_number),
-    )
+    Release::Valid(Pep440Version {
+        major: saturating_number(major),
+        minor: minor.map_or(0, saturating_number),
+        epoch,
+        more,
+        pre,
+        post,
+        dev,
+        local,
+    })
 }
 
-/// A cursor over a version for [`packaging_release`]: `numbers` holds the length of every
+/// A cursor over a version for [`packaging_version`]: `numbers` holds the length of every
 /// number `int()` will read.
 struct Pep440<'s> {
     s: &'s [u8],
@@ -300,13 +470,15 @@ impl<'s> Pep440<'s> {
         n > 0
     }
 
-    /// An optional group `(...)?+`: kept when `body` matches, else undone.
-    fn group(&mut self, body: impl FnOnce(&mut Self) -> bool) {
+    /// An optional group `(...)?+`: kept when `body` matches, else undone; whether it matched.
+    fn group(&mut self, body: impl FnOnce(&mut Self) -> bool) -> bool {
         let (i, numbers) = (self.i, self.numbers.len());
-        if !body(self) {
+        let matched = body(self);
+        if !matched {
             self.i = i;
             self.numbers.truncate(numbers);
         }
+        matched
     }
 }
 
@@ -414,24 +586,37 @@ mod tests {
         }
     }
 
+    /// The current a2a-sdk client's pick.
+    fn py<'r>(r: &'r Reading, binding: &str) -> Choice<'r> {
+        python(r, binding, PY_CLIENTS[0])
+    }
+
+    /// `(major, minor)` of a valid version, for comparing with what `packaging` gives.
+    fn major_minor_of(release: Release) -> Result<(u64, u64), Release> {
+        match release {
+            Release::Valid(v) => Ok((v.major, v.minor)),
+            other => Err(other),
+        }
+    }
+
     #[test]
     fn python_prefers_1_0_then_above_then_0_3_then_unversioned() {
         let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", "2.0"), ("JSONRPC", "1.0.0")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("1.0.0"));
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked("1.0.0"));
         let r = reading(&[("JSONRPC", ""), ("JSONRPC", "0.3"), ("JSONRPC", "1.1")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("1.1"));
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked("1.1"));
         let r = reading(&[("JSONRPC", ""), ("JSONRPC", "0.2"), ("JSONRPC", "0.3.0")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("0.3.0"));
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked("0.3.0"));
         let r = reading(&[("JSONRPC", "0.2"), ("JSONRPC", ""), ("JSONRPC", "1..0")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked(""));
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked(""));
         let r = reading(&[("JSONRPC", "0.2"), ("JSONRPC", "1.")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::NoInterface);
+        assert_eq!(py(&r, "JSONRPC"), Choice::NoInterface);
         // "1" and "01.0" are 1.0 to packaging.
         let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", "01")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("01"));
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked("01"));
         // Exact binding names only.
         let r = reading(&[("jsonrpc", "1.0")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::NoInterface);
+        assert_eq!(py(&r, "JSONRPC"), Choice::NoInterface);
     }
 
     #[test]
@@ -478,9 +663,8 @@ mod tests {
             ("x", None),
         ];
         for (version, want) in cases {
-            let got = packaging_release(version);
-            let want = want.map_or(Release::Invalid, |(a, b)| Release::MajorMinor(a, b));
-            assert_eq!(got, want, "{version:?}");
+            let got = major_minor_of(packaging_version(version));
+            assert_eq!(got, want.ok_or(Release::Invalid), "{version:?}");
         }
         let long = "0".repeat(4301);
         for version in [
@@ -490,33 +674,129 @@ mod tests {
             format!("1.0+{long}"),
         ] {
             assert_eq!(
-                packaging_release(&version),
+                packaging_version(&version),
                 Release::Raises,
                 "{version:.12}"
             );
         }
         // A refused part wins over a long one on the fast path; a long letter segment is no number.
-        assert_eq!(packaging_release(&format!("{long}..1")), Release::Invalid);
+        assert_eq!(packaging_version(&format!("{long}..1")), Release::Invalid);
         assert_eq!(
-            packaging_release(&format!("1.0+a{long}")),
-            Release::MajorMinor(1, 0)
+            major_minor_of(packaging_version(&format!("1.0+a{long}"))),
+            Ok((1, 0))
         );
         assert_eq!(
-            packaging_release(&"0".repeat(4300)),
-            Release::MajorMinor(0, 0)
+            major_minor_of(packaging_version(&"0".repeat(4300))),
+            Ok((0, 0))
         );
         assert_eq!(
-            packaging_release("99999999999999999999999.0"),
-            Release::MajorMinor(u64::MAX, 0)
+            major_minor_of(packaging_version("99999999999999999999999.0")),
+            Ok((u64::MAX, 0))
         );
         // The factory: "v1.0" is 1.0 to it; a ValueError leaves no client at all.
         let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", "v1.0")]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("v1.0"));
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked("v1.0"));
         let long_version = format!("1.{long}");
         let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", &long_version)]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::NoInterface);
+        assert_eq!(py(&r, "JSONRPC"), Choice::NoInterface);
         let r = reading(&[("JSONRPC", "1.0"), ("JSONRPC", &long_version)]);
-        assert_eq!(python(&r, "JSONRPC"), Choice::Picked("1.0"));
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked("1.0"));
+    }
+
+    #[test]
+    fn every_a2a_sdk_client_picks_as_the_real_factory_does() {
+        // The index each client's real `_find_best_interface` picked (None: no interface), in
+        // PY_CLIENTS' order: a2a-sdk 1.3.0 with packaging 26.4, 1.0.0 with 26.4, 1.3.0 with
+        // 24.0, 1.0.0 with 24.0 (Python 3.11; every interface JSONRPC, urls by index).
+        let cases: &[(&[&str], [Option<usize>; 4])] = &[
+            (&["0.3", "1.0.0"], [Some(1), Some(0), Some(1), Some(0)]),
+            (&["1.0.0", "1.1"], [Some(0), Some(1), Some(0), Some(1)]),
+            (
+                &["1.0.0", "1.0.post1"],
+                [Some(0), Some(1), Some(0), Some(1)],
+            ),
+            (&["1.0.0", "1.0"], [Some(0), Some(1), Some(0), Some(1)]),
+            (&["0.3rc1"], [Some(0), None, Some(0), None]),
+            (&["0.3rc1", "0.3.0"], [Some(0), Some(1), Some(0), Some(1)]),
+            (&["1", "1.0"], [Some(0), Some(1), Some(0), Some(1)]),
+            (
+                &["0.3", "1.0.po\u{17f}t1"],
+                [Some(0), Some(0), Some(1), Some(1)],
+            ),
+            (
+                &["0.3", "1.0+\u{212a}"],
+                [Some(0), Some(0), Some(1), Some(1)],
+            ),
+            (
+                &["0.3", "1.0prev\u{131}ew1"],
+                [Some(0), Some(0), Some(1), Some(0)],
+            ),
+            (&["0.3", "1.\u{130}"], [Some(0), Some(0), Some(0), Some(0)]),
+            (&["1.0.0", "1.0+x"], [Some(0), Some(1), Some(0), Some(1)]),
+            (&["1.0.0", "1.0.0.1"], [Some(0), Some(1), Some(0), Some(1)]),
+            (&["1.0.0", "1!0.1"], [Some(0), Some(1), Some(0), Some(1)]),
+            (&["1.0.0", "0!1.0.1"], [Some(0), Some(1), Some(0), Some(1)]),
+            (&["0.3", "1.0.dev1"], [Some(1), Some(0), Some(1), Some(0)]),
+            (
+                &["0.3", "1.0.post1.dev1"],
+                [Some(1), Some(1), Some(1), Some(1)],
+            ),
+            (
+                &["0.3", "1.0rc1.post1"],
+                [Some(1), Some(0), Some(1), Some(0)],
+            ),
+            (&["0.2", "0.3.dev1"], [Some(1), None, Some(1), None]),
+            (&["0.2", "0.3-1"], [Some(1), Some(1), Some(1), Some(1)]),
+            (&["", "0.2"], [Some(0), Some(0), Some(0), Some(0)]),
+            (&["0.3", "1.0-1"], [Some(1), Some(1), Some(1), Some(1)]),
+            (
+                &["0.3", "1.0.0+local"],
+                [Some(1), Some(1), Some(1), Some(1)],
+            ),
+            (
+                &["1", "1.00000000000000000000000000000000000000000000001"],
+                [Some(0), Some(1), Some(0), Some(1)],
+            ),
+        ];
+        for (versions, want) in cases {
+            let r = reading(&versions.iter().map(|v| ("JSONRPC", *v)).collect::<Vec<_>>());
+            for (client, want) in PY_CLIENTS.iter().zip(want) {
+                let got = match python(&r, "JSONRPC", *client) {
+                    Choice::Picked(v) => versions.iter().position(|x| *x == v),
+                    Choice::NoInterface | Choice::Unknown(_) => None,
+                };
+                assert_eq!(got, *want, "{versions:?} {:?}", client.label);
+            }
+        }
+        // Before 1.2.3 every version is read unless an exact "1.0" comes first: a part past
+        // `int()`'s limit leaves no client, where 1.3.0 stops at "1".
+        let long = format!("1.{}", "0".repeat(4301));
+        let r = reading(&[("JSONRPC", "1"), ("JSONRPC", &long)]);
+        assert_eq!(python(&r, "JSONRPC", PY_CLIENTS[0]), Choice::Picked("1"));
+        assert_eq!(python(&r, "JSONRPC", PY_CLIENTS[1]), Choice::NoInterface);
+        let r = reading(&[("JSONRPC", &long), ("JSONRPC", "1.0")]);
+        assert_eq!(python(&r, "JSONRPC", PY_CLIENTS[0]), Choice::NoInterface);
+        assert_eq!(python(&r, "JSONRPC", PY_CLIENTS[1]), Choice::Picked("1.0"));
+        // A client with old packaging is asked only when a version holds one of its letters.
+        let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", "1.0.0")]);
+        assert_eq!(choices(Sdk::Python, &r, "JSONRPC").count(), 2);
+        let r = reading(&[
+            ("JSONRPC", "0.3"),
+            ("JSONRPC", "1.0+\u{212a}"),
+            ("GRPC", "1.0"),
+        ]);
+        assert_eq!(choices(Sdk::Python, &r, "JSONRPC").count(), 4);
+        assert_eq!(choices(Sdk::Python, &r, "GRPC").count(), 2);
+        // Served only when every client serves: the old rule sends a 1.0 caller to 0.3 here.
+        let r = reading(&[("JSONRPC", "0.3"), ("JSONRPC", "1.0.0")]);
+        assert!(serves(Sdk::Python, &r, "JSONRPC", &[]));
+        assert!(!serves(Sdk::Python, &r, "JSONRPC", &["1.0"]));
+        assert!(!serves(Sdk::Python, &r, "JSONRPC", &["0.3"]));
+        let message = unserved(&[(Sdk::Python, r)], "JSONRPC", &["1.0"]);
+        assert_eq!(
+            message.as_deref(),
+            Some("a2a-sdk (Python), versions 1.0.0 to 1.2.2: its client picks the interface with protocolVersion \"0.3\" for it, not one at protocol:1.0")
+        );
     }
 
     #[test]

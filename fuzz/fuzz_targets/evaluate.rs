@@ -230,15 +230,19 @@ fuzz_target!(|input: Input| {
                 })
                 .collect();
             for (sdk, reading) in &view.readings {
-                match interface_choice::choice(*sdk, reading, b) {
-                    Choice::Picked(v) => assert!(
-                        protocols.is_empty()
-                            || protocols
-                                .iter()
-                                .any(|p| v == *p || v.starts_with(&format!("{p}."))),
-                        "valid but {sdk:?} picks {v:?} for {cap}: {out}"
-                    ),
-                    other => panic!("valid but {sdk:?} picks {other:?} for {cap}: {out}"),
+                for (client, choice) in interface_choice::choices(*sdk, reading, b) {
+                    match choice {
+                        Choice::Picked(v) => assert!(
+                            protocols.is_empty()
+                                || protocols
+                                    .iter()
+                                    .any(|p| v == *p || v.starts_with(&format!("{p}."))),
+                            "valid but {sdk:?}{client} picks {v:?} for {cap}: {out}"
+                        ),
+                        other => {
+                            panic!("valid but {sdk:?}{client} picks {other:?} for {cap}: {out}")
+                        }
+                    }
                 }
             }
         }

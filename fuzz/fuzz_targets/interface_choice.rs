@@ -2,14 +2,16 @@
 //! never a panic (a2a-sdk's PEP 440 reading runs on every card with a required binding, on the
 //! request path), and a pick is always one of the interfaces offering the binding (exactly for
 //! a2a-sdk, by ASCII upper case for @a2a-js/sdk, which throws on an untyped binding). `serves`
-//! and `unserved` agree with `choice`.
+//! and `unserved` agree with `choices` (every client of an SDK: a2a-sdk before and since 1.2.3,
+//! with `packaging` before and since 26.1).
 //!
 //! Versions are free text or assembled from PEP 440's pieces (epochs, pre/post/dev and local
-//! parts, separators, Python whitespace, runs of digits past Python's 4,300-digit `int()` limit),
+//! parts, separators, Python whitespace, the letters old `packaging` read as ASCII, runs of digits
+//! past Python's 4,300-digit `int()` limit),
 //! so the grammar's deep paths are common.
 #![no_main]
 
-use cardgate::interface_choice::{choice, serves, unserved, Choice};
+use cardgate::interface_choice::{choices, serves, unserved, Choice};
 use cardgate::sdk_reading::{label, Reading, Sdk};
 use libfuzzer_sys::{arbitrary, fuzz_target};
 
@@ -28,10 +30,10 @@ enum Spelled<'a> {
     Pieces(Vec<u8>),
 }
 
-const PIECES: [&str; 32] = [
+const PIECES: [&str; 36] = [
     "0", "1", "3", "00", "01", "10", ".", ".", "v", "V", "!", "a", "b", "c", "rc", "pre",
     "preview", "alpha", "beta", "post", "rev", "r", "dev", "+", "-", "_", " ", "\u{3000}",
-    "\u{85}", "JSONRPC", "grpc", "\u{df}",
+    "\u{85}", "JSONRPC", "grpc", "\u{df}", "\u{17f}", "\u{212a}", "\u{131}", "\u{130}",
 ];
 
 impl Spelled<'_> {
@@ -75,38 +77,38 @@ fuzz_target!(|input: Input| {
         .map(|sdk| (sdk, reading.clone()))
         .collect();
     for (sdk, r) in &readings {
-        let picked = choice(*sdk, r, &binding);
-        if let Choice::Picked(version) = picked {
-            let offered = r.interfaces.iter().any(|(b, v)| {
-                v == version
-                    && match sdk {
-                        Sdk::Python => b == &binding,
-                        // Beyond ASCII the gate matches only the exact spelling, or the ten
-                        // letters that upper-case to ASCII (checked by the unit tests).
-                        _ => {
-                            b == &binding
-                                || js_upper(b) == js_upper(&binding)
-                                || !b.is_ascii()
-                                || !binding.is_ascii()
+        let mut every_client_picks = true;
+        for (client, picked) in choices(*sdk, r, &binding) {
+            every_client_picks &= matches!(picked, Choice::Picked(_));
+            if let Choice::Picked(version) = picked {
+                let offered = r.interfaces.iter().any(|(b, v)| {
+                    v == version
+                        && match sdk {
+                            Sdk::Python => b == &binding,
+                            // Beyond ASCII the gate matches only the exact spelling, or the ten
+                            // letters that upper-case to ASCII (checked by the unit tests).
+                            _ => {
+                                b == &binding
+                                    || js_upper(b) == js_upper(&binding)
+                                    || !b.is_ascii()
+                                    || !binding.is_ascii()
+                            }
                         }
-                    }
-            });
-            assert!(
-                offered,
-                "{sdk:?} picked {version:?} for {binding:?} in {:?}",
-                r.interfaces
-            );
-            if *sdk != Sdk::Python {
+                });
                 assert!(
-                    !r.untyped_binding,
-                    "@a2a-js/sdk's factory throws on an untyped binding"
+                    offered,
+                    "{sdk:?}{client} picked {version:?} for {binding:?} in {:?}",
+                    r.interfaces
                 );
+                if *sdk != Sdk::Python {
+                    assert!(
+                        !r.untyped_binding,
+                        "@a2a-js/sdk's factory throws on an untyped binding"
+                    );
+                }
             }
         }
-        assert_eq!(
-            serves(*sdk, r, &binding, &[]),
-            matches!(picked, Choice::Picked(_))
-        );
+        assert_eq!(serves(*sdk, r, &binding, &[]), every_client_picks);
         // With protocols, serving means being served without them too.
         if serves(*sdk, r, &binding, &protocols) {
             assert!(serves(*sdk, r, &binding, &[]));

@@ -165,6 +165,7 @@ function requirementFromForm() {
   if (stale) req.max_stale = stale;
   const pin = $('req-pin').value.trim();
   if (pin) req.pin = pin;
+  if ($('req-pin-mode').checked) req.pin_mode = 'with_watermark';
   return req;
 }
 
@@ -837,6 +838,7 @@ function clearForm() {
     $(id).value = '';
   }
   for (const [id] of OBS_FIELDS) $(id).value = '';
+  $('req-pin-mode').checked = false;
   $('fetch-status').replaceChildren();
   $('copy-status').textContent = '';
   fetched = null;
@@ -852,7 +854,7 @@ function wire() {
     schedule();
   });
   form.addEventListener('change', (e) => {
-    if (e.target.id === 'obs-use-clock') schedule();
+    if (e.target.id === 'obs-use-clock' || e.target.id === 'req-pin-mode') schedule();
   });
   form.addEventListener('submit', (e) => {
     e.preventDefault();

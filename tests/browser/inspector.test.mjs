@@ -204,6 +204,14 @@ describe('cardgate inspector in Chromium', () => {
     assert.match(await text(page, '#cond-b'), /pin/i);
     assert.match(await text(page, '#verdict-title'), /409/);
     assert.match(await text(page, '#verdict'), /CapabilityMismatchError/);
+
+    // With pin_mode with_watermark the incident's 40 s lag counts again: (b) fails, 503.
+    await page.locator('#req-pin-mode').check();
+    await page.waitForFunction(() => document.getElementById('cond-b').classList.contains('fail'));
+    assert.match(await text(page, '#verdict-title'), /503/);
+    assert.match(await text(page, '#cond-b'), /40000|40 s|watermark/);
+    await page.locator('#req-pin-mode').uncheck();
+    await page.waitForFunction(() => document.getElementById('cond-b').classList.contains('pass'));
     assertLocalOnly(requests);
     await context.close();
   });
@@ -337,7 +345,7 @@ describe('cardgate inspector in Chromium', () => {
     }
     assert.equal(f.id, 'copy-pin', `reached the pin button; order: ${order.join(' ')}`);
     const ids = ['card', 'card-file', 'card-url', 'fetch-card', 'req-require', 'req-min-version', 'req-max-stale',
-      'req-pin', 'obs-lag-ms', 'obs-now', 'obs-use-clock', 'clear'];
+      'req-pin', 'req-pin-mode', 'obs-lag-ms', 'obs-now', 'obs-use-clock', 'clear'];
     const pos = ids.map((id) => order.indexOf(id));
     assert.ok(pos.every((p) => p >= 0), `every control is reachable: ${order.join(' ')}`);
     assert.deepEqual([...pos].sort((x, y) => x - y), pos, 'focus order follows the form');

@@ -453,6 +453,8 @@ def main():
               " its readings are skipped", file=sys.stderr)
     py2_versions = None
     if args.second_py:
+        # The readers run in this directory: a relative path is the caller's (not resolved: a venv's python is a link).
+        args.second_py = os.path.abspath(args.second_py)
         py2_versions = python_sdk_versions(args.second_py)
         READINGS = READINGS + [SECOND_PY_READING]
     judged = args.readings.split(",") if args.readings else list(READINGS)
@@ -640,7 +642,8 @@ def main():
         t_picks = time.monotonic()
         picks_summary, picks_failed = client_picks.check(
             entries, judged, READINGS, cardgate_check, run_batch, cardgate, HERE, args.node, LOWEST_DIR,
-            args.jobs, args.examples, major_minor, args.picks_count, args.seed, args.second_py)
+            args.jobs, args.examples, major_minor, args.picks_count, args.seed, args.second_py,
+            py2_versions)
         print(f"  client picks in {time.monotonic() - t_picks:.1f} s")
 
     out_path.parent.mkdir(parents=True, exist_ok=True)

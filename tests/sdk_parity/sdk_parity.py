@@ -22,6 +22,8 @@ these readings are taken, all in batch (one Python process, one Node process per
               protobuf (and its backend) and packaging installed there (another a2a-sdk 1.x, or
               the lowest protobuf/packaging a2a-sdk allows); its picks come from its py_pick.py.
               The reading rules below are 1.3.0's: a difference it shows is a finding.
+              `make test-sdk-parity` passes .tools/py-a2a-old (a2a-sdk 1.0.0, protobuf 5.29.5,
+              packaging 24.0; .ci/setup.sh core).
 A card with `raw` bytes (gen_adv.py's `bytes` class: duplicates, byte order marks, UTF-16,
 NaN, lone surrogates, numbers at the double limit...) is parsed by each reader as its SDK's
 resolver does: httpx `Response(200, content=raw).json()` (a2a-sdk's A2ACardResolver) and

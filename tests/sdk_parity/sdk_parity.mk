@@ -8,27 +8,33 @@
 # The @a2a-js/sdk 1.0.1 readings (lowest of the npm package's peer range) come with `.ci/setup.sh core`.
 # Another version of the range takes their place with `--second-sdk DIR` (an npm install of it under DIR).
 # `--second-py PYTHON` adds a py2 reading and py2 picks from another interpreter's a2a-sdk (a venv
-# with another a2a-sdk 1.x, or the lowest protobuf / packaging it allows); not part of make test.
+# with another a2a-sdk 1.x, or the lowest protobuf / packaging it allows). The three runs take it with
+# SDK_PARITY_SECOND_PY, by default .tools/py-a2a-old (`.ci/setup.sh core`: a2a-sdk 1.0.0, protobuf
+# 5.29.5, packaging 24.0, whose client picks by the old rule and folds Unicode in versions);
+# SDK_PARITY_SECOND_PY= leaves it out.
 # Every run also takes the client-choice check (client_picks.py: each binding:X, alone and with each
 # protocol:P, against the interface each real SDK's ClientFactory picks; fails on any binding cardgate
 # grants that some client cannot connect to at P): on every card of the first run, on a seeded sample
 # of --picks-count cards of the adversarial one, and on a sample of gen_choice.py's interface lists
 # (SDK_PARITY_CHOICE_ARGS; the long run: `--corpus choice --mixed 20000 --seed N`).
-# Added time on 2 cores: about 12 s (first run) + 4 s (adversarial sample) + 9 s (choice run).
+# Added time on 2 cores: about 12 s (first run) + 4 s (adversarial sample) + 9 s (choice run);
+# the py2 reading adds about 10 s (measured with --jobs 1: 0-1 s, 8 s, 2 s).
 
 TEST_TARGETS += test-sdk-parity
 
 SDK_PARITY_ARGS ?=
 SDK_PARITY_ADV_ARGS ?= --count 4000 --mixed 500 --picks-count 800
 SDK_PARITY_CHOICE_ARGS ?= --count 500
+SDK_PARITY_SECOND_PY ?= .tools/py-a2a-old/bin/python
+SDK_PARITY_PY2 = $(if $(SDK_PARITY_SECOND_PY),--second-py $(SDK_PARITY_SECOND_PY))
 
 .PHONY: test-sdk-parity
 
 test-sdk-parity: setup-core
 	node js/npm-ci.mjs --need @a2a-js/sdk/package.json
 	$(CARGO) build --release --bin cardgate
-	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate $(SDK_PARITY_ARGS)
+	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate $(SDK_PARITY_PY2) $(SDK_PARITY_ARGS)
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus adv \
-	  --out target/sdk_parity/adv/results.json --examples 5 $(SDK_PARITY_ADV_ARGS)
+	  --out target/sdk_parity/adv/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_ADV_ARGS)
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus choice \
-	  --out target/sdk_parity/choice/results.json --examples 5 $(SDK_PARITY_CHOICE_ARGS)
+	  --out target/sdk_parity/choice/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_CHOICE_ARGS)

@@ -22,6 +22,8 @@ these readings are taken, all in batch (one Python process, one Node process per
               protobuf (and its backend) and packaging installed there (another a2a-sdk 1.x, or
               the lowest protobuf/packaging a2a-sdk allows); its picks come from its py_pick.py.
               The reading rules below are 1.3.0's: a difference it shows is a finding.
+              `make test-sdk-parity` passes .tools/py-a2a-old (a2a-sdk 1.0.0, protobuf 5.29.5,
+              packaging 24.0; .ci/setup.sh core).
 A card with `raw` bytes (gen_adv.py's `bytes` class: duplicates, byte order marks, UTF-16,
 NaN, lone surrogates, numbers at the double limit...) is parsed by each reader as its SDK's
 resolver does: httpx `Response(200, content=raw).json()` (a2a-sdk's A2ACardResolver) and
@@ -453,6 +455,8 @@ def main():
               " its readings are skipped", file=sys.stderr)
     py2_versions = None
     if args.second_py:
+        # The readers run in this directory: a relative path is the caller's (not resolved: a venv's python is a link).
+        args.second_py = os.path.abspath(args.second_py)
         py2_versions = python_sdk_versions(args.second_py)
         READINGS = READINGS + [SECOND_PY_READING]
     judged = args.readings.split(",") if args.readings else list(READINGS)
@@ -640,7 +644,8 @@ def main():
         t_picks = time.monotonic()
         picks_summary, picks_failed = client_picks.check(
             entries, judged, READINGS, cardgate_check, run_batch, cardgate, HERE, args.node, LOWEST_DIR,
-            args.jobs, args.examples, major_minor, args.picks_count, args.seed, args.second_py)
+            args.jobs, args.examples, major_minor, args.picks_count, args.seed, args.second_py,
+            py2_versions)
         print(f"  client picks in {time.monotonic() - t_picks:.1f} s")
 
     out_path.parent.mkdir(parents=True, exist_ok=True)

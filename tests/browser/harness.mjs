@@ -63,6 +63,35 @@ export async function gotoInspector(page, url) {
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 15000 });
 }
 
+/**
+ * Types a case into the inspector's form as a person would (card text, requirement members,
+ * observation header texts, the page's clock off) and submits it. `k`: {card (text),
+ * requirement (object), observation (object)}; members the form has no field for are ignored.
+ */
+export async function typeIntoForm(page, k) {
+  await page.evaluate((c) => {
+    const set = (id, v) => { document.getElementById(id).value = v === undefined ? '' : v; };
+    const req = c.requirement;
+    const obs = c.observation;
+    set('card', c.card);
+    set('card-url', '');
+    set('req-require', (req.require || []).join('\n'));
+    set('req-min-version', req.min_version);
+    set('req-max-stale', req.max_stale);
+    set('req-pin', req.pin);
+    document.getElementById('req-pin-mode').checked = req.pin_mode === 'with_watermark';
+    set('obs-lag-ms', obs.lag_ms);
+    set('obs-lag-s', obs.lag_s);
+    set('obs-synced-at', obs.synced_at);
+    set('obs-consul-last-contact', obs.consul_last_contact_ms);
+    set('obs-consul-known-leader', obs.consul_known_leader);
+    set('obs-age-s', obs.age_s);
+    set('obs-now', obs.now);
+    document.getElementById('obs-use-clock').checked = false;
+    document.querySelector('#inputs button[type=submit]').click();
+  }, k);
+}
+
 export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(SCREENSHOTS, { recursive: true });
   const path = `${SCREENSHOTS}${name}.png`;

@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gotoInspector, launchBrowser, openPage, startSite } from './harness.mjs';
+import {
+  gotoInspector, launchBrowser, openPage, startSite, typeIntoForm,
+} from './harness.mjs';
 
 const VECTORS = process.env.CARDGATE_VECTORS_DIR || fileURLToPath(new URL('../vectors/', import.meta.url));
 
@@ -59,7 +61,8 @@ function typeable(c) {
   const obs = c.raw.observation || {};
   const clean = (v) => typeof v === 'string' && v !== '' && v === v.trim() && !/[\r\n]/.test(v);
   if (c.raw.card === undefined) return false;
-  if (Object.keys(req).some((k) => !['require', 'min_version', 'max_stale', 'pin'].includes(k))) return false;
+  if (Object.keys(req).some((k) => !['require', 'min_version', 'max_stale', 'pin', 'pin_mode'].includes(k))) return false;
+  if (req.pin_mode !== undefined && !['replace', 'with_watermark'].includes(req.pin_mode)) return false;
   if (req.require !== undefined && !(Array.isArray(req.require) && req.require.length && req.require.every(clean))) return false;
   for (const k of ['min_version', 'max_stale', 'pin']) if (req[k] !== undefined && !clean(req[k])) return false;
   const obsKeys = ['lag_ms', 'lag_s', 'synced_at', 'consul_last_contact_ms', 'consul_known_leader', 'age_s', 'now'];
@@ -154,33 +157,14 @@ describe('shared vectors in Chromium through the web build', () => {
     assert.ok(typed.length > 0, 'no vector is expressible in the form');
     const failures = [];
     for (const [c, r] of typed) {
-      const shown = await page.evaluate((k) => {
-        const set = (id, v) => { document.getElementById(id).value = v === undefined ? '' : v; };
-        const req = k.requirement;
-        const obs = k.observation;
-        set('card', k.card);
-        set('card-url', '');
-        set('req-require', (req.require || []).join('\n'));
-        set('req-min-version', req.min_version);
-        set('req-max-stale', req.max_stale);
-        set('req-pin', req.pin);
-        set('obs-lag-ms', obs.lag_ms);
-        set('obs-lag-s', obs.lag_s);
-        set('obs-synced-at', obs.synced_at);
-        set('obs-consul-last-contact', obs.consul_last_contact_ms);
-        set('obs-consul-known-leader', obs.consul_known_leader);
-        set('obs-age-s', obs.age_s);
-        set('obs-now', obs.now);
-        document.getElementById('obs-use-clock').checked = false;
-        document.querySelector('#inputs button[type=submit]').click();
-        return {
-          problem: document.getElementById('problem').textContent,
-          verdictClass: document.getElementById('verdict').className,
-          error: document.getElementById('page-error').hidden ? null : document.getElementById('page-error').innerText,
-          missingRows: [...document.querySelectorAll('#caps-body tr.missing td:nth-child(2)')].map((td) => td.textContent),
-          disagree: [...document.querySelectorAll('#caps-body tr[data-agree=false]')].map((tr) => tr.innerText),
-        };
-      }, { card: c.card.value, requirement: c.raw.requirement || {}, observation: c.raw.observation || {} });
+      await typeIntoForm(page, { card: c.card.value, requirement: c.raw.requirement || {}, observation: c.raw.observation || {} });
+      const shown = await page.evaluate(() => ({
+        problem: document.getElementById('problem').textContent,
+        verdictClass: document.getElementById('verdict').className,
+        error: document.getElementById('page-error').hidden ? null : document.getElementById('page-error').innerText,
+        missingRows: [...document.querySelectorAll('#caps-body tr.missing td:nth-child(2)')].map((td) => td.textContent),
+        disagree: [...document.querySelectorAll('#caps-body tr[data-agree=false]')].map((tr) => tr.innerText),
+      }));
       const d = JSON.parse(r.raw);
       const kind = d.verdict === 'valid' ? 'valid' : d.error_class === 'malformed_card' ? 'malformed' : 'rejected';
       if (shown.problem !== r.raw || !shown.verdictClass.split(' ').includes(kind) || shown.error !== null) {

@@ -3,7 +3,9 @@
 // inspector's form can express it, the decision bytes the page shows ("form") or its error.
 // Reuses tests/browser/harness.mjs (needs www/pkg/web: `make www` or copy pkg/web there).
 import { readFile } from 'node:fs/promises';
-import { gotoInspector, launchBrowser, openPage, startSite } from '../browser/harness.mjs';
+import {
+  gotoInspector, launchBrowser, openPage, startSite, typeIntoForm,
+} from '../browser/harness.mjs';
 
 const cases = JSON.parse(await readFile(process.argv[2], 'utf8'));
 const site = await startSite();
@@ -22,35 +24,16 @@ try {
       }
     });
   }, cases);
-  const formFields = ['require', 'min_version', 'max_stale', 'pin'];
+  const formFields = ['require', 'min_version', 'max_stale', 'pin', 'pin_mode'];
   for (const [i, c] of cases.entries()) {
     if (!c.form || out[i].thrown) continue;
     if (Object.keys(c.requirement).some((k) => !formFields.includes(k))) continue;
     if (Object.values(c.observation).some((v) => typeof v !== 'string')) continue;
-    const shown = await page.evaluate((k) => {
-      const set = (id, v) => { document.getElementById(id).value = v === undefined ? '' : v; };
-      const req = k.requirement;
-      const obs = k.observation;
-      set('card', k.card);
-      set('card-url', '');
-      set('req-require', (req.require || []).join('\n'));
-      set('req-min-version', req.min_version);
-      set('req-max-stale', req.max_stale);
-      set('req-pin', req.pin);
-      set('obs-lag-ms', obs.lag_ms);
-      set('obs-lag-s', obs.lag_s);
-      set('obs-synced-at', obs.synced_at);
-      set('obs-consul-last-contact', obs.consul_last_contact_ms);
-      set('obs-consul-known-leader', obs.consul_known_leader);
-      set('obs-age-s', obs.age_s);
-      set('obs-now', obs.now);
-      document.getElementById('obs-use-clock').checked = false;
-      document.querySelector('#inputs button[type=submit]').click();
-      return {
-        problem: document.getElementById('problem').textContent,
-        error: document.getElementById('page-error').hidden ? null : document.getElementById('page-error').innerText,
-      };
-    }, c);
+    await typeIntoForm(page, { card: c.card, requirement: c.requirement, observation: c.observation });
+    const shown = await page.evaluate(() => ({
+      problem: document.getElementById('problem').textContent,
+      error: document.getElementById('page-error').hidden ? null : document.getElementById('page-error').innerText,
+    }));
     out[i].form = shown.problem;
     out[i].form_error = shown.error;
   }

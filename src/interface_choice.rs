@@ -70,17 +70,17 @@ const PY_CLIENTS: [PyClient; 4] = [
     PyClient {
         before_1_2_3: true,
         old_packaging: false,
-        label: ", versions 1.0.0 to 1.2.2,",
+        label: ", versions 1.0.0 to 1.2.2",
     },
     PyClient {
         before_1_2_3: false,
         old_packaging: true,
-        label: " with packaging before 26.1,",
+        label: " with packaging before 26.1",
     },
     PyClient {
         before_1_2_3: true,
         old_packaging: true,
-        label: ", versions 1.0.0 to 1.2.2 with packaging before 26.1,",
+        label: ", versions 1.0.0 to 1.2.2 with packaging before 26.1",
     },
 ];
 
@@ -144,7 +144,6 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
             .map(|pick| (sdk, pick))
     })?;
     let client = format!("{}{client}", sdk.label());
-    let client = client.trim_end_matches(',');
     Some(match choice {
         Choice::Picked(version) => format!(
             "{client}: its client picks the interface with protocolVersion {version:?} for it, not one at protocol:{}",

@@ -60,7 +60,15 @@ def test_an_empty_content_encoding_lists_no_coding(gate):
 # contradicting `x-replica-lag-s: 40` or a `x-replica-synced-at` an hour ahead chose which figure
 # the gate believed, and the card was stamped valid there while the CLI and npm refused it.
 
-from test_shipped_routes import shipped_envoy  # noqa: E402,F401 (the shipped config's Envoy, a fixture)
+@pytest.fixture(scope="module")
+def shipped_gate(registry, workdir):
+    from test_shipped_routes import shipped_for_test
+    proc = harness.Envoy(shipped_for_test(registry), workdir, "shipped-scn2")
+    try:
+        proc.start()
+        yield proc
+    finally:
+        proc.stop()
 
 
 def _in_an_hour():
@@ -78,10 +86,10 @@ SHIPPED_WATERMARK_SCENARIOS = [
 
 @pytest.mark.parametrize("name,headers,status,codes", SHIPPED_WATERMARK_SCENARIOS,
                          ids=[c[0] for c in SHIPPED_WATERMARK_SCENARIOS])
-def test_shipped_config_reads_every_conventional_watermark_header(shipped_envoy, registry, name, headers, status, codes):
+def test_shipped_config_reads_every_conventional_watermark_header(shipped_gate, registry, name, headers, status, codes):
     headers = [(n, v if v is not None else _in_an_hour()) for n, v in headers]
     path = script(registry, "/agents/%s/card" % fresh_id(), lag_ms=None, headers=headers)
-    resp = harness.request(shipped_envoy.ports["registry_ingress"], path)
+    resp = harness.request(shipped_gate.ports["registry_ingress"], path)
     assert resp.status == status, resp
     if status == 200:
         assert resp.header("a2a-card-verdict") == "valid", resp
@@ -129,12 +137,12 @@ SHIPPED_ENVELOPE_SCENARIOS = [
 
 @pytest.mark.parametrize("name,headers,status", SHIPPED_ENVELOPE_SCENARIOS,
                          ids=[c[0] for c in SHIPPED_ENVELOPE_SCENARIOS])
-def test_shipped_envelope_route_reads_the_watermark_headers_too(shipped_envoy, registry, name, headers, status):
+def test_shipped_envelope_route_reads_the_watermark_headers_too(shipped_gate, registry, name, headers, status):
     from test_responses import CARD
     import json
     envelope = json.dumps({"card": CARD, "replication": {"lag_ms": 0}}).encode()
     path = script(registry, "/v1/resolve/%s" % fresh_id(), body=envelope, lag_ms=None, headers=headers)
-    resp = harness.request(shipped_envoy.ports["registry_ingress"], path)
+    resp = harness.request(shipped_gate.ports["registry_ingress"], path)
     assert resp.status == status, resp
     if status == 200:
         assert resp.header("a2a-card-verdict") == "valid", resp

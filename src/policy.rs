@@ -254,10 +254,12 @@ impl Policy {
         ids: &AgentIds,
         given: &str,
     ) -> Result<AgentRule, ConflictingAgentRules> {
-        let (mut read_as, mut defaults) = match ids.read(given) {
+        // The agents an id is read as, and whether the defaults apply (no agent has it).
+        let read = |id| match ids.read(id) {
             Reading::Agent(id) => (vec![id], false),
             Reading::Unknown(agents) => (agents, true),
         };
+        let (mut read_as, mut defaults) = read(given);
         // An id that is no agent's is read as itself too: its rule is the defaults.
         let own = defaults.then_some(Some(given));
         // `;` starts path parameters, which upstreams drop: the Envoy filter reads the `{id}` of
@@ -267,10 +269,7 @@ impl Policy {
             .map(|(h, _)| h)
             .filter(|h| !h.is_empty())
         {
-            let (agents, unknown) = match ids.read(head) {
-                Reading::Agent(id) => (vec![id], false),
-                Reading::Unknown(agents) => (agents, true),
-            };
+            let (agents, unknown) = read(head);
             defaults |= unknown;
             for agent in agents {
                 if !read_as.contains(&agent) {

@@ -242,6 +242,10 @@ class Envoy:
         admin_path = os.path.join(self.workdir, self.name + ".admin")
         with open(cfg, "w") as f:
             json.dump(self.config, f)
+        # A file left by an earlier Envoy of the same name in this workdir (a restart, or two
+        # fixtures of one name) would hand over that Envoy's admin port: only this one's counts.
+        if os.path.exists(admin_path):
+            os.remove(admin_path)
         self.logfile = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [self.binary, "-c", cfg, "--concurrency", "1", "--disable-hot-restart",

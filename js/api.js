@@ -132,15 +132,74 @@ function createApi(raw, env) {
     return text;
   }
 
+  /** Whether a string is well-formed UTF-16 (no lone surrogate). TextEncoder, and wasm-bindgen
+   * passing a string to the core, replace a lone surrogate with U+FFFD: the core would read other
+   * text than the caller holds (whose JSON.parse keeps the lone surrogate). */
+  const wellFormed = typeof String.prototype.isWellFormed === 'function'
+    ? (s) => s.isWellFormed()
+    : (s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+
+  /** The index of the first lone surrogate in `s`, or -1. */
+  function loneSurrogate(s, from = 0) {
+    for (let i = from; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          i++;
+          continue;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  /** A string's UTF-8 bytes; a lone surrogate is written as its three-byte generalized UTF-8
+   * form (ED A0 80 for U+D800), which is not UTF-8, so the core refuses the text
+   * (`invalid_utf8` at that byte) instead of reading a U+FFFD the caller's text does not have. */
+  function textBytes(s) {
+    if (wellFormed(s)) return encoder.encode(s);
+    const parts = [];
+    let start = 0;
+    for (let i = loneSurrogate(s); i !== -1; i = loneSurrogate(s, start)) {
+      const c = s.charCodeAt(i);
+      parts.push(encoder.encode(s.slice(start, i)), Uint8Array.of(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)));
+      start = i + 1;
+    }
+    parts.push(encoder.encode(s.slice(start)));
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+
+  /** A requirement or observation given as JSON text must be well-formed: the core gets it as a
+   * string, which would reach it with U+FFFD for a lone surrogate (the core refuses a lone
+   * surrogate, escaped or not). Any other value is returned as it is. */
+  function wellFormedInput(value, what) {
+    if (typeof value !== 'string' || wellFormed(value)) return value;
+    const i = loneSurrogate(value);
+    const code = value.charCodeAt(i).toString(16).toUpperCase();
+    const error = new TypeError(`invalid ${what}: ${what} is not valid JSON: lone surrogate U+${code} at character ${i}`);
+    error.input = what;
+    error.path = '';
+    throw error;
+  }
+
   /** string -> UTF-8 bytes, bytes -> as is, other object -> JSON.stringify -> UTF-8. */
   function toBytes(value, what) {
-    if (typeof value === 'string') return encoder.encode(value);
+    if (typeof value === 'string') return textBytes(value);
     if (value instanceof Uint8Array) return value;
     if (value instanceof ArrayBuffer) return new Uint8Array(value);
     if (ArrayBuffer.isView(value)) {
       return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     }
-    if (value !== null && typeof value === 'object') return encoder.encode(stringify(value, what));
+    if (value !== null && typeof value === 'object') return textBytes(stringify(value, what));
     throw new TypeError(
       `${what} must be a string, a Uint8Array/Buffer, an ArrayBuffer or an object, not ${describe(value)}`,
     );
@@ -166,6 +225,43 @@ function createApi(raw, env) {
     const copy = {};
     for (const k of keys) if (value[k] !== undefined) copy[k] = value[k];
     return copy;
+  }
+
+  /** A requirement or observation object that is not plain JSON data is read by the core
+   * straight from the JavaScript value (serde-wasm-bindgen), which reads some values that its
+   * JSON text does not have: a Map's entries as members, a Set's (or any other iterable's)
+   * elements as a list, a BigInt as a number, and a string with a lone surrogate as one with
+   * U+FFFD. Those are refused with a TypeError naming the member (the JSON form is the
+   * contract: `{}` for a Map, a TypeError for a BigInt); anything else is left to the core.
+   * Returns `value`. */
+  function coreInput(value, what) {
+    if (value === null || typeof value !== 'object') return value;
+    const at = [];
+    let left = 100000;
+    const problem = (v, depth) => {
+      if (typeof v === 'bigint') return 'a BigInt (JSON has no BigInt: JSON.stringify throws)';
+      if (typeof v === 'string') return wellFormed(v) ? null : 'a string with a lone surrogate';
+      if (v === null || typeof v !== 'object' || depth > 64 || --left < 0) return null;
+      if (!Array.isArray(v) && !ArrayBuffer.isView(v) && typeof v[Symbol.iterator] === 'function' &&
+        Object.prototype.toString.call(v) !== '[object String]') {
+        return 'an iterable that is not an array (a Map or Set is read as its entries, its JSON text has none)';
+      }
+      for (const k of Object.keys(v)) {
+        at.push(k);
+        if (!wellFormed(k)) return 'a member name with a lone surrogate';
+        const found = problem(v[k], depth + 1);
+        if (found !== null) return found;
+        at.pop();
+      }
+      return null;
+    };
+    const found = problem(value, 0);
+    if (found === null) return value;
+    const path = at.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+    const error = new TypeError(`invalid ${what}${path === '' ? '' : ' at ' + path}: ${found}`);
+    error.input = what;
+    error.path = path;
+    throw error;
   }
 
   /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out); JSON
@@ -406,7 +502,7 @@ function createApi(raw, env) {
         return slot;
       }
     }
-    gate.prepareRequirement(0, defined(requirement));
+    gate.prepareRequirement(0, coreInput(defined(requirement), 'requirement'));
     return 0;
   }
 
@@ -427,7 +523,7 @@ function createApi(raw, env) {
         return slot;
       }
     }
-    gate.prepareObservation(0, obs);
+    gate.prepareObservation(0, coreInput(obs, 'observation'));
     return 0;
   }
 
@@ -440,7 +536,7 @@ function createApi(raw, env) {
 
   /** The card as text (a string, or an object's JSON: cardJson) or bytes, as cardBytes reads it. */
   function cardInput(card) {
-    if (typeof card === 'string') return card;
+    if (typeof card === 'string') return wellFormed(card) ? card : textBytes(card);
     if (isCardObject(card)) return cardJson(card, 'card');
     return toBytes(card, 'card');
   }
@@ -627,6 +723,8 @@ function createApi(raw, env) {
   /** The canonical decision JSON text, byte for byte what the CLI and Envoy produce. */
   function evaluateRaw(card, requirement, observation) {
     const input = cardInput(card);
+    wellFormedInput(requirement, 'requirement');
+    wellFormedInput(observation, 'observation');
     // An observation object seen before, unchanged, needs no withClock.
     const seen = observations !== null && observation !== null && typeof observation === 'object'
       ? observations.known(observation)
@@ -679,9 +777,10 @@ function createApi(raw, env) {
   function compareCards(replica, primary, requirement, replicaObservation, primaryObservation) {
     const r = cardBytes(replica, 'replica');
     const p = cardBytes(primary, 'primary');
-    const ro = withClock(replicaObservation);
-    const po = withClock(primaryObservation);
-    return JSON.parse(callCore('input', () => raw.compareCards(r, p, defined(requirement), ro, po)));
+    const ro = coreInput(withClock(wellFormedInput(replicaObservation, 'replica_observation')), 'replica_observation');
+    const po = coreInput(withClock(wellFormedInput(primaryObservation, 'primary_observation')), 'primary_observation');
+    const req = coreInput(wellFormedInput(defined(requirement), 'requirement'), 'requirement');
+    return JSON.parse(callCore('input', () => raw.compareCards(r, p, req, ro, po)));
   }
 
   /** RFC 8785 canonical JSON of a JSON text, bytes or a JavaScript value. */
@@ -883,6 +982,16 @@ function createApi(raw, env) {
         const code = e && e.cause && e.cause.code ? ` (${e.cause.code})` : '';
         throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}${code}`, url, null, e);
       }
+      // The race prefers a fetch that had settled when it began, even after the caller's signal
+      // or the timeout fired (a fetch that ignores its signal): that resolution has failed.
+      if (deadline.failed()) {
+        if (response !== null && typeof response === 'object') discard(response);
+        throw deadline.failed();
+      }
+      if (response === null || typeof response !== 'object' || response.headers === null ||
+        typeof response.headers !== 'object' || typeof response.headers.get !== 'function') {
+        throw new AgentCardFetchError(`GET ${url}: fetch returned ${describe(response)} without headers, not a Response`, url, null);
+      }
       if (!response.ok) {
         discard(response);
         const text = response.statusText ? ` ${response.statusText}` : '';
@@ -901,7 +1010,17 @@ function createApi(raw, env) {
         if (deadline.failed()) throw deadline.failed();
         throw new AgentCardFetchError(`GET ${url}: reading the body failed: ${e && e.message ? e.message : e}`, url, response.status, e);
       }
-      body.observation = observationFromHeaders(response.headers, opts.watermark, opts.now);
+      if (deadline.failed()) throw deadline.failed();
+      const read = {
+        get(name) {
+          try {
+            return response.headers.get(name);
+          } catch (e) {
+            throw new AgentCardFetchError(`GET ${url}: reading the header ${name} failed: ${e && e.message ? e.message : e}`, url, response.status, e);
+          }
+        },
+      };
+      body.observation = observationFromHeaders(read, opts.watermark, opts.now);
       return body;
     } finally {
       deadline.done();
@@ -918,7 +1037,8 @@ function createApi(raw, env) {
     const opts = options || {};
     const fetchImpl = fetchOf(opts);
     // Check the requirement before touching the network.
-    callCore('input', () => raw.checkRequirement(defined(requirement)));
+    wellFormedInput(requirement, 'requirement');
+    callCore('input', () => raw.checkRequirement(coreInput(defined(requirement), 'requirement')));
     const timeoutMs = timeoutOf(opts);
     const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
     const observation = body.observation;
@@ -979,12 +1099,13 @@ function createApi(raw, env) {
    * ask the next source or stop, and gives the final decision. */
   async function resolveSources(urls, requirement, options) {
     const opts = options || {};
+    wellFormedInput(requirement, 'requirement');
     const fetchImpl = fetchOf(opts);
     const maxAttempts = maxAttemptsOf(opts);
     const fetchTimeout = opts.timeoutMs === undefined ? Infinity : timeoutOf(opts);
     const deadlineMs = deadlineOf(opts);
     const clock = () => monotonicMs();
-    const resolution = callCore('input', () => new raw.ResolutionRaw(defined(requirement), maxAttempts, deadlineMs, clock()));
+    const resolution = callCore('input', () => new raw.ResolutionRaw(coreInput(defined(requirement), 'requirement'), maxAttempts, deadlineMs, clock()));
     try {
       let step = 'try_next';
       let accepted = null;
@@ -1068,6 +1189,22 @@ function createApi(raw, env) {
     return card;
   }
 
+  /** Whether @a2a-js/sdk's default resolver (`isProtoAgentCard`) converts `card` with
+   * `AgentCard.fromJSON` (DESIGN.md "How the SDKs read a card"): the first element of the card's
+   * or of a skill's non-empty `security` list is an object with a `schemes` member, or the first
+   * value of a non-empty `securitySchemes` (in property order) is an object without `type`. */
+  function protoShaped(card) {
+    const isObject = (v) => v !== null && typeof v === 'object';
+    const protoSecurity = (list) => Array.isArray(list) && list.length > 0 && isObject(list[0]) && 'schemes' in list[0];
+    if (!isObject(card)) return false;
+    if (protoSecurity(card.security)) return true;
+    if (isObject(card.securitySchemes)) {
+      const values = Object.values(card.securitySchemes);
+      if (values.length > 0 && isObject(values[0]) && !('type' in values[0])) return true;
+    }
+    return Array.isArray(card.skills) && card.skills.some((s) => isObject(s) && protoSecurity(s.security));
+  }
+
   const monotonicMs = () =>
     typeof performance !== 'undefined' && performance && typeof performance.now === 'function' ? performance.now() : Date.now();
 
@@ -1094,6 +1231,17 @@ function createApi(raw, env) {
     /** Same path rule as the SDK's DefaultAgentCardResolver: `path` argument, then
      * `options.path`, then `.well-known/agent-card.json`, resolved against `baseUrl`. */
     async resolve(baseUrl, path) {
+      try {
+        return await this._resolve(baseUrl, path);
+      } catch (e) {
+        // A refusal by the gate set lastResolution; anything else (a fetch error, a bad option,
+        // an abort) ended without a decision: an earlier resolution's would mislead.
+        if (!(e instanceof CardGateError)) this.lastResolution = null;
+        throw e;
+      }
+    }
+
+    async _resolve(baseUrl, path) {
       const o = this.options;
       const cardPath = path !== undefined ? path : o.path !== undefined ? o.path : AGENT_CARD_PATH;
       const url = new URL(cardPath, baseUrl);
@@ -1124,7 +1272,7 @@ function createApi(raw, env) {
       }
       const { card, decision, body, requirement: req } = got;
       this.lastResolution = { url: got.url, decision, attempts: got.attempts };
-      const normalized = this._normalize(card);
+      const normalized = this._normalize(card, got.url);
       const entry = {
         url: got.url,
         body,
@@ -1148,8 +1296,11 @@ function createApi(raw, env) {
       if (entry !== null) {
         const elapsed = Math.max(0, Math.ceil(monotonicMs() - entry.at));
         const observation = entry.stalenessMs === null ? { now: null } : { lag_ms: String(entry.stalenessMs + elapsed), now: null };
-        assertValid(evaluate(entry.body, entry.requirement, observation), { url: entry.url });
-        return entry.normalized ? card : this._normalize(card);
+        // A card that `normalize` reads is judged itself: the same hash is the same content, not
+        // the same member order, and the SDK's normalization reads the first securitySchemes
+        // value (a canonicalized copy may be proto-shaped where the accepted bytes were not).
+        assertValid(evaluate(entry.normalized ? entry.body : card, entry.requirement, observation), { url: entry.url });
+        return entry.normalized ? card : this._normalize(card, entry.url);
       }
       const o = this.options;
       let requirement = o.cardRequirement;
@@ -1158,8 +1309,25 @@ function createApi(raw, env) {
       return this._normalize(card);
     }
 
-    _normalize(card) {
-      return typeof this.options.normalize === 'function' ? this.options.normalize(card) : card;
+    /** `options.normalize(card)`; without it the card as it is, which is what @a2a-js/sdk's
+     * resolver returns, and what the gate reads, unless the card is proto-shaped: that resolver
+     * reads one through `AgentCard.fromJSON` (snake_case names, values converted), the gate reads
+     * it so, and the client built from the card as it is would read other interfaces. Such a
+     * card is refused with a TypeError (pass `normalize`). */
+    _normalize(card, url) {
+      if (typeof this.options.normalize === 'function') return this.options.normalize(card);
+      if (protoShaped(card)) {
+        const where = url ? ` at ${url}` : '';
+        const error = new TypeError(
+          `CardGateResolver: the card${where} is proto-shaped (a security requirement with \`schemes\`, or a ` +
+            'security scheme without `type`): @a2a-js/sdk reads such a card through AgentCard.fromJSON, as the gate ' +
+            'does, not as it is; pass options.normalize, e.g. (c) => new DefaultAgentCardResolver().normalizeAgentCard(c)',
+        );
+        error.input = 'card';
+        error.path = '';
+        throw error;
+      }
+      return card;
     }
 
     _hash(card) {

@@ -2,6 +2,8 @@
 // Self-contained: needs only the ES2020 library (no DOM, no @types/node).
 
 /** A card: its exact text, its exact bytes, or a value to serialize with JSON.stringify.
+ * Text with a lone surrogate is written as generalized UTF-8, which the core refuses
+ * (`invalid_utf8`): it is never read as the U+FFFD text TextEncoder would make of it.
  * The hash covers the RFC 8785 form, so an object hashes like its text; but a text that the
  * core rejects (duplicate members, lone surrogates, ...) can only be checked as text or bytes.
  * An object must be plain JSON data (no getters, inherited or non-enumerable members, toJSON,
@@ -10,7 +12,8 @@
 export type CardInput = string | Uint8Array | ArrayBuffer | ArrayBufferView | object;
 
 /** The requirement JSON form (DESIGN.md "Requirement"), generated as `RequirementInput`.
- * Unknown members throw a TypeError. */
+ * Unknown members throw a TypeError, as do (in a requirement or an observation) a Map, a Set or
+ * another non-array iterable, a BigInt, and text with a lone surrogate. */
 export type RequirementJson = RequirementInput;
 
 /** The observation JSON form (DESIGN.md "Observation"), generated as `ObservationInput`, with
@@ -186,7 +189,8 @@ export interface HeadersLike {
 }
 
 /** Minimal `Response` as fetch returns it. With a `body` stream, at most 65537 bytes are read;
- * without one, `arrayBuffer()` is used. */
+ * without one, `arrayBuffer()` is used. Anything without `headers.get` (null, undefined) is an
+ * AgentCardFetchError, as is a `headers.get` that throws. */
 export interface ResponseLike {
   ok: boolean;
   status: number;
@@ -244,7 +248,7 @@ export interface ResolveOptions {
   now?: string | Date | number | null;
   /** The caller's cancellation: combined with the timeout into the signal passed to fetch.
    * When it fires first, the resolution rejects with an AgentCardFetchError (`cause`: the
-   * signal's reason). */
+   * signal's reason), also when `fetch` ignores its signal and answers anyway. */
   signal?: AbortSignalLike;
   /** Per-resolution timeout in ms, covering the request and the body: when it fires, the
    * fetch is aborted and an AgentCardTimeoutError is thrown. Default `DEFAULT_TIMEOUT_MS`
@@ -317,7 +321,10 @@ export interface CardGateResolverOptions<Card = any> extends ResolveOptions {
   /** Card path against the base URL when `resolve` gets none. Default
    * `.well-known/agent-card.json`. */
   path?: string;
-  /** Applied to every accepted card, e.g. the SDK's own normalization. */
+  /** Applied to every accepted card, e.g. the SDK's own normalization
+   * (`(c) => new DefaultAgentCardResolver().normalizeAgentCard(c)`). Without it a proto-shaped
+   * card (which the SDK's resolver, and the gate, read through `AgentCard.fromJSON`) is refused
+   * with a TypeError: the card as it is would read otherwise. */
   normalize?: (card: any) => Card;
   /** The requirement for a card handed to `ClientFactory.createFromAgentCard` that this
    * resolver did not fetch. Such a card has no watermark, so only a `pin` lets it pass.
@@ -337,7 +344,8 @@ export declare class CardGateResolver<Card = any> {
   readonly options: CardGateResolverOptions<Card>;
   resolve(baseUrl: string, path?: string): Promise<Card>;
   /** The last `resolve`'s outcome (accepted or refused by the gate): the source and the
-   * attempts (null for a single URL). */
+   * attempts (null for a single URL); null when the last `resolve` ended without a decision
+   * (a fetch error, an abort, a bad option). */
   lastResolution: (ResolutionResult & { decision: Decision }) | null;
   /** The gate on `createFromAgentCard`: a card this resolver returned is re-checked with its
    * watermark aged by the time since; any other card passes only when pinned. Throws the

@@ -282,3 +282,47 @@ test('declaredCapabilities: what every SDK reading grants, and what only some do
   assert.equal(cg.declaredCapabilities('{"name":"W"}').defect.code, 'missing_field');
   assert.throws(() => cg.declaredCapabilities('not json'), TypeError);
 });
+
+// Third review (scn3js): text with a lone surrogate, and requirement/observation values that
+// serde-wasm-bindgen reads otherwise than their JSON text.
+test('text with a lone surrogate is never read as the U+FFFD text TextEncoder makes of it', () => {
+  const valid = { name: 'w', version: '3.0.0', capabilities: {}, skills: [{ id: 'task.execute.v3' }] };
+  const text = JSON.stringify(valid).replace('"task.execute.v3"', '"task.execute.v3\ud800"');
+  const obs = { lag_ms: '1', now: NOW };
+  // The caller's own reading (JSON.parse) keeps the surrogate; the core refuses one.
+  assert.equal(cg.evaluate(JSON.parse(text), REQ, obs).reasons[0].code, 'lone_surrogate');
+  const d = cg.evaluate(text, { ...REQ, require: ['task.execute.v3\ufffd'] }, obs);
+  assert.deepEqual([d.error_class, d.reasons[0].code], ['malformed_card', 'invalid_utf8']);
+  // A pin of the U+FFFD text does not pass the surrogate text.
+  const pin = cg.cardHash(text.replace('\ud800', '\ufffd'));
+  assert.equal(cg.evaluate(text, { pin }, { now: NOW }).verdict, 'rejected');
+  assert.throws(() => cg.cardHash(text), TypeError);
+  assert.throws(() => cg.declaredCapabilities(text), TypeError);
+  assert.throws(() => cg.canonicalize('"\udc00"'), TypeError);
+  assert.throws(() => cg.checkPolicy('{"$comment":"\ud800"}'), TypeError);
+  // Requirement and observation text, and strings inside an object the core reads directly.
+  const reqText = JSON.stringify(REQ).replace('task.execute.v3', 'task.execute.v3\ud800');
+  for (const call of [
+    () => cg.evaluate(JSON.stringify(valid), reqText, obs),
+    () => cg.evaluate(JSON.stringify(valid), REQ, `{"lag_ms":"1\ud800","now":"${NOW}"}`),
+    () => cg.compareCards(valid, valid, reqText, obs, obs),
+    () => cg.evaluate(JSON.stringify(valid), Object.assign(new (class R {})(), { require: ['task.execute.v3\ud800'] }), obs),
+  ]) {
+    assert.throws(call, (e) => e instanceof TypeError && /lone surrogate/.test(e.message), String(call));
+  }
+});
+
+test('a requirement or observation holding a Map, a Set or a BigInt is a TypeError, as its JSON text would be', () => {
+  const card = JSON.stringify({ name: 'w', version: '3.0.0', capabilities: {}, skills: [{ id: 'task.execute.v3' }] });
+  const obs = { lag_ms: '1', now: NOW };
+  const cases = [
+    [() => cg.evaluate(card, new Map([['pin', cg.cardHash(card)]]), obs), 'requirement', ''],
+    [() => cg.evaluate(card, { ...REQ, require: new Set(['task.execute.v3']) }, obs), 'requirement', '/require'],
+    [() => cg.evaluate(card, REQ, { lag_ms: 1n, now: NOW }), 'observation', '/lag_ms'],
+    [() => cg.evaluate(card, REQ, { ...obs, x: undefined, lag_ms: new Map() }), 'observation', '/lag_ms'],
+    [() => cg.compareCards(card, card, new Map([['max_stale', '10s']]), obs, obs), 'requirement', ''],
+  ];
+  for (const [call, input, path] of cases) {
+    assert.throws(call, (e) => e instanceof TypeError && e.input === input && e.path === path, String(call));
+  }
+});

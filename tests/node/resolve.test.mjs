@@ -358,3 +358,66 @@ test('every resolution has a timeout (default 10 s), combined with the caller si
   await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { signal: 'soon' }), TypeError);
   assert.equal(seen.length, before, 'no request was sent');
 });
+
+// Third review (scn3js): fetch implementations that are not the platform's.
+test('a caller signal that fired before the answer is never ignored, even by a fetch that ignores it', async () => {
+  const answer = () => new Response(JSON.stringify(FRESH), { headers: { 'x-replica-lag-ms': '0' } });
+  const gone = new AbortController();
+  gone.abort(new Error('shutting down'));
+  // Answers at once (a cache, a test double, a fetch wrapper that drops the signal).
+  for (const fetch of [async () => answer(), () => answer()]) {
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch, signal: gone.signal }), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError && !(e instanceof cg.AgentCardTimeoutError), `${e.name}: ${e.message}`);
+      assert.match(e.message, /aborted by the caller: shutting down/);
+      return true;
+    });
+  }
+  // Aborted while the fetch runs.
+  const during = new AbortController();
+  const aborting = async () => {
+    during.abort(new Error('cancelled'));
+    return answer();
+  };
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: aborting, signal: during.signal }), /aborted by the caller: cancelled/);
+  // A list of sources ends there too (the caller cancelled: not a failed source).
+  const again = new AbortController();
+  const second = async (url) => {
+    if (url.includes('b.invalid')) again.abort(new Error('cancelled'));
+    return new Response(JSON.stringify(FRESH), { headers: { 'x-replica-lag-ms': url.includes('a.invalid') ? '40000' : '0' } });
+  };
+  await assert.rejects(cg.resolveAgentCard(['http://a.invalid/', 'http://b.invalid/'], REQ, { fetch: second, signal: again.signal }), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
+    assert.equal(e.attempts.length, 1);
+    return true;
+  });
+});
+
+test('a fetch that does not return a Response is an AgentCardFetchError (a failed source), not a TypeError', async () => {
+  const body = new TextEncoder().encode(JSON.stringify(FRESH)).buffer;
+  const answers = [
+    null,
+    undefined,
+    { ok: true, status: 200, arrayBuffer: async () => body },
+    { ok: true, status: 200, headers: { get() { throw new Error('headers gone'); } }, arrayBuffer: async () => body },
+  ];
+  for (const a of answers) {
+    const fetch = async () => a;
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch }), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, `${String(a)}: ${e.name}: ${e.message}`);
+      return true;
+    });
+    // With sources, a failed source: the next one is asked.
+    const fallback = async (url) => (url.includes('a.invalid') ? a : new Response(JSON.stringify(FRESH), { headers: { 'x-replica-lag-ms': '0' } }));
+    assert.deepEqual(await cg.resolveAgentCard(['http://a.invalid/', 'http://b.invalid/'], REQ, { fetch: fallback }), FRESH);
+  }
+});
+
+test('CardGateResolver.lastResolution does not keep an earlier decision after a resolve that ended without one', async () => {
+  const r = new cg.CardGateResolver({ requirement: REQ });
+  await r.resolve(`${base}/`, 'fresh.json');
+  assert.equal(r.lastResolution.decision.verdict, 'valid');
+  await assert.rejects(r.resolve(`${base}/`, 'missing.json'), cg.AgentCardFetchError);
+  assert.equal(r.lastResolution, null);
+  await assert.rejects(r.resolve(`${base}/`, 'stale.json'), cg.StaleAgentCardError);
+  assert.equal(r.lastResolution.decision.error_class, 'stale_agent_card');
+});

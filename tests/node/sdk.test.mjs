@@ -303,3 +303,54 @@ test('re-resolution: a fresh replica card lacking a capability is final (the pri
   });
   assert.equal(primaryHits.card, hits, 'no request reached the primary');
 });
+
+// Third review (scn3js): a proto-shaped card is read by the SDK's own resolver through
+// AgentCard.fromJSON, and the gate reads it so; CardGateResolver returned it as it is, and the
+// client built from that picked another interface than the one the gate checked.
+test('a proto-shaped card: without normalize CardGateResolver refuses it; with the SDK normalization the client is the SDK\'s', async () => {
+  const card = {
+    name: 'worker-7',
+    description: 'd',
+    version: '3.0.0',
+    supportedInterfaces: [
+      { url: 'https://old.example/a2a', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: 'https://new.example/a2a', protocolBinding: 'JSONRPC', protocol_version: '1.0' },
+    ],
+    capabilities: {},
+    securitySchemes: { b: { httpAuthSecurityScheme: { scheme: 'bearer' } } },
+    defaultInputModes: [],
+    defaultOutputModes: [],
+    skills: [{ id: 'task.execute.v3', name: 'n', description: 'd', tags: [] }],
+  };
+  const body = JSON.stringify(card);
+  const requirement = { require: ['task.execute.v3', 'binding:JSONRPC', 'protocol:1.0'], max_stale: '10s' };
+  // The gate reads the card as the SDK's resolver does: the 1.0 interface is the one picked.
+  assert.equal(cg.evaluate(body, requirement, { lag_ms: '0' }).verdict, 'valid');
+  const fetch = async () => new Response(body, { headers: { 'x-replica-lag-ms': '0' } });
+  const endpoint = (client) => client.transport.endpoint ?? client.transport.inner?.endpoint;
+  const own = await new ClientFactory().createFromAgentCard(JSON.parse(body));
+  assert.equal(endpoint(own), 'https://new.example/a2a');
+
+  const bare = gatedFactory({ requirement, fetch });
+  await assert.rejects(bare.createFromUrl('https://w.example'), (e) => e instanceof TypeError && /proto-shaped/.test(e.message));
+  const pinned = gatedFactory({ requirement: { ...requirement, pin: cg.cardHash(body) }, fetch });
+  await assert.rejects(pinned.createFromAgentCard(JSON.parse(body)), (e) => e instanceof TypeError && /proto-shaped/.test(e.message));
+
+  const normalize = (c) => new DefaultAgentCardResolver().normalizeAgentCard(c);
+  const gated = await gatedFactory({ requirement, fetch, normalize }).createFromUrl('https://w.example');
+  assert.equal(endpoint(gated), endpoint(own));
+  const viaCard = await gatedFactory({ requirement: { ...requirement, pin: cg.cardHash(body) }, fetch, normalize }).createFromAgentCard(JSON.parse(body));
+  assert.equal(endpoint(viaCard), endpoint(own));
+
+  // The same card in another member order (its RFC 8785 form sorts keys): a scheme with `type`
+  // first makes it not proto-shaped, so the SDK reads it as it is and its client picks the 0.3
+  // interface. Same hash, but not the card the gate accepted: judged itself, refused.
+  const mixed = { ...card, securitySchemes: { b: { httpAuthSecurityScheme: { scheme: 'bearer' } }, a: { type: 'http', scheme: 'bearer' } } };
+  const mixedBody = JSON.stringify(mixed);
+  const sorted = JSON.parse(cg.canonicalize(mixedBody));
+  assert.equal(cg.cardHash(sorted), cg.cardHash(mixedBody));
+  const factory = gatedFactory({ requirement, fetch: async () => new Response(mixedBody, { headers: { 'x-replica-lag-ms': '0' } }), normalize });
+  assert.equal(endpoint(await factory.createFromUrl('https://w.example')), 'https://new.example/a2a');
+  assert.equal(endpoint(await new ClientFactory().createFromAgentCard(structuredClone(sorted))), 'https://old.example/a2a');
+  await assert.rejects(factory.createFromAgentCard(sorted), cg.CapabilityMismatchError);
+});

@@ -738,7 +738,7 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
                     } => {
                         Decision::body_too_large(&start, seen, card_limits.max_card_bytes, complete)
                     }
-                    fetch::Body::Encoded(encoding) => Decision::body_encoded(&encoding),
+                    fetch::Body::Encoded(decision) => *decision,
                 }))
             }
         };
@@ -775,8 +775,9 @@ mod fetch {
             seen: usize,
             complete: bool,
         },
-        /// A `Content-Encoding` other than identity: the body was not read.
-        Encoded(String),
+        /// A `Content-Encoding` other than identity: the body was not read; its `body_encoded`
+        /// decision.
+        Encoded(Box<cardgate::Decision>),
     }
 
     /// Why a source gave no answer to judge, and whether it ran out of time (a fetch that
@@ -888,22 +889,18 @@ mod fetch {
                 (Some(_), Some(_)) => Some(String::new()),
             }
         };
-        let repeated = headers
+        // Every value of every `Content-Encoding` header counts; an empty one lists no coding
+        // (`Decision::content_encoding`, the Envoy filter's rule).
+        let codings: Vec<&[u8]> = headers
             .iter()
             .filter(|(n, _)| n == "content-encoding")
-            .nth(1)
-            .is_some();
-        let encoding = single("content-encoding");
-        if let Some(enc) = encoding.as_deref() {
-            // An empty value lists no coding (callers' HTTP clients decode nothing, as Envoy
-            // and the npm package read it); a repeated header is refused.
-            if !enc.eq_ignore_ascii_case("identity") && (repeated || !enc.is_empty()) {
-                let enc = if enc.is_empty() { "(repeated)" } else { enc };
-                return Ok(Fetched {
-                    body: Body::Encoded(enc.to_owned()),
-                    headers,
-                });
-            }
+            .map(|(_, v)| v.as_slice())
+            .collect();
+        if let Some(decision) = cardgate::Decision::content_encoding(&codings) {
+            return Ok(Fetched {
+                body: Body::Encoded(Box::new(decision)),
+                headers,
+            });
         }
         let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
         let mut bytes = Vec::new();

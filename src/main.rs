@@ -32,7 +32,8 @@ usage:
       --synced-at RFC3339      last successful sync        --age-s N        HTTP Age (added to the lag)
       --consul-last-contact-ms N --consul-known-leader true|false
       --now RFC3339            the clock (default: this machine's)
-      --no-clock               supply no clock (a synced_at watermark then fails as clock_missing)
+      --no-clock               never read this machine's clock: only --now (or an --observation
+                               now) is a clock; without one a synced_at watermark is clock_missing
       --requirement JSON       the requirement in its JSON form (DESIGN.md); flags above add to it
       --observation JSON       the observation in its JSON form; watermark flags add to it
       --max-card-bytes N       body size limit (default 65536); at most N+1 bytes are read

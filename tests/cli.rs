@@ -1579,6 +1579,41 @@ fn scenario_content_encoding_lists_read_as_the_filter_reads_them() {
     }
 }
 
+/// Third review (adversarial bodies): an `invalid_utf8` reason said "at byte 6 at byte 6" (the
+/// parser's message carried the offset, and its `Display` adds it again); every other JSON
+/// reason names it once. Card, policy and requirement messages alike.
+#[test]
+fn scenario_invalid_utf8_names_its_byte_once() {
+    let card = [&br#"{"a":""#[..], &[0xff], &br#""}"#[..]].concat();
+    let path = std::env::temp_dir().join(format!("cardgate-utf8-{}.json", std::process::id()));
+    std::fs::write(&path, &card).unwrap();
+    let file = path.to_str().unwrap();
+    let out = cardgate(&["check", file, "--no-clock"], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["invalid_utf8"]);
+    let message = d
+        .get("reasons")
+        .and_then(|r| r.as_array())
+        .and_then(|rs| rs.first())
+        .and_then(|r| r.get("message"))
+        .and_then(|m| m.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        message,
+        "card is not valid I-JSON: invalid UTF-8 byte sequence at byte 6"
+    );
+    let out = cardgate(&["policy", "check", file], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("invalid UTF-8 byte sequence at byte 6") && !err.contains("at byte 6 at byte"),
+        "{err}"
+    );
+    std::fs::remove_file(&path).ok();
+}
+
 // ---------------------------------------------------------------- one agent-id rule for every host
 
 // `check --policy P --agent ID` applies the rule the Envoy filter applies to the same id in a card

@@ -890,6 +890,16 @@ mod fetch {
                 (Some(_), Some(_)) => Some(String::new()),
             }
         };
+        // Both framings (RFC 9112 section 6.3: "ought to be handled as an error"): the filter
+        // (Envoy) and the npm package (undici) refuse such an answer; a client that honours the
+        // length would read other bytes than the chunks the gate would check.
+        let has = |name: &str| headers.iter().any(|(n, _)| n == name);
+        if has("transfer-encoding") && has("content-length") {
+            return Err(Failure::from(
+                "the answer has both Transfer-Encoding and Content-Length (ambiguous framing)"
+                    .to_owned(),
+            ));
+        }
         // Every value of every `Content-Encoding` header counts; an empty one lists no coding
         // (`Decision::content_encoding`, the Envoy filter's rule).
         let codings: Vec<&[u8]> = headers

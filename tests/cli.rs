@@ -1614,6 +1614,36 @@ fn scenario_invalid_utf8_names_its_byte_once() {
     std::fs::remove_file(&path).ok();
 }
 
+/// Third review (adversarial HTTP): an answer with both `Transfer-Encoding: chunked` and a
+/// `Content-Length` (RFC 9112 section 6.3: ambiguous framing, "ought to be handled as an
+/// error") was a `valid` card in `resolve` (ureq reads the chunks) where the Envoy filter and
+/// the npm package (undici) refuse the answer. It is now a failed source.
+#[test]
+fn scenario_both_framings_are_a_failed_source() {
+    let chunked = format!("{:x}\r\n{FRESH_CARD}\r\n0\r\n\r\n", FRESH_CARD.len()).into_bytes();
+    let server = Server::start(vec![(
+        "/both",
+        Serve::With(
+            200,
+            vec![
+                ("x-replica-lag-ms", "0".into()),
+                ("content-length", "3".into()),
+                ("transfer-encoding", "chunked".into()),
+            ],
+            chunked,
+        ),
+    )]);
+    let (out, _) = resolve(&[server.url("/both")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["source_unavailable"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("both Transfer-Encoding and Content-Length"),
+        "{text}"
+    );
+}
+
 // ---------------------------------------------------------------- one agent-id rule for every host
 
 // `check --policy P --agent ID` applies the rule the Envoy filter applies to the same id in a card

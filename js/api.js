@@ -132,9 +132,29 @@ function createApi(raw, env) {
     return text;
   }
 
+  // A lone surrogate: a UTF-16 code unit no UTF-8 text can carry.
+  const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+  /** A string input as the core reads it. UTF-8 encoders write U+FFFD for a lone surrogate,
+   * another text (a card named "w\uD800" would be read, and hashed, as "w\uFFFD"): each lone
+   * surrogate is written as its `\uXXXX` escape instead, which the strict reader refuses as it
+   * refuses the escape in bytes (`lone_surrogate` inside a string, a syntax error elsewhere).
+   * Well-formed text is returned as is. */
+  function wellFormed(text) {
+    const ok = typeof text.isWellFormed === 'function' ? text.isWellFormed() : !LONE_SURROGATE.test(text);
+    if (ok) return text;
+    return text.replace(LONE_SURROGATES, (u) => `\\u${u.charCodeAt(0).toString(16).toUpperCase()}`);
+  }
+
+  /** A requirement or observation as the core reads it: text made well-formed, else as is. */
+  function textIn(value) {
+    return typeof value === 'string' ? wellFormed(value) : value;
+  }
+
   /** string -> UTF-8 bytes, bytes -> as is, other object -> JSON.stringify -> UTF-8. */
   function toBytes(value, what) {
-    if (typeof value === 'string') return encoder.encode(value);
+    if (typeof value === 'string') return encoder.encode(wellFormed(value));
     if (value instanceof Uint8Array) return value;
     if (value instanceof ArrayBuffer) return new Uint8Array(value);
     if (ArrayBuffer.isView(value)) {
@@ -388,6 +408,7 @@ function createApi(raw, env) {
   /** The slot holding the requirement (read into the scratch slot when it is not kept). */
   function requirementSlot(requirement) {
     if (typeof requirement === 'string') {
+      requirement = wellFormed(requirement);
       if (requirement.length <= KEY_MAX) return requirements.slot(requirements.text, requirement, requirement);
     } else if (requirement === undefined || requirement === null) {
       // The core reads no requirement as the text `{}`.
@@ -414,6 +435,7 @@ function createApi(raw, env) {
    * (`clocked`: without the host clock that evaluateRaw gives the core apart). */
   function observationSlot(observation, obs, clocked) {
     if (typeof obs === 'string') {
+      obs = wellFormed(obs);
       if (obs.length <= KEY_MAX) return observations.slot(observations.text, obs, obs);
     } else if (obs !== null && typeof obs === 'object' && !Array.isArray(obs)) {
       const key = plainKey(obs);
@@ -440,7 +462,7 @@ function createApi(raw, env) {
 
   /** The card as text (a string, or an object's JSON: cardJson) or bytes, as cardBytes reads it. */
   function cardInput(card) {
-    if (typeof card === 'string') return card;
+    if (typeof card === 'string') return wellFormed(card);
     if (isCardObject(card)) return cardJson(card, 'card');
     return toBytes(card, 'card');
   }
@@ -681,7 +703,7 @@ function createApi(raw, env) {
     const p = cardBytes(primary, 'primary');
     const ro = withClock(replicaObservation);
     const po = withClock(primaryObservation);
-    return JSON.parse(callCore('input', () => raw.compareCards(r, p, defined(requirement), ro, po)));
+    return JSON.parse(callCore('input', () => raw.compareCards(r, p, defined(textIn(requirement)), textIn(ro), textIn(po))));
   }
 
   /** RFC 8785 canonical JSON of a JSON text, bytes or a JavaScript value. */
@@ -918,7 +940,7 @@ function createApi(raw, env) {
     const opts = options || {};
     const fetchImpl = fetchOf(opts);
     // Check the requirement before touching the network.
-    callCore('input', () => raw.checkRequirement(defined(requirement)));
+    callCore('input', () => raw.checkRequirement(defined(textIn(requirement))));
     const timeoutMs = timeoutOf(opts);
     const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
     const observation = body.observation;
@@ -984,7 +1006,7 @@ function createApi(raw, env) {
     const fetchTimeout = opts.timeoutMs === undefined ? Infinity : timeoutOf(opts);
     const deadlineMs = deadlineOf(opts);
     const clock = () => monotonicMs();
-    const resolution = callCore('input', () => new raw.ResolutionRaw(defined(requirement), maxAttempts, deadlineMs, clock()));
+    const resolution = callCore('input', () => new raw.ResolutionRaw(defined(textIn(requirement)), maxAttempts, deadlineMs, clock()));
     try {
       let step = 'try_next';
       let accepted = null;

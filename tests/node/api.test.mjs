@@ -282,3 +282,31 @@ test('declaredCapabilities: what every SDK reading grants, and what only some do
   assert.equal(cg.declaredCapabilities('{"name":"W"}').defect.code, 'missing_field');
   assert.throws(() => cg.declaredCapabilities('not json'), TypeError);
 });
+
+// Third review (adversarial): a string input holding a lone surrogate (a UTF-16 code unit no
+// UTF-8 text can carry) was encoded with U+FFFD in its place, a different text: a card named
+// "w\uD800" was `valid` as "w\uFFFD" with the hash of that other text, and a requirement,
+// observation or policy string read likewise. DESIGN.md: no lone surrogates, escaped or not.
+test('string inputs with a lone surrogate are refused, not read with U+FFFD', () => {
+  const text = JSON.stringify(FRESH_CARD);
+  const lone = (s) => s.replace('"worker-7"', '"worker-7\uD800"');
+  assert.notEqual(lone(text), text);
+  for (const card of [lone(text), text.replace('"worker-7"', '"worker-7\uDC00x"')]) {
+    const d = JSON.parse(cg.evaluateRaw(card, { max_stale: '10s' }, { lag_ms: '0', now: NOW }));
+    assert.equal(d.verdict, 'rejected');
+    assert.deepEqual(d.reasons.map((r) => r.code), ['lone_surrogate']);
+    assert.equal(d.reasons[0].path, '/name');
+    assert.equal(cg.evaluate(card, { max_stale: '10s' }, { lag_ms: '0', now: NOW }).verdict, 'rejected');
+    assert.throws(() => cg.cardHash(card), (e) => /surrogate/i.test(e.message));
+  }
+  // A surrogate pair (well-formed text) is read as it stands.
+  const pair = text.replace('"worker-7"', '"worker-7\uD83D\uDE00"');
+  assert.equal(cg.evaluate(pair, { max_stale: '10s' }, { lag_ms: '0', now: NOW }).verdict, 'valid');
+  // Requirement, observation and policy text.
+  assert.throws(() => cg.evaluateRaw(text, '{"require":["task.execute.v3\uD800"]}', { lag_ms: '0', now: NOW }),
+    (e) => /surrogate/i.test(e.message));
+  assert.throws(() => cg.evaluateRaw(text, { max_stale: '10s' }, `{"lag_ms":"0\uDBFF","now":"${NOW}"}`),
+    (e) => /surrogate/i.test(e.message));
+  assert.throws(() => cg.checkPolicy('{"agents":{"w\uD800":{}}}'), (e) => /surrogate/i.test(e.message));
+  assert.throws(() => cg.checkPolicy('{"agents":{}}\uD800'), TypeError);
+});

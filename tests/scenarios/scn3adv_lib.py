@@ -39,6 +39,10 @@ CLI = os.environ.get("CARDGATE", ROOT + "/target/release/cardgate")
 PKG = os.environ.get("PKG", ROOT + "/pkg")
 NODE = ROOT + "/.tools/node/bin/node" if os.path.exists(ROOT + "/.tools/node/bin/node") else "node"
 RUNTIMES = os.environ.get("SCN3_RUNTIMES", "check,eval,resolve,nresolve,envoy").split(",")
+# SCN3_CHAIN=1: each case is the second source of a re-resolution whose first answer is a stale
+# replica (the fresh card, x-replica-lag-ms 50000): `resolve URL1 URL2`, `resolveAgentCard([..])`
+# and the filter's `re_resolve` to a second cluster. No `check`/`evaluateRaw`.
+CHAIN = os.environ.get("SCN3_CHAIN") == "1"
 SEED = int(os.environ.get("SCN3_SEED", "3"))
 RNG = random.Random(SEED)
 
@@ -166,9 +170,14 @@ def run_check(cases, tmp):
         cli_outcome(c, "check", res)
 
 
+def urls(c, port):
+    u = ["http://127.0.0.1:%d%s" % (port, c.path)]
+    return ["http://127.0.0.1:%d%s" % (port, c.path1)] + u if CHAIN else u
+
+
 def run_resolve(cases, port):
     for c in cases:
-        res = _run([CLI, "resolve", "http://127.0.0.1:%d%s" % (port, c.path), "--requirement", json.dumps(c.req),
+        res = _run([CLI, "resolve", *urls(c, port), "--requirement", json.dumps(c.req),
                     "--now", NOW, "--deadline", "4s"], timeout=20, env=ENV)
         cli_outcome(c, "resolve", res)
 
@@ -181,7 +190,8 @@ def run_node(cases, port):
                           "observation": '{"lag_ms":"0"}'})
             owners.append((c, "eval"))
         if "nresolve" in RUNTIMES:
-            items.append({"kind": "resolve", "url": "http://127.0.0.1:%d%s" % (port, c.path), "requirement": c.req,
+            u = urls(c, port)
+            items.append({"kind": "resolve", "url": u if CHAIN else u[0], "requirement": c.req,
                           "options": {"now": NOW, "timeoutMs": 4000}})
             owners.append((c, "nresolve"))
     if not items:
@@ -215,16 +225,20 @@ def run_node(cases, port):
 def run_envoy(cases, port):
     todo = [c for c in cases if c.envoy]
     agents = {c.sid: c.req for c in todo}
+    route = {"path": "/s/{id}/card", "watermark": WATERMARKS}
+    if CHAIN:
+        route["re_resolve"] = {"cluster": "up2", "path": "/p/{id}/card", "timeout": "4s",
+                               "budget": {"per_second": 1000, "burst": 100000}}
     lst = harness.listener("adv", "up", [harness.wasm_filter("cg_adv", {
-        "defaults": {}, "agents": agents, "well_known": False,
-        "routes": [{"path": "/s/{id}/card", "watermark": WATERMARKS}]})])
+        "defaults": {}, "agents": agents, "well_known": False, "routes": [route]})])
     workdir = harness.temp_workdir("scn3adv-envoy-")
-    env = harness.Envoy(harness.bootstrap([lst], [harness.cluster("up", port)]), workdir, "scn3adv")
+    env = harness.Envoy(harness.bootstrap([lst], [harness.cluster("up", port), harness.cluster("up2", port)]),
+                        workdir, "scn3adv")
     env.start()
     try:
         for c in todo:
             try:
-                resp = harness.request(env.ports["adv"], c.path, timeout=15)
+                resp = harness.request(env.ports["adv"], c.path1 if CHAIN else c.path, timeout=15)
             except Exception as e:  # noqa: BLE001
                 c.out["envoy"] = ("request-error", repr(e)[:120])
                 continue
@@ -255,6 +269,8 @@ def envoy_outcome(c, resp):
 def matches(expect, o, rt):
     if isinstance(expect, dict):
         expect = expect.get(rt, "any")
+    if CHAIN and expect == "pass":
+        expect = "watermark_exceeded"  # no card from the case: the stale replica's is the last
     if o is None or expect == "any":
         return True
     if o[0] == "pass" and o[1] == 200:
@@ -304,7 +320,12 @@ def run_all(cases):
     port = server.serve()
     for i, c in enumerate(cases):
         c.sid = "c%03d" % i
-        c.path = "/s/%s/card" % c.sid
+        c.path = "/%s/%s/card" % ("p" if CHAIN else "s", c.sid)
+        if CHAIN:
+            c.check = False
+            c.path1 = "/s/%s/card" % c.sid
+            server.ROUTES[c.path1] = ("200 OK", [("content-type", "application/json"), ("x-replica-lag-ms", "50000")],
+                                      FRESH_B, False)
         if c.raw is not None:
             server.ROUTES[c.path] = (None, None, c.raw, True)
         else:

@@ -153,7 +153,7 @@ FILT = [
     ('{"routes": [%s]}' % ",".join('{"path": "/r%d/{id}/card"}' % i for i in range(2000)), None),
     ('{"routes": [{"path": "/%s"}]}' % "/".join("s" for _ in range(5000)), "?"),
     ('{"routes": [{"path": "/a/{id}"}, {"path": "/a/{id}"}]}', "?"),
-    ('{"routes": [{"path": ""}]}', "/routes/0/path"), ('{"routes": [{"path": "/a", "agent": ""}]}', "?"),
+    ('{"routes": [{"path": ""}]}', "/routes/0/path"), ('{"routes": [{"path": "/a", "agent": ""}]}', "/routes/0/agent"),
     ('{"routes": [{"path": "/a/{id}", "unknown": 1}]}', "/routes/0/unknown"),
     ('{"routes": [{"path": "/a/{id}", "card_pointer": "/%s"}]}' % "/".join("x" * 1 for _ in range(3000)), "?"),
     ('{"routes": [{"path": "/a/{id}", "watermark": {"lag_ms_header": ""}}]}', "/routes/0/watermark/lag_ms_header"),

@@ -43,6 +43,16 @@ RUNTIMES = os.environ.get("SCN3_RUNTIMES", "check,eval,resolve,nresolve,envoy").
 # replica (the fresh card, x-replica-lag-ms 50000): `resolve URL1 URL2`, `resolveAgentCard([..])`
 # and the filter's `re_resolve` to a second cluster. No `check`/`evaluateRaw`.
 CHAIN = os.environ.get("SCN3_CHAIN") == "1"
+# SCN3_TEXT=1: evaluateRaw gets each valid-UTF-8 card as a JS string (the text path), not bytes.
+AS_TEXT = os.environ.get("SCN3_TEXT") == "1"
+
+
+def utf8(data):
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
 SEED = int(os.environ.get("SCN3_SEED", "3"))
 RNG = random.Random(SEED)
 
@@ -187,6 +197,7 @@ def run_node(cases, port):
     for c in cases:
         if "eval" in RUNTIMES and c.check:
             items.append({"kind": "eval", "card_b64": base64.b64encode(c.body).decode(), "requirement": json.dumps(c.req),
+                          "as_text": AS_TEXT and utf8(c.body),
                           "observation": '{"lag_ms":"0"}'})
             owners.append((c, "eval"))
         if "nresolve" in RUNTIMES:

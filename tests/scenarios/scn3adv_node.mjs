@@ -13,7 +13,9 @@ for (const c of JSON.parse(input)) {
   try {
     if (c.kind === 'eval') {
       const bytes = new Uint8Array(Buffer.from(c.card_b64, 'base64'));
-      out.push({ raw: cg.evaluateRaw(bytes, c.requirement, c.observation) });
+      // as_text: the card as a JS string (its UTF-8 decoded), the package's text path.
+      const card = c.as_text ? Buffer.from(bytes).toString('utf8') : bytes;
+      out.push({ raw: cg.evaluateRaw(card, c.requirement, c.observation) });
     } else if (c.kind === 'policy') {
       cg.checkPolicy(c.text);
       out.push({ ok: true });

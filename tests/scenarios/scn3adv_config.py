@@ -182,7 +182,9 @@ FILT = [
     ('{"re_resolve": {"cluster": "p", "authority": "a\\r\\nx: y"}}', "/re_resolve/authority"),
     ('{"re_resolve": {"cluster": "p", "path": "relative"}}', "/re_resolve/path"),
     ('{"re_resolve": {"cluster": "p", "path": "/c?x=\\u0000"}}', "?"),
-    ('', ""), ('   ', ""), ('{}', None), ('{"defaults": {}}}', ""),
+    # An empty (or whitespace) plugin configuration is all defaults (src/envoy/config.rs); a
+    # policy file of that text is refused by `policy check` and `checkPolicy` (see README).
+    ('', None), ('   ', None), ('{}', None), ('{"defaults": {}}}', ""),
 ]
 
 
@@ -236,7 +238,8 @@ def run_flags():
         ("--requirement with a lone surrogate", base + ["--requirement", '{"require": ["\\ud800"]}'], 2),
         ("--requirement nested 100 deep", base + ["--requirement", '{"x": %s}' % nest(100)], 2),
         ("--requirement of 120 KiB", base + ["--requirement", '{"require": ["%s"]}' % ("a" * (120 << 10))], "?"),
-        ("--max-stale and a --requirement max_stale", base + ["--max-stale", "1s", "--requirement", '{"max_stale": "9s"}'], 2),
+        # --help: flags add to --requirement (a flag's value replaces the requirement's).
+        ("--max-stale and a --requirement max_stale", base + ["--max-stale", "1s", "--requirement", '{"max_stale": "9s"}'], 0),
         ("--pin and --policy", base + ["--pin", P, "--policy", ROOT + "/policies/incident.json", "--agent", "worker-7"], "?"),
         ("--agent without --policy", base + ["--agent", "w", "--max-stale", "1s"], 2),
         ("--policy without --agent", base + ["--policy", ROOT + "/policies/incident.json"], "?"),

@@ -817,9 +817,39 @@ function createApi(raw, env) {
     return value === null ? undefined : value;
   }
 
+  const WATERMARK_HEADERS = ['lagMsHeader', 'lagSHeader', 'syncedAtHeader'];
+  const WATERMARK_FLAGS = ['consul', 'age'];
+  // RFC 9110 token: what a header name may be (the Envoy filter's `watermark` asks the same).
+  const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+  /** The watermark options with their defaults, or a TypeError naming the member that is not
+   * one (a misspelt name, as the filter's snake_case `lag_ms_header`, would otherwise leave the
+   * defaults in force without a word), or has the wrong type. */
+  function watermarkOf(watermark) {
+    if (watermark === undefined || watermark === null) return DEFAULT_WATERMARK;
+    if (typeof watermark !== 'object' || Array.isArray(watermark)) {
+      throw new TypeError(`options.watermark must be an object, not ${describe(watermark)}`);
+    }
+    for (const key of Object.keys(watermark)) {
+      const v = watermark[key];
+      if (WATERMARK_HEADERS.includes(key)) {
+        if (v === undefined || v === null || v === false || v === '' || (typeof v === 'string' && TOKEN.test(v))) continue;
+        throw new TypeError(`options.watermark.${key} must be a header name (a token), null or false, not ${describe(v)}`);
+      }
+      if (WATERMARK_FLAGS.includes(key)) {
+        if (v === undefined || typeof v === 'boolean') continue;
+        throw new TypeError(`options.watermark.${key} must be a boolean, not ${describe(v)}`);
+      }
+      throw new TypeError(
+        `options.watermark.${key} is not a watermark option (${WATERMARK_HEADERS.concat(WATERMARK_FLAGS).join(', ')})`,
+      );
+    }
+    return Object.assign({}, DEFAULT_WATERMARK, watermark);
+  }
+
   /** Reads the configured watermark headers of a fetch Response into an observation. */
   function observationFromHeaders(headers, watermark, now) {
-    const w = Object.assign({}, DEFAULT_WATERMARK, watermark || {});
+    const w = watermarkOf(watermark);
     const obs = {};
     const put = (key, value) => {
       if (value !== undefined) obs[key] = value;
@@ -1036,9 +1066,10 @@ function createApi(raw, env) {
   async function fetchDecision(url, requirement, options) {
     const opts = options || {};
     const fetchImpl = fetchOf(opts);
-    // Check the requirement before touching the network.
+    // Check the requirement and the watermark options before touching the network.
     wellFormedInput(requirement, 'requirement');
     callCore('input', () => raw.checkRequirement(coreInput(defined(requirement), 'requirement')));
+    watermarkOf(opts.watermark);
     const timeoutMs = timeoutOf(opts);
     const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
     const observation = body.observation;
@@ -1104,6 +1135,7 @@ function createApi(raw, env) {
     const maxAttempts = maxAttemptsOf(opts);
     const fetchTimeout = opts.timeoutMs === undefined ? Infinity : timeoutOf(opts);
     const deadlineMs = deadlineOf(opts);
+    watermarkOf(opts.watermark);
     const clock = () => monotonicMs();
     const resolution = callCore('input', () => new raw.ResolutionRaw(coreInput(defined(requirement), 'requirement'), maxAttempts, deadlineMs, clock()));
     try {

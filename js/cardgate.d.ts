@@ -216,6 +216,8 @@ export type FetchLike = (
 
 /** Which response headers carry the watermark. A header name set to `null` or `false` is not
  * read. Defaults in `DEFAULT_WATERMARK`. */
+/** Another member, a header name that is not an HTTP token or a flag that is not a boolean
+ * throws a TypeError naming it (before any request). */
 export interface WatermarkOptions {
   /** Replica lag in milliseconds. Default `x-replica-lag-ms`. */
   lagMsHeader?: string | null | false;

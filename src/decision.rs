@@ -216,6 +216,22 @@ impl Decision {
         )
     }
 
+    /// The `body_encoded` decision for a host's `Content-Encoding` header values (every value of
+    /// every such header), if they name a coding other than `identity`: each comma-separated
+    /// element, spaces and tabs trimmed, must be empty or `identity` (ASCII case aside). Callers'
+    /// HTTP clients then hand over the bytes as served, the bytes the gate checks. The Envoy
+    /// filter and `cardgate resolve` share this rule.
+    pub fn content_encoding<V: AsRef<[u8]>>(values: &[V]) -> Option<Decision> {
+        values.iter().find_map(|value| {
+            let text = String::from_utf8_lossy(value.as_ref());
+            let identity = text.split(',').all(|e| {
+                let e = e.trim_matches([' ', '\t']);
+                e.is_empty() || e.eq_ignore_ascii_case("identity")
+            });
+            (!identity).then(|| Decision::body_encoded(text.trim()))
+        })
+    }
+
     /// Sets the figures of a malformed decision's single reason.
     pub(crate) fn reasons_mut_figures(&mut self, figures: Vec<(String, Value)>) {
         if let Some(reason) = self.reasons.first_mut() {

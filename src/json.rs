@@ -273,7 +273,8 @@ pub fn parse_document(bytes: &[u8], max_depth: usize) -> Result<Document, JsonEr
         kind: JsonErrorKind::InvalidUtf8,
         offset: e.valid_up_to(),
         path: String::new(),
-        message: format!("invalid UTF-8 byte sequence at byte {}", e.valid_up_to()),
+        // `Display` adds " at byte N" to every message.
+        message: "invalid UTF-8 byte sequence".into(),
     })?;
     if text.bytes().all(is_json_whitespace) {
         return Err(JsonError {

@@ -32,7 +32,8 @@ usage:
       --synced-at RFC3339      last successful sync        --age-s N        HTTP Age (added to the lag)
       --consul-last-contact-ms N --consul-known-leader true|false
       --now RFC3339            the clock (default: this machine's)
-      --no-clock               supply no clock (a synced_at watermark then fails as clock_missing)
+      --no-clock               never read this machine's clock: only --now (or an --observation
+                               now) is a clock; without one a synced_at watermark is clock_missing
       --requirement JSON       the requirement in its JSON form (DESIGN.md); flags above add to it
       --observation JSON       the observation in its JSON form; watermark flags add to it
       --max-card-bytes N       body size limit (default 65536); at most N+1 bytes are read
@@ -738,7 +739,7 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
                     } => {
                         Decision::body_too_large(&start, seen, card_limits.max_card_bytes, complete)
                     }
-                    fetch::Body::Encoded(encoding) => Decision::body_encoded(&encoding),
+                    fetch::Body::Encoded(decision) => *decision,
                 }))
             }
         };
@@ -775,8 +776,9 @@ mod fetch {
             seen: usize,
             complete: bool,
         },
-        /// A `Content-Encoding` other than identity: the body was not read.
-        Encoded(String),
+        /// A `Content-Encoding` other than identity: the body was not read; its `body_encoded`
+        /// decision.
+        Encoded(Box<cardgate::Decision>),
     }
 
     /// Why a source gave no answer to judge, and whether it ran out of time (a fetch that
@@ -888,22 +890,28 @@ mod fetch {
                 (Some(_), Some(_)) => Some(String::new()),
             }
         };
-        let repeated = headers
+        // Both framings (RFC 9112 section 6.3: "ought to be handled as an error"): the filter
+        // (Envoy) and the npm package (undici) refuse such an answer; a client that honours the
+        // length would read other bytes than the chunks the gate would check.
+        let has = |name: &str| headers.iter().any(|(n, _)| n == name);
+        if has("transfer-encoding") && has("content-length") {
+            return Err(Failure::from(
+                "the answer has both Transfer-Encoding and Content-Length (ambiguous framing)"
+                    .to_owned(),
+            ));
+        }
+        // Every value of every `Content-Encoding` header counts; an empty one lists no coding
+        // (`Decision::content_encoding`, the Envoy filter's rule).
+        let codings: Vec<&[u8]> = headers
             .iter()
             .filter(|(n, _)| n == "content-encoding")
-            .nth(1)
-            .is_some();
-        let encoding = single("content-encoding");
-        if let Some(enc) = encoding.as_deref() {
-            // An empty value lists no coding (callers' HTTP clients decode nothing, as Envoy
-            // and the npm package read it); a repeated header is refused.
-            if !enc.eq_ignore_ascii_case("identity") && (repeated || !enc.is_empty()) {
-                let enc = if enc.is_empty() { "(repeated)" } else { enc };
-                return Ok(Fetched {
-                    body: Body::Encoded(enc.to_owned()),
-                    headers,
-                });
-            }
+            .map(|(_, v)| v.as_slice())
+            .collect();
+        if let Some(decision) = cardgate::Decision::content_encoding(&codings) {
+            return Ok(Fetched {
+                body: Body::Encoded(Box::new(decision)),
+                headers,
+            });
         }
         let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
         let mut bytes = Vec::new();

@@ -1509,23 +1509,12 @@ fn scenario_policy_agent_id_in_another_case_takes_that_agents_rule() {
 
 /// An empty `Content-Encoding` lists no coding: the Envoy filter and the npm package read the
 /// card; `resolve` used to refuse it as `body_encoded` with the message of a *repeated* header.
-/// A repeated one, or an unknown coding, is still refused.
+/// An unknown coding is still refused.
 #[test]
 fn scenario_empty_content_encoding_is_no_coding() {
     let lag = ("x-replica-lag-ms", "0");
     let server = Server::start(vec![
         ("/empty", fresh_with(200, &[lag, ("content-encoding", "")])),
-        (
-            "/twice",
-            fresh_with(
-                200,
-                &[
-                    lag,
-                    ("content-encoding", "identity"),
-                    ("content-encoding", "identity"),
-                ],
-            ),
-        ),
         (
             "/custom",
             fresh_with(200, &[lag, ("content-encoding", "x-custom")]),
@@ -1533,11 +1522,126 @@ fn scenario_empty_content_encoding_is_no_coding() {
     ]);
     let (out, _) = resolve(&[server.url("/empty")], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    for path in ["/twice", "/custom"] {
+    let (out, _) = resolve(&[server.url("/custom")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&decision(&out)), ["body_encoded"]);
+}
+
+/// Third review (adversarial): `resolve` reads `Content-Encoding` as the Envoy filter does, every
+/// value of every such header, each listed coding `identity` or empty. It used to refuse
+/// `identity, identity`, a lone `,` and a repeated `identity` header as `body_encoded` where the
+/// filter and the npm package read the card (callers' clients hand over the bytes as served).
+#[test]
+fn scenario_content_encoding_lists_read_as_the_filter_reads_them() {
+    let lag = ("x-replica-lag-ms", "0");
+    let ce = |v: &'static str| ("content-encoding", v);
+    let server = Server::start(vec![
+        ("/list", fresh_with(200, &[lag, ce("identity, identity")])),
+        ("/comma", fresh_with(200, &[lag, ce(" , ")])),
+        ("/case", fresh_with(200, &[lag, ce("\tIDENTITY ")])),
+        (
+            "/twice",
+            fresh_with(200, &[lag, ce("identity"), ce("identity")]),
+        ),
+        (
+            "/and-empty",
+            fresh_with(200, &[lag, ce("identity"), ce("")]),
+        ),
+        ("/gzip-last", fresh_with(200, &[lag, ce("identity, gzip")])),
+        (
+            "/gzip-second",
+            fresh_with(200, &[lag, ce("identity"), ce("gzip")]),
+        ),
+        ("/param", fresh_with(200, &[lag, ce("identity;q=1")])),
+    ]);
+    for path in ["/list", "/comma", "/case", "/twice", "/and-empty"] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+    }
+    for (path, named) in [
+        ("/gzip-last", "identity, gzip"),
+        ("/gzip-second", "gzip"),
+        ("/param", "identity;q=1"),
+    ] {
         let (out, _) = resolve(&[server.url(path)], &[]);
         assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
-        assert_eq!(codes(&decision(&out)), ["body_encoded"], "{path}");
+        let d = decision(&out);
+        assert_eq!(codes(&d), ["body_encoded"], "{path}");
+        let message = d
+            .get("reasons")
+            .and_then(|r| r.as_array())
+            .and_then(|rs| rs.first())
+            .and_then(|r| r.get("message"))
+            .and_then(|m| m.as_str())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains(&format!("{named:?}")), "{path}: {message}");
     }
+}
+
+/// Third review (adversarial bodies): an `invalid_utf8` reason said "at byte 6 at byte 6" (the
+/// parser's message carried the offset, and its `Display` adds it again); every other JSON
+/// reason names it once. Card, policy and requirement messages alike.
+#[test]
+fn scenario_invalid_utf8_names_its_byte_once() {
+    let card = [&br#"{"a":""#[..], &[0xff], &br#""}"#[..]].concat();
+    let path = std::env::temp_dir().join(format!("cardgate-utf8-{}.json", std::process::id()));
+    std::fs::write(&path, &card).unwrap();
+    let file = path.to_str().unwrap();
+    let out = cardgate(&["check", file, "--no-clock"], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["invalid_utf8"]);
+    let message = d
+        .get("reasons")
+        .and_then(|r| r.as_array())
+        .and_then(|rs| rs.first())
+        .and_then(|r| r.get("message"))
+        .and_then(|m| m.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        message,
+        "card is not valid I-JSON: invalid UTF-8 byte sequence at byte 6"
+    );
+    let out = cardgate(&["policy", "check", file], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("invalid UTF-8 byte sequence at byte 6") && !err.contains("at byte 6 at byte"),
+        "{err}"
+    );
+    std::fs::remove_file(&path).ok();
+}
+
+/// Third review (adversarial HTTP): an answer with both `Transfer-Encoding: chunked` and a
+/// `Content-Length` (RFC 9112 section 6.3: ambiguous framing, "ought to be handled as an
+/// error") was a `valid` card in `resolve` (ureq reads the chunks) where the Envoy filter and
+/// the npm package (undici) refuse the answer. It is now a failed source.
+#[test]
+fn scenario_both_framings_are_a_failed_source() {
+    let chunked = format!("{:x}\r\n{FRESH_CARD}\r\n0\r\n\r\n", FRESH_CARD.len()).into_bytes();
+    let server = Server::start(vec![(
+        "/both",
+        Serve::With(
+            200,
+            vec![
+                ("x-replica-lag-ms", "0".into()),
+                ("content-length", "3".into()),
+                ("transfer-encoding", "chunked".into()),
+            ],
+            chunked,
+        ),
+    )]);
+    let (out, _) = resolve(&[server.url("/both")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["source_unavailable"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("both Transfer-Encoding and Content-Length"),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------- one agent-id rule for every host

@@ -588,6 +588,14 @@ fn route(
     default_watermark: &WatermarkSources,
 ) -> Result<CardRoute, InputError> {
     let pattern = PathPattern::parse(&input.path).map_err(|e| e.within(&format!("{path}/path")))?;
+    // An empty id names no agent (a policy refuses it as a key): the route would silently get
+    // the defaults.
+    if input.agent.as_deref() == Some("") {
+        return Err(InputError::range_error(
+            format!("{path}/agent"),
+            "agent id is empty",
+        ));
+    }
     if input.agent.is_some() && pattern.has_agent_placeholder() {
         return Err(InputError::range_error(
             format!("{path}/agent"),

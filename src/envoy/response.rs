@@ -262,15 +262,8 @@ pub fn observe_lazily(
 /// the UTF-8 identity bytes the gate checks: a `Content-Encoding` other than `identity` (every
 /// value of every such header), or a `Content-Type` `charset` other than UTF-8.
 pub fn unreadable_encoding(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Decision> {
-    for value in header("content-encoding") {
-        let text = String::from_utf8_lossy(&value).into_owned();
-        let identity = text.split(',').all(|e| {
-            let e = e.trim_matches([' ', '\t']);
-            e.is_empty() || e.eq_ignore_ascii_case("identity")
-        });
-        if !identity {
-            return Some(Decision::body_encoded(text.trim()));
-        }
+    if let Some(decision) = Decision::content_encoding(&header("content-encoding")) {
+        return Some(decision);
     }
     foreign_charset(&header("content-type"))
         .map(|why| Decision::malformed(ReasonCode::BodyEncoded, "", why))

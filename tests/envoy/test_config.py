@@ -25,6 +25,8 @@ INVALID = [
     ('{"routes": [{"path": "/ok"}, {"path": "agents/{id}"}]}', "/routes/1/path"),
     ('{"routes": [{"path": "/a/{id}/{id}"}]}', "/routes/0/path"),
     ('{"routes": [{"path": "/a/{id}", "agent": "w7"}]}', "/routes/0/agent"),
+    # Third review: an empty fixed agent id names no agent; it was accepted (the defaults applied).
+    ('{"routes": [{"path": "/a", "agent": ""}]}', "/routes/0/agent"),
     ('{"routes": [{"path": "/a", "card_pointer": "card"}]}', "/routes/0/card_pointer"),
     ('{"routes": [{"path": "/a", "watermark_pointer_unit": "s"}]}', "/routes/0/watermark_pointer_unit"),
     ('{"routes": [{"path": "/a", "watermark_pointer": "/w", "watermark_pointer_unit": "hours"}]}',

@@ -326,3 +326,30 @@ test('a requirement or observation holding a Map, a Set or a BigInt is a TypeErr
     assert.throws(call, (e) => e instanceof TypeError && e.input === input && e.path === path, String(call));
   }
 });
+
+// Third review (adversarial) found the same: a card named "w\uD800" passed as text was `valid`
+// as "w\uFFFD", with the hash of that other text; policy text was read likewise.
+test('string inputs with a lone surrogate are refused, not read with U+FFFD', () => {
+  const text = JSON.stringify(FRESH_CARD);
+  const lone = (s) => s.replace('"worker-7"', '"worker-7\uD800"');
+  assert.notEqual(lone(text), text);
+  // (A backslash before the surrogate too: written as an escape, `\` + `\uD800` would read as
+  // the valid text `\\uD800`, a card the caller's JSON.parse refuses.)
+  for (const card of [lone(text), text.replace('"worker-7"', '"worker-7\uDC00x"'), text.replace('"worker-7"', '"worker-7\\\uD800"')]) {
+    const d = JSON.parse(cg.evaluateRaw(card, { max_stale: '10s' }, { lag_ms: '0', now: NOW }));
+    assert.equal(d.verdict, 'rejected');
+    assert.deepEqual(d.reasons.map((r) => r.code), ['invalid_utf8']);
+    assert.equal(cg.evaluate(card, { max_stale: '10s' }, { lag_ms: '0', now: NOW }).verdict, 'rejected');
+    assert.throws(() => cg.cardHash(card), TypeError);
+  }
+  // A surrogate pair (well-formed text) is read as it stands.
+  const pair = text.replace('"worker-7"', '"worker-7\uD83D\uDE00"');
+  assert.equal(cg.evaluate(pair, { max_stale: '10s' }, { lag_ms: '0', now: NOW }).verdict, 'valid');
+  // Requirement, observation and policy text.
+  assert.throws(() => cg.evaluateRaw(text, '{"require":["task.execute.v3\uD800"]}', { lag_ms: '0', now: NOW }),
+    (e) => e instanceof TypeError && /lone surrogate/.test(e.message));
+  assert.throws(() => cg.evaluateRaw(text, { max_stale: '10s' }, `{"lag_ms":"0\uDBFF","now":"${NOW}"}`),
+    (e) => e instanceof TypeError && /lone surrogate/.test(e.message));
+  assert.throws(() => cg.checkPolicy('{"agents":{"w\uD800":{}}}'), TypeError);
+  assert.throws(() => cg.checkPolicy('{"agents":{}}\uD800'), TypeError);
+});

@@ -265,10 +265,15 @@ test('cards of every size and form: through the buffer, past its bound, after a 
     '',
     CARD_TEXT.slice(0, 40),
   ];
+  // A text's lone surrogate is read as its escape (refused: lone_surrogate), not as the U+FFFD
+  // a UTF-8 encoder writes in its place (third review); its bytes are bytes.
+  const escapeLone = (t) => t.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    (u) => `\\u${u.charCodeAt(0).toString(16).toUpperCase()}`);
   for (const text of forms) {
     const bytes = new TextEncoder().encode(text);
     const expected = fresh(bytes, req, obs);
-    assert.equal(cg.evaluateRaw(text, req, obs), expected, `text of ${text.length} units`);
+    const textExpected = fresh(new TextEncoder().encode(escapeLone(text)), req, obs);
+    assert.equal(cg.evaluateRaw(text, req, obs), textExpected, `text of ${text.length} units`);
     assert.equal(cg.evaluateRaw(bytes, req, obs), expected, `${bytes.length} bytes`);
     assert.equal(cg.evaluateRaw(Buffer.from(bytes), req, obs), expected, 'Buffer');
     assert.equal(cg.evaluateRaw(bytes.buffer, req, obs), expected, 'ArrayBuffer');

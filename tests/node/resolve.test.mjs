@@ -421,3 +421,28 @@ test('CardGateResolver.lastResolution does not keep an earlier decision after a 
   await assert.rejects(r.resolve(`${base}/`, 'stale.json'), cg.StaleAgentCardError);
   assert.equal(r.lastResolution.decision.error_class, 'stale_agent_card');
 });
+
+// Third review (adversarial configuration): an unknown or mistyped `watermark` option (the
+// filter's snake_case `lag_ms_header`, `consul: 'yes'`, a header name with a space) was ignored
+// without a word, the defaults reading in its place. Each is a TypeError naming the member,
+// before any request, as the filter refuses such a `watermark` at configuration.
+test('bad watermark options are a TypeError naming the member, before the network', async () => {
+  const refused = 'http://127.0.0.1:9/.well-known/agent-card.json';
+  const bad = [
+    [{ lag_ms_header: 'x-lag' }, /options\.watermark\.lag_ms_header is not a watermark option/],
+    [{ consul: 'yes' }, /options\.watermark\.consul must be a boolean/],
+    [{ lagMsHeader: 'x lag' }, /options\.watermark\.lagMsHeader must be a header name/],
+    [{ syncedAtHeader: 5 }, /options\.watermark\.syncedAtHeader must be a header name/],
+    ['x-lag', /options\.watermark must be an object/],
+    [['x-lag'], /options\.watermark must be an object/],
+  ];
+  for (const [watermark, message] of bad) {
+    await assert.rejects(cg.resolveAgentCard(refused, REQ, { watermark }), (e) => e instanceof TypeError && message.test(e.message));
+    await assert.rejects(cg.resolveAgentCard([refused, refused], REQ, { watermark }), (e) => e instanceof TypeError && message.test(e.message));
+    assert.throws(() => cg.observationFromHeaders(new Headers(), watermark), (e) => e instanceof TypeError && message.test(e.message));
+  }
+  // The documented forms still read.
+  const obs = cg.observationFromHeaders(new Headers({ 'x-lag': '7', age: '1' }),
+    { lagMsHeader: 'x-lag', lagSHeader: null, syncedAtHeader: false, consul: false, age: true }, null);
+  assert.deepEqual(obs, { lag_ms: '7', age_s: '1', now: null });
+});

@@ -1066,7 +1066,8 @@ function createApi(raw, env) {
   async function fetchDecision(url, requirement, options) {
     const opts = options || {};
     const fetchImpl = fetchOf(opts);
-    // Check the requirement and the watermark options before touching the network.
+    // Check the URL, the requirement and the watermark options before touching the network.
+    withoutCredentials(url, 'url');
     wellFormedInput(requirement, 'requirement');
     callCore('input', () => raw.checkRequirement(coreInput(defined(requirement), 'requirement')));
     watermarkOf(opts.watermark);
@@ -1102,6 +1103,24 @@ function createApi(raw, env) {
     return t;
   }
 
+  /** Refuses a card URL with user information (`user:password@`), named by its host alone: the
+   * package sends no credentials (fetch refuses such a URL; a caller's fetch might not), and every
+   * attempt and message would print them. A text that is not a URL is left to the caller. */
+  function withoutCredentials(url, what) {
+    let parsed;
+    try {
+      parsed = new URL(String(url));
+    } catch (_) {
+      return;
+    }
+    if (parsed.username !== '' || parsed.password !== '') {
+      throw new TypeError(
+        `${what}: the URL for ${JSON.stringify(parsed.host)} carries user information (user:password@): ` +
+          'the gate sends no credentials and would print them in the decision; give the URL without them',
+      );
+    }
+  }
+
   /** The card URLs of a source list, checked before any request. */
   function sourceUrls(list, what) {
     if (!Array.isArray(list) || list.length === 0) {
@@ -1111,11 +1130,14 @@ function createApi(raw, env) {
       if (typeof u !== 'string' && !(u !== null && typeof u === 'object' && typeof u.href === 'string')) {
         throw new TypeError(`${what}[${i}] must be a URL string or a URL, not ${describe(u)}`);
       }
+      let href;
       try {
-        return new URL(String(u)).href;
+        href = new URL(String(u)).href;
       } catch (_) {
         throw new TypeError(`${what}[${i}] is not an absolute URL: ${JSON.stringify(String(u))}`);
       }
+      withoutCredentials(href, `${what}[${i}]`);
+      return href;
     });
   }
 

@@ -830,6 +830,16 @@ mod fetch {
         if uri.host().is_none_or(str::is_empty) {
             return Err(format!("{shown} has no host"));
         }
+        // User information (`user:password@`): resolve sends no credentials, and every attempt
+        // and message would print them. Refused, as fetch() refuses such a URL in the npm
+        // package, and named by its host alone.
+        if let Some(authority) = uri.authority().filter(|a| a.as_str().contains('@')) {
+            let host = authority.as_str().rsplit('@').next().unwrap_or_default();
+            return Err(format!(
+                "the URL for {host:?} carries user information (`user:password@`): resolve sends \
+                 no credentials and would print them in the decision; give the URL without them"
+            ));
+        }
         Ok(text.to_owned())
     }
 

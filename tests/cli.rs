@@ -1312,6 +1312,8 @@ fn resolve_max_attempts_bounds_the_sources_asked() {
 fn resolve_bad_input_exits_2_before_any_request() {
     let server = Server::start(vec![("/replica", card_with_lag(FRESH_CARD, "0"))]);
     let ok = server.url("/replica");
+    // Credentials in a URL are refused, and not printed (the decision would carry them).
+    let with_user = ok.replacen("http://", "http://agent:s3cret@", 1);
     for (args, needle) in [
         (vec!["resolve"], "at least one URL"),
         (vec!["resolve", "not a url"], "is not a URL"),
@@ -1324,6 +1326,7 @@ fn resolve_bad_input_exits_2_before_any_request() {
             "not an http:// or https:// URL",
         ),
         (vec!["resolve", &ok, "http://[::1"], "is not a URL"),
+        (vec!["resolve", &with_user], "carries user information"),
         (
             vec!["resolve", &ok, "--watermark-ms", "0"],
             "does not apply to resolve",
@@ -1344,6 +1347,11 @@ fn resolve_bad_input_exits_2_before_any_request() {
         let out = cardgate(&args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("s3cret"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
         assert!(out.stdout.is_empty());
     }
     assert_eq!(server.hits("/replica"), 0, "no request was sent");

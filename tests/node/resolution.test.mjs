@@ -320,6 +320,9 @@ test('bad sources and options are refused before any request', async () => {
     [[], {}, TypeError, /non-empty array/],
     [['relative/card.json'], {}, TypeError, /sources\[0\] is not an absolute URL/],
     [[url('/x'), 42], {}, TypeError, /sources\[1\] must be a URL/],
+    // Credentials in a URL: refused, named by the host alone (the attempts would print them).
+    [[ok[0], ok[1].replace('http://', 'http://agent:s3cret@')], {}, TypeError, /sources\[1\]: the URL for "127\.0\.0\.1:\d+" carries user information/],
+    [ok[0].replace('http://', 'http://agent:s3cret@'), {}, TypeError, /^url: the URL for .* carries user information/],
     [ok, { maxAttempts: 0 }, RangeError, /maxAttempts/],
     [ok, { maxAttempts: 1.5 }, RangeError, /maxAttempts/],
     [ok, { maxAttempts: '3' }, TypeError, /maxAttempts/],
@@ -328,7 +331,7 @@ test('bad sources and options are refused before any request', async () => {
     [ok, { timeoutMs: -1 }, RangeError, /timeoutMs/],
     [ok, { signal: 'soon' }, TypeError, /signal/],
   ]) {
-    await assert.rejects(cg.resolveAgentCard(sources, REQ, opts), (e) => e instanceof Ctor && pattern.test(e.message), JSON.stringify([sources, opts]));
+    await assert.rejects(cg.resolveAgentCard(sources, REQ, opts), (e) => e instanceof Ctor && pattern.test(e.message) && !e.message.includes('s3cret'), JSON.stringify([sources, opts]));
   }
   await assert.rejects(cg.resolveAgentCard(ok, { max_stale: 'soon' }), /invalid requirement at \/max_stale/);
   assert.equal([...hits.values()].reduce((a, b) => a + b, 0), before, 'no request was sent');

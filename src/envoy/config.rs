@@ -416,6 +416,19 @@ impl FilterConfig {
         for (i, Object(item)) in input.routes.iter().flatten().enumerate() {
             let at = format!("/routes/{i}");
             let parsed = route(item, &at, &default_watermark)?;
+            // First match wins: a route whose every path an earlier one matches never applies
+            // (its rule, pointers and re-resolution would be configuration without effect).
+            if let Some(j) = routes
+                .iter()
+                .position(|r: &CardRoute| r.pattern.covers(&parsed.pattern))
+            {
+                return Err(InputError::range_error(
+                    format!("{at}/path"),
+                    format!(
+                        "never matches: /routes/{j} comes first and matches every path it does"
+                    ),
+                ));
+            }
             let own = match &item.re_resolve {
                 None => None,
                 Some(ReResolveSetting::Off) => Some(None),
@@ -978,6 +991,26 @@ mod tests {
             err(r#"{"routes":[{"path":"/a","extra":1}]}"#).path,
             "/routes/0/extra"
         );
+        // A route an earlier one covers never applies (first match wins).
+        for routes in [
+            r#"[{"path":"/a/{id}/card"},{"path":"/A/*/Card","agent":"w"}]"#,
+            r#"[{"path":"/a/*/card"},{"path":"/a/{id}/card"}]"#,
+            r#"[{"path":"/x"},{"path":"/a/{id}/card"},{"path":"/a/w7/card"}]"#,
+        ] {
+            let e = err(&format!(r#"{{"routes":{routes}}}"#));
+            let last = routes.matches("path").count() - 1;
+            assert_eq!(e.path, format!("/routes/{last}/path"), "{routes}");
+            assert!(e.message.contains("never matches"), "{}", e.message);
+        }
+        // A narrower route before a wider one is the way to give one agent's path its own rule.
+        for routes in [
+            r#"[{"path":"/a/w7/card"},{"path":"/a/{id}/card"}]"#,
+            r#"[{"path":"/a/{id}/card"},{"path":"/a/{id}/card/x"}]"#,
+            r#"[{"path":"/a/{id}"},{"path":"/a/"}]"#,
+        ] {
+            FilterConfig::from_json(format!(r#"{{"routes":{routes}}}"#).as_bytes())
+                .unwrap_or_else(|e| panic!("{routes}: {e:?}"));
+        }
         assert_eq!(
             err(r#"{"watermark":{"lag_ms_header":"bad header"}}"#).path,
             "/watermark/lag_ms_header"

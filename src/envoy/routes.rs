@@ -70,6 +70,25 @@ impl PathPattern {
         Ok(PathPattern::Template(segments))
     }
 
+    /// Whether every path `later` matches is matched by `self` too (so that, first match
+    /// winning, a route with `later` after one with `self` never applies). Segments compare as
+    /// [`CardRoute::matches`] does: literals in ASCII case, `*` and `{id}` any non-empty segment.
+    pub fn covers(&self, later: &PathPattern) -> bool {
+        match (self, later) {
+            (PathPattern::WellKnown, PathPattern::WellKnown) => true,
+            (PathPattern::Template(mine), PathPattern::Template(theirs)) => {
+                mine.len() == theirs.len()
+                    && mine.iter().zip(theirs).all(|(m, t)| match (m, t) {
+                        (Segment::Literal(a), Segment::Literal(b)) => a.eq_ignore_ascii_case(b),
+                        (Segment::Literal(_), _) => false,
+                        (_, Segment::Literal(b)) => !b.is_empty(),
+                        (_, _) => true,
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the template has an `{id}` segment.
     pub fn has_agent_placeholder(&self) -> bool {
         matches!(self, PathPattern::Template(s) if s.contains(&Segment::AgentId))

@@ -347,7 +347,8 @@ export declare class CardGateResolver<Card = any> {
   resolve(baseUrl: string, path?: string): Promise<Card>;
   /** The last `resolve`'s outcome (accepted or refused by the gate): the source and the
    * attempts (null for a single URL); null when the last `resolve` ended without a decision
-   * (a fetch error, an abort, a bad option). */
+   * (a fetch error, an abort, a bad option). With several `resolve` calls at once on one
+   * resolver, the one that ended last; use `onResolution` to tie an outcome to its call. */
   lastResolution: (ResolutionResult & { decision: Decision }) | null;
   /** The gate on `createFromAgentCard`: a card this resolver returned is re-checked with its
    * watermark aged by the time since; any other card passes only when pinned. Throws the

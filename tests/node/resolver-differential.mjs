@@ -24,13 +24,19 @@
 //   legacy   JSON-RPC and REST transport factories with legacyCompat, preferredTransports [X];
 //            normalize none / new DefaultAgentCardResolver({legacyCompat}).normalizeAgentCard
 // through createFromUrl (cardResolver: new CardGateResolver({requirement, normalize})), then
-// createFromAgentCard on the same factory with the accepted card (the client's), a JSON
-// re-parse of the bytes and their RFC 8785 form, and on a fresh resolver pinned to the card's
-// hash with the re-parse and the canonical copy.
+// createFromAgentCard on the same factory with the accepted card (the client's, as it is, as
+// JSON and in its RFC 8785 form), a JSON re-parse of the bytes and their RFC 8785 form; and on a
+// fresh resolver pinned to the card's hash with the re-parse and the canonical copy, and one
+// pinned to the held card's hash with its JSON.
 // Every built client: its transport's endpoint must be an interface of the card the client
 // holds (as the SDK read it) whose binding upper-cases to X's, and, with protocol:P, whose
 // protocolVersion has cardgate's Major.Minor P. A client on any other interface is UNSAFE (exit
-// 1). A refusal is counted (over-strict is allowed; by TypeError, typed gate error or SDK throw).
+// 1). A refusal is counted by kind (typed gate error, the resolver's TypeError, an SDK throw);
+// over-strict counts the gate's refusals on createFromUrl and the pinned paths (requirements
+// of binding and protocol only) where the SDK's own factory, same setup, builds a client whose
+// interface fits. Over-strict is allowed (the gate answers for every SDK reading and client).
+// A client without a string endpoint (an interface with a null or no url: the gate does not
+// check urls, DESIGN.md) is counted as noUrl and checked against every such interface.
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -297,6 +303,8 @@ async function outcome(promise) {
 function refusalKind(cg, e) {
   if (e instanceof cg.CardGateError) return e.constructor.name;
   if (e instanceof TypeError && /CardGateResolver|proto-shaped/.test(e.message)) return 'TypeError(resolver)';
+  // The package's check of a card object (a value JSON has no text for).
+  if (e instanceof TypeError && /^card at /.test(e.message)) return 'TypeError(card object)';
   if (e instanceof cg.AgentCardFetchError) return 'AgentCardFetchError';
   // A capability a reading has that a requirement cannot name (`extension:` without a URI).
   if (e instanceof RangeError && /^invalid requirement/.test(e.message)) return 'RangeError(requirement)';
@@ -329,7 +337,7 @@ export async function run(options) {
     });
     base = await new Promise((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${server.address().port}`)));
   }
-  const stats = { cards: entries.length, cardsWithBinding: 0, requirements: 0, attempts: 0, clients: 0, refused: 0, refusedBy: {}, overStrict: 0, unsafe: 0, ambiguous: 0, noUrl: 0, byPath: {} };
+  const stats = { cards: entries.length, cardsWithBinding: 0, requirements: 0, attempts: 0, clients: 0, refused: 0, refusedBy: {}, overStrict: 0, overStrictBy: {}, unsafe: 0, ambiguous: 0, noUrl: 0, byPath: {} };
   const unsafe = [];
   const overStrict = [];
   const sdkErrors = {}; // the first SDK throw of each kind (no client: not unsafe)
@@ -377,16 +385,38 @@ export async function run(options) {
             const viaUrl = await outcome(factory.createFromUrl(`${base}/c/${key}/`));
             attempts.push(['createFromUrl', viaUrl]);
             const copies = [];
-            if (viaUrl.client) copies.push(['accepted', viaUrl.client.agentCard]);
+            let held = null; // the accepted card as the client holds it (normalized), as JSON
+            if (viaUrl.client) {
+              copies.push(['accepted', viaUrl.client.agentCard]);
+              try {
+                held = JSON.stringify(viaUrl.client.agentCard);
+                copies.push(['accepted JSON', JSON.parse(held)]);
+                copies.push(['accepted canonical', JSON.parse(cg.canonicalize(held))]);
+              } catch {
+                held = null;
+              }
+            }
             if (reparse !== null) copies.push(['reparse', structuredClone(reparse)]);
             if (canonical !== null) copies.push(['canonical', structuredClone(canonical)]);
             for (const [name, c] of copies) attempts.push([`createFromAgentCard(${name})`, await outcome(factory.createFromAgentCard(c))]);
+            // A fresh resolver, the card pinned: the bytes' copies by the bytes' hash, the held
+            // card's by its own.
+            const pinnedFactory = (h) =>
+              factoryFor(setup, r.x, new cg.CardGateResolver({ requirement: { require: r.require, pin: h }, ...(norm ? { normalize: NORMALIZE[norm] } : {}), fetch: async () => respond('') }));
             if (pin !== null) {
-              const pinned = new cg.CardGateResolver({ requirement: { require: r.require, pin }, ...(norm ? { normalize: NORMALIZE[norm] } : {}), fetch: async () => respond('') });
-              const pf = factoryFor(setup, r.x, pinned);
-              for (const [name, c] of copies.filter(([n]) => n !== 'accepted')) {
+              const pf = pinnedFactory(pin);
+              for (const [name, c] of copies.filter(([n]) => !n.startsWith('accepted'))) {
                 attempts.push([`pinned createFromAgentCard(${name})`, await outcome(pf.createFromAgentCard(c))]);
               }
+            }
+            if (held !== null) {
+              let h = null;
+              try {
+                h = cg.cardHash(held);
+              } catch {
+                /* no hash */
+              }
+              if (h !== null) attempts.push(['pinned createFromAgentCard(accepted JSON)', await outcome(pinnedFactory(h).createFromAgentCard(JSON.parse(held)))]);
             }
             for (const [path, a] of attempts) {
               stats.attempts++;
@@ -419,6 +449,7 @@ export async function run(options) {
                 }
                 if (own[ownKey]) {
                   stats.overStrict++;
+                  stats.overStrictBy[kind] = (stats.overStrictBy[kind] ?? 0) + 1;
                   if (overStrict.length < 50) overStrict.push({ corpus: e.corpus, id: e.id, label: e.label, require: r.require, path: label, refusal: kind, message: String(a.error?.message).slice(0, 200) });
                 }
               }
@@ -440,9 +471,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const o = parseArgs(process.argv);
   const { stats, unsafe, overStrict, sdkErrors } = await run(o);
   if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, stats, unsafe, overStrict }, null, 1));
-  const { byPath, refusedBy, ...head } = stats;
+  const { byPath, refusedBy, overStrictBy, ...head } = stats;
   console.log(`resolver differential (seed ${o.seed}, ${o.stub ? 'fetch stub' : 'loopback HTTP'}): ${JSON.stringify(head)}`);
   console.log(`refusals: ${JSON.stringify(refusedBy)}`);
+  console.log(`over-strict (the SDK's own factory builds a fitting client), by refusal: ${JSON.stringify(overStrictBy)}`);
   for (const [k, v] of Object.entries(sdkErrors)) console.log(`  first ${k}: ${v}`);
   for (const [k, v] of Object.entries(byPath)) console.log(`  ${k.padEnd(58)} clients ${String(v.clients).padStart(6)}  refused ${String(v.refused).padStart(6)}`);
   for (const u of unsafe.slice(0, 20)) console.log(`UNSAFE ${u.corpus}#${u.id} ${u.label} | ${JSON.stringify(u.requirement.require)} | ${u.path} | gate ${u.decision} | ${u.why} | ${JSON.stringify(u.info)}\n  card: ${u.card.slice(0, 600)}`);

@@ -337,7 +337,7 @@ export async function run(options) {
     });
     base = await new Promise((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${server.address().port}`)));
   }
-  const stats = { cards: entries.length, cardsWithBinding: 0, requirements: 0, attempts: 0, clients: 0, refused: 0, refusedBy: {}, overStrict: 0, overStrictBy: {}, unsafe: 0, ambiguous: 0, noUrl: 0, byPath: {} };
+  const stats = { cards: entries.length, cardsWithBinding: 0, requirements: 0, attempts: 0, clients: 0, refused: 0, refusedBy: {}, overStrict: 0, overStrictBy: {}, unsafe: 0, ambiguous: 0, noUrl: 0, speaksOther: {}, byPath: {} };
   const unsafe = [];
   const overStrict = [];
   const sdkErrors = {}; // the first SDK throw of each kind (no client: not unsafe)
@@ -428,6 +428,12 @@ export async function run(options) {
                 const c = check(a.client, r.x, r.p, e.tagged);
                 if (c.info.ambiguous) stats.ambiguous++;
                 if (c.info.noUrl) stats.noUrl++;
+                // Informational: the version the transport speaks is not the required one (the
+                // gate checks the version the interface declares; DESIGN.md).
+                if (c.ok && r.p !== null && !(a.client.transport?.recorded || a.client.transport?.base?.recorded) && majorMinor(a.client.transport?.protocolVersion) !== r.p) {
+                  const k = `${setup} protocol:${r.p} speaks ${a.client.transport?.protocolVersion}`;
+                  stats.speaksOther[k] = (stats.speaksOther[k] ?? 0) + 1;
+                }
                 if (!c.ok) {
                   stats.unsafe++;
                   unsafe.push({ corpus: e.corpus, id: e.id, label: e.label, requirement, path: label, decision, why: c.why, info: c.info, card: text });

@@ -30,8 +30,10 @@
 // pinned to the held card's hash with its JSON.
 // Every built client: its transport's endpoint must be an interface of the card the client
 // holds (as the SDK read it) whose binding upper-cases to X's, and, with protocol:P, whose
-// protocolVersion has cardgate's Major.Minor P. A client on any other interface is UNSAFE (exit
-// 1). A refusal is counted by kind (typed gate error, the resolver's TypeError, an SDK throw);
+// protocolVersion has cardgate's Major.Minor P, and (tagged cards) a url the served card holds.
+// A client on any other interface is UNSAFE (exit 1). A createFromUrl client must hold the
+// interfaces the SDK reads from the served bytes with the same normalization (bare: the card as
+// it is); one that does not is DIVERGE (exit 1). A refusal is counted by kind (typed gate error, the resolver's TypeError, an SDK throw);
 // over-strict counts the gate's refusals on createFromUrl and the pinned paths (requirements
 // of binding and protocol only) where the SDK's own factory, same setup, builds a client whose
 // interface fits. Over-strict is allowed (the gate answers for every SDK reading and client).
@@ -214,6 +216,12 @@ function factoryFor(setup, x, cardResolver) {
   });
 }
 
+/** A card's interfaces as ClientFactory reads them: [binding, version, url]. */
+const interfaces = (card) =>
+  (Array.isArray(card?.supportedInterfaces) ? card.supportedInterfaces : [])
+    .filter((i) => i !== null && typeof i === 'object')
+    .map((i) => [i.protocolBinding, i.protocolVersion, i.url]);
+
 /** The SDK's readings of the bytes (fetch's Response.json, then each resolver's normalization). */
 async function readings(bytes) {
   let card;
@@ -223,11 +231,11 @@ async function readings(bytes) {
     return {};
   }
   const out = {};
-  for (const [name, r] of Object.entries(READERS)) {
+  // bare: the card as it is (a CardGateResolver without normalize returns it so).
+  for (const [name, r] of [['bare', null], ...Object.entries(READERS)]) {
     try {
-      const n = r.normalizeAgentCard(structuredClone(card)) ?? card;
-      const ifs = Array.isArray(n?.supportedInterfaces) ? n.supportedInterfaces : [];
-      out[name] = ifs.filter((i) => i !== null && typeof i === 'object').map((i) => [i.protocolBinding, i.protocolVersion]);
+      const n = r === null ? card : (r.normalizeAgentCard(structuredClone(card)) ?? card);
+      out[name] = interfaces(n);
     } catch {
       /* the SDK refuses the card */
     }
@@ -337,9 +345,10 @@ export async function run(options) {
     });
     base = await new Promise((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${server.address().port}`)));
   }
-  const stats = { cards: entries.length, cardsWithBinding: 0, requirements: 0, attempts: 0, clients: 0, refused: 0, refusedBy: {}, overStrict: 0, overStrictBy: {}, unsafe: 0, ambiguous: 0, noUrl: 0, speaksOther: {}, byPath: {} };
+  const stats = { cards: entries.length, cardsWithBinding: 0, requirements: 0, attempts: 0, clients: 0, refused: 0, refusedBy: {}, overStrict: 0, overStrictBy: {}, unsafe: 0, ambiguous: 0, noUrl: 0, diverge: 0, speaksOther: {}, byPath: {} };
   const unsafe = [];
   const overStrict = [];
+  const diverge = []; // createFromUrl clients holding other interfaces than the SDK reads from the bytes
   const sdkErrors = {}; // the first SDK throw of each kind (no client: not unsafe)
   try {
     for (const e of entries) {
@@ -348,6 +357,8 @@ export async function run(options) {
       const text = e.bytes.toString('utf8');
       const reads = await readings(e.bytes);
       const reqs = requirementsFor(cg, e.bytes, reads);
+      // The interface urls the served card holds (tagged: each its own), however it is read.
+      const servedUrls = new Set(text.match(/https:\/\/i[0-9]+\.rsv\.test\/a2a/g) ?? []);
       if (reqs.length) stats.cardsWithBinding++;
       let reparse = null;
       let canonical = null;
@@ -426,6 +437,22 @@ export async function run(options) {
                 stats.clients++;
                 bp.clients++;
                 const c = check(a.client, r.x, r.p, e.tagged);
+                // The endpoint is one of the served card's interfaces (no card substituted).
+                const ep = c.info.endpoint;
+                if (c.ok && e.tagged && typeof ep === 'string' && !servedUrls.has(ep)) {
+                  c.ok = false;
+                  c.why = 'the endpoint is no interface url of the served card';
+                }
+                // createFromUrl: the client holds the served card as the SDK reads it with this
+                // normalization (bare: as it is).
+                if (path === 'createFromUrl') {
+                  const want = JSON.stringify(reads[norm ?? 'bare'] ?? null);
+                  const got = JSON.stringify(interfaces(a.client.agentCard));
+                  if (want !== got) {
+                    stats.diverge++;
+                    if (diverge.length < 50) diverge.push({ corpus: e.corpus, id: e.id, label: e.label, path: label, want, got, card: text });
+                  }
+                }
                 if (c.info.ambiguous) stats.ambiguous++;
                 if (c.info.noUrl) stats.noUrl++;
                 // Informational: the version the transport speaks is not the required one (the
@@ -470,13 +497,13 @@ export async function run(options) {
   }
   stats.seconds = Number(((performance.now() - t0) / 1000).toFixed(1));
   stats.generateSeconds = Number((tGen / 1000).toFixed(1));
-  return { stats, unsafe, overStrict, sdkErrors };
+  return { stats, unsafe, overStrict, sdkErrors, diverge };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const o = parseArgs(process.argv);
-  const { stats, unsafe, overStrict, sdkErrors } = await run(o);
-  if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, stats, unsafe, overStrict }, null, 1));
+  const { stats, unsafe, overStrict, sdkErrors, diverge } = await run(o);
+  if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, stats, unsafe, overStrict, diverge }, null, 1));
   const { byPath, refusedBy, overStrictBy, ...head } = stats;
   console.log(`resolver differential (seed ${o.seed}, ${o.stub ? 'fetch stub' : 'loopback HTTP'}): ${JSON.stringify(head)}`);
   console.log(`refusals: ${JSON.stringify(refusedBy)}`);
@@ -484,6 +511,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const [k, v] of Object.entries(sdkErrors)) console.log(`  first ${k}: ${v}`);
   for (const [k, v] of Object.entries(byPath)) console.log(`  ${k.padEnd(58)} clients ${String(v.clients).padStart(6)}  refused ${String(v.refused).padStart(6)}`);
   for (const u of unsafe.slice(0, 20)) console.log(`UNSAFE ${u.corpus}#${u.id} ${u.label} | ${JSON.stringify(u.requirement.require)} | ${u.path} | gate ${u.decision} | ${u.why} | ${JSON.stringify(u.info)}\n  card: ${u.card.slice(0, 600)}`);
+  for (const d of diverge.slice(0, 10)) console.log(`DIVERGE ${d.corpus}#${d.id} ${d.label} | ${d.path} | SDK reads ${d.want.slice(0, 300)} | client holds ${d.got.slice(0, 300)}\n  card: ${d.card.slice(0, 600)}`);
   if (overStrict.length) console.log(`over-strict examples: ${overStrict.slice(0, 5).map((s) => `${s.corpus}#${s.id} ${s.label} ${JSON.stringify(s.require)} ${s.path} ${s.refusal}`).join('\n  ')}`);
-  process.exitCode = unsafe.length ? 1 : 0;
+  process.exitCode = unsafe.length || diverge.length ? 1 : 0;
 }

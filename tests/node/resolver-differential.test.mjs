@@ -34,11 +34,13 @@ test('the check sees a client on the wrong interface (the SDK\'s own factory, no
 });
 
 test('resolver differential, fixed seed: no client on an interface the requirement excludes', { timeout: 120_000 }, async () => {
-  const { stats, unsafe } = await run({ count: 320, seed: 7, corpus: ['choice', 'glue', 'adv', 'cards'], stub: true });
+  const { stats, unsafe, diverge } = await run({ count: 320, seed: 7, corpus: ['choice', 'glue', 'adv', 'cards'], stub: true });
   assert.ok(stats.clients > 500, `clients built: ${stats.clients}`);
   assert.ok(stats.refused > 500, `refusals: ${stats.refused}`);
   assert.deepEqual(
     unsafe.map((u) => `${u.corpus}#${u.id} ${u.label} ${JSON.stringify(u.requirement.require)} ${u.path}: ${u.why}`),
     [],
   );
+  // createFromUrl: the client holds the served card as the SDK reads it (no other card).
+  assert.deepEqual(diverge.map((d) => `${d.corpus}#${d.id} ${d.label} ${d.path}`), []);
 });

@@ -23,7 +23,9 @@
 //            resolver's normalizeAgentCard
 //   legacy   JSON-RPC and REST transport factories with legacyCompat, preferredTransports [X];
 //            normalize none / new DefaultAgentCardResolver({legacyCompat}).normalizeAgentCard
-// through createFromUrl (cardResolver: new CardGateResolver({requirement, normalize})), then
+// through createFromUrl (cardResolver: new CardGateResolver({requirement, normalize}); and with
+// `sources`: first a lagging replica serving the card with other interface urls, then the
+// card's own url), then
 // createFromAgentCard on the same factory with the accepted card (the client's, as it is, as
 // JSON and in its RFC 8785 form), a JSON re-parse of the bytes and their RFC 8785 form; and on a
 // fresh resolver pinned to the card's hash with the re-parse and the canonical copy, and one
@@ -329,19 +331,27 @@ export async function run(options) {
   let server = null;
   let base;
   let fetchImpl;
-  const respond = (id) => {
+  // /c/<key>/...: the card, lag 0. /r/<key>/...: a lagging replica's copy (lag 40 s) of the
+  // card with other interface urls (i<k>.stale.test), for re-resolution (`sources`).
+  const answer = (path) => {
+    const [, kind, id] = path.split('/');
     const body = served.get(id);
-    return new Response(body ?? 'no card', { status: body ? 200 : 404, headers: { 'content-type': 'application/json', 'x-replica-lag-ms': '0' } });
+    if (!body) return { status: 404, body: 'no card', lag: '0' };
+    if (kind === 'r') return { status: 200, body: Buffer.from(body.toString('latin1').replace(/\.rsv\.test/g, '.stale.test'), 'latin1'), lag: '40000' };
+    return { status: 200, body, lag: '0' };
+  };
+  const respond = (path) => {
+    const a = answer(path);
+    return new Response(a.body, { status: a.status, headers: { 'content-type': 'application/json', 'x-replica-lag-ms': a.lag } });
   };
   if (o.stub) {
     base = 'http://stub.rsv.test';
-    fetchImpl = async (url) => respond(new URL(String(url)).pathname.split('/')[2]);
+    fetchImpl = async (url) => respond(new URL(String(url)).pathname);
   } else {
     server = createServer((req, res) => {
-      const id = req.url.split('/')[2];
-      const body = served.get(id);
-      res.writeHead(body ? 200 : 404, { 'content-type': 'application/json', 'x-replica-lag-ms': '0' });
-      res.end(body ?? 'no card');
+      const a = answer(req.url);
+      res.writeHead(a.status, { 'content-type': 'application/json', 'x-replica-lag-ms': a.lag });
+      res.end(a.body);
     });
     base = await new Promise((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${server.address().port}`)));
   }
@@ -395,6 +405,14 @@ export async function run(options) {
             const factory = factoryFor(setup, r.x, resolver);
             const viaUrl = await outcome(factory.createFromUrl(`${base}/c/${key}/`));
             attempts.push(['createFromUrl', viaUrl]);
+            // Re-resolution: the lagging replica first (refused as stale), then the primary.
+            const viaSources = new cg.CardGateResolver({
+              requirement,
+              sources: [`${base}/r/${key}/`, `${base}/c/${key}/`],
+              ...(norm ? { normalize: NORMALIZE[norm] } : {}),
+              ...(fetchImpl ? { fetch: fetchImpl } : {}),
+            });
+            attempts.push(['createFromUrl(sources)', await outcome(factoryFor(setup, r.x, viaSources).createFromUrl(`${base}/r/${key}/`))]);
             const copies = [];
             let held = null; // the accepted card as the client holds it (normalized), as JSON
             if (viaUrl.client) {
@@ -445,7 +463,7 @@ export async function run(options) {
                 }
                 // createFromUrl: the client holds the served card as the SDK reads it with this
                 // normalization (bare: as it is).
-                if (path === 'createFromUrl') {
+                if (path.startsWith('createFromUrl')) {
                   const want = JSON.stringify(reads[norm ?? 'bare'] ?? null);
                   const got = JSON.stringify(interfaces(a.client.agentCard));
                   if (want !== got) {
@@ -474,7 +492,7 @@ export async function run(options) {
                 // Over-strict: the gate refused (fetched, or pinned: an unpinned card without a
                 // watermark is refused by design) where the SDK's own factory builds a client
                 // on an interface that fits the requirement (binding and protocol only).
-                if (r.full || kind.startsWith('sdk:') || kind === 'AgentCardFetchError' || path.startsWith('createFromAgentCard')) continue;
+                if (r.full || kind.startsWith('sdk:') || kind === 'AgentCardFetchError' || path.startsWith('createFromAgentCard') || path === 'createFromUrl(sources)') continue;
                 const ownKey = `${setup}/${norm}/${r.x}/${r.p}`;
                 if (!(ownKey in own)) {
                   const b = await outcome(factoryFor(setup, r.x, norm ? READERS[norm] : AgentCardResolver.default).createFromAgentCard(reparse !== null ? structuredClone(reparse) : {}));

@@ -287,14 +287,14 @@ export function check(client, x, p, tagged) {
   const endpoint = t?.endpoint;
   const ifs = Array.isArray(client.agentCard?.supportedInterfaces) ? client.agentCard.supportedInterfaces : [];
   const trim = (u) => (typeof u === 'string' ? u.replace(/\/+$/, '') : u);
-  // An interface without a string url (null, absent: the gate does not check urls) gives a
-  // transport whose endpoint is that value; it names every such interface.
+  // An interface without a string url (null, absent; "" after AgentCard.fromJSON: the gate does
+  // not check urls) gives a transport whose endpoint is that value; it names every such interface.
   const atUrl = ifs.filter((i) => i && (i.url === endpoint || (typeof i.url === 'string' && trim(i.url) === endpoint)));
   const upper = (b) => (typeof b === 'string' ? b.toUpperCase() : b);
   const cands = atUrl.filter((i) => upper(i.protocolBinding) === x.toUpperCase());
   const chosen = cands.map((i) => ({ binding: i.protocolBinding, version: i.protocolVersion, url: i.url }));
   const info = { endpoint, transport: t?.constructor?.name ?? (t?.recorded ? 'recording' : typeof t), speaks: client.transport?.protocolVersion, chosen };
-  if (typeof endpoint !== 'string') info.noUrl = true;
+  if (typeof endpoint !== 'string' || endpoint === '') info.noUrl = true; // AgentCard.fromJSON: "" for none
   if (atUrl.length === 0) return { ok: false, why: 'endpoint is no interface of the card the client holds', info };
   if (cands.length === 0) return { ok: false, why: `the interface at the endpoint has another binding (${atUrl.map((i) => i.protocolBinding).join(', ')})`, info };
   if ((!tagged || info.noUrl) && cands.length > 1) info.ambiguous = true;
@@ -457,7 +457,7 @@ export async function run(options) {
                 const c = check(a.client, r.x, r.p, e.tagged);
                 // The endpoint is one of the served card's interfaces (no card substituted).
                 const ep = c.info.endpoint;
-                if (c.ok && e.tagged && typeof ep === 'string' && !servedUrls.has(ep)) {
+                if (c.ok && e.tagged && !c.info.noUrl && !servedUrls.has(ep)) {
                   c.ok = false;
                   c.why = 'the endpoint is no interface url of the served card';
                 }

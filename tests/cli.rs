@@ -69,6 +69,17 @@ fn codes(d: &cardgate::json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The first reason's `message` (`""` when there is none).
+fn first_message(d: &cardgate::json::Value) -> String {
+    d.get("reasons")
+        .and_then(|r| r.as_array())
+        .and_then(|rs| rs.first())
+        .and_then(|r| r.get("message"))
+        .and_then(|m| m.as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
@@ -1575,14 +1586,7 @@ fn scenario_content_encoding_lists_read_as_the_filter_reads_them() {
         assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
         let d = decision(&out);
         assert_eq!(codes(&d), ["body_encoded"], "{path}");
-        let message = d
-            .get("reasons")
-            .and_then(|r| r.as_array())
-            .and_then(|rs| rs.first())
-            .and_then(|r| r.get("message"))
-            .and_then(|m| m.as_str())
-            .unwrap_or_default()
-            .to_owned();
+        let message = first_message(&d);
         assert!(message.contains(&format!("{named:?}")), "{path}: {message}");
     }
 }
@@ -1600,14 +1604,7 @@ fn scenario_invalid_utf8_names_its_byte_once() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let d = decision(&out);
     assert_eq!(codes(&d), ["invalid_utf8"]);
-    let message = d
-        .get("reasons")
-        .and_then(|r| r.as_array())
-        .and_then(|rs| rs.first())
-        .and_then(|r| r.get("message"))
-        .and_then(|m| m.as_str())
-        .unwrap_or_default()
-        .to_owned();
+    let message = first_message(&d);
     assert_eq!(
         message,
         "card is not valid I-JSON: invalid UTF-8 byte sequence at byte 6"

@@ -72,7 +72,9 @@ pub fn check_policy(policy_json: &[u8]) -> Result<(), InputError> {
 /// ```
 /// let out = cardgate::api::declared_capabilities(br#"{"name":"W","version":"1","skills":[{"id":"s"}],
 ///   "capabilities":{"push_notifications":true},
-///   "supportedInterfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#).unwrap();
+///   "supportedInterfaces":[{"url":"https://w.example/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+///                          {"protocolBinding":"GRPC","protocolVersion":"1.0"}]}"#).unwrap();
+/// // GRPC: its interface has no url, so no client can use it.
 /// assert!(out.starts_with(r#"{"granted":["s","binding:JSONRPC","protocol:1.0"],"readings":["#));
 /// ```
 pub fn declared_capabilities(card: &[u8]) -> Result<String, InputError> {

@@ -11,7 +11,7 @@ use crate::document::{Document, Kind, Node};
 use crate::interface_choice;
 use crate::json::{self, pointer_token, JsonErrorKind};
 use crate::reason::ReasonCode;
-use crate::sdk_reading::{self, label, Label, Reading, Sdk};
+use crate::sdk_reading::{self, label, Interface, Label, Reading, Sdk};
 use std::fmt;
 
 /// Limits on what the gate will read.
@@ -196,7 +196,7 @@ impl AgentCard {
         let mut bindings: Vec<Label> = Vec::new();
         let mut protocols: Vec<Label> = Vec::new();
         if let Some((_, first)) = readings.first() {
-            for (binding, version) in &first.interfaces {
+            for (binding, version, _) in &first.interfaces {
                 // A binding every reading spells exactly so, and for which every SDK's client
                 // picks an interface (which one, and its version, is `Capability::covered_by`'s).
                 if !binding.is_empty()
@@ -212,7 +212,7 @@ impl AgentCard {
                     // `Major.Minor`: the readings mostly share their spellings.
                     let same = |v: &Label| v == version || v == mm || major_minor(v) == Some(mm);
                     if !protocols.iter().any(|p| p == mm)
-                        && all(&|r| r.interfaces.iter().any(|(_, v)| same(v)))
+                        && all(&|r| r.interfaces.iter().any(|(_, v, _)| same(v)))
                     {
                         protocols.push(label(mm));
                     }
@@ -245,7 +245,9 @@ impl AgentCard {
             .map(|(_, r)| {
                 r.interfaces
                     .iter()
-                    .map(|(b, v)| label_heap(b) + label_heap(v) + 2 * std::mem::size_of::<Label>())
+                    .map(|(b, v, _)| {
+                        label_heap(b) + label_heap(v) + std::mem::size_of::<Interface>()
+                    })
                     .sum::<usize>()
             })
             .sum();
@@ -291,12 +293,12 @@ impl AgentCard {
             reading
                 .interfaces
                 .iter()
-                .map(|(b, _)| &**b)
+                .map(|(b, _, _)| &**b)
                 .filter(|b| !b.is_empty() && interface_choice::serves(sdk, reading, b, &[])),
             reading
                 .interfaces
                 .iter()
-                .filter_map(|(_, v)| major_minor(v)),
+                .filter_map(|(_, v, _)| major_minor(v)),
         )
     }
 

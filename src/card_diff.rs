@@ -740,11 +740,11 @@ mod tests {
         // the JS default reading does not see it, so the gate does not grant it, and the diff
         // does not list it as added.
         let replica = br#"{"name":"w","version":"1","skills":[],"capabilities":{"streaming":true},
-          "supportedInterfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"0.3"},
-                                 {"protocolBinding":"GRPC","protocolVersion":"1.0"}]}"#;
+          "supportedInterfaces":[{"url":"https://w/a","protocolBinding":"JSONRPC","protocolVersion":"0.3"},
+                                 {"url":"https://w/g","protocolBinding":"GRPC","protocolVersion":"1.0"}]}"#;
         let primary =
             br#"{"name":"w","version":"1","skills":[],"capabilities":{"push_notifications":true},
-          "supportedInterfaces":[{"protocolBinding":"GRPC","protocolVersion":"1.0"}]}"#;
+          "supportedInterfaces":[{"url":"https://w/g","protocolBinding":"GRPC","protocolVersion":"1.0"}]}"#;
         let c = compare(replica, primary);
         assert_eq!(c.version, Some(VersionChange::Unchanged));
         assert_eq!(kind(&c, ChangeKind::Flag).removed, ["capability:streaming"]);

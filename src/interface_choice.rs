@@ -28,7 +28,9 @@
 //!   the same kind: exactly `"1.0"` when the pick is, else the pick itself).
 //!
 //! A caller's a2a-sdk and `packaging` versions are not known to the gate, so a binding is served
-//! only when every one of these clients picks a serving interface ([`choices`]).
+//! only when every one of these clients picks a serving interface ([`choices`]): one with a url
+//! (on one without, the client is built but sends nowhere, or in a browser to the page's own
+//! origin) and, when the caller names protocol versions, at one of them.
 //!
 //! No library does this: these are the SDKs' own selection rules, restated, and checked against
 //! the real `ClientFactory`s by `tests/sdk_parity/`.
@@ -42,6 +44,10 @@ use std::cmp::Ordering;
 pub enum Choice<'r> {
     /// It picks an interface with this `protocolVersion` (as the reading has it, `""` if unset).
     Picked(&'r str),
+    /// It picks an interface with this `protocolVersion` that has no url
+    /// ([`crate::sdk_reading::Interface`]): the client sends nowhere (or, in a browser, to the
+    /// page's own origin), so it serves nothing.
+    NoUrl(&'r str),
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
     NoInterface,
     /// The gate cannot tell which interface it picks; the string is the spelling that decides
@@ -100,7 +106,7 @@ pub fn choices<'r>(
             let folds = reading
                 .interfaces
                 .iter()
-                .any(|(b, v)| b == binding && v.contains(FOLDED_BY_OLD_PACKAGING));
+                .any(|(b, v, _)| b == binding && v.contains(FOLDED_BY_OLD_PACKAGING));
             for (slot, client) in picks.iter_mut().zip(PY_CLIENTS) {
                 if folds || !client.old_packaging {
                     *slot = Some((client.label, python(reading, binding, client)));
@@ -118,7 +124,7 @@ fn picked_serves(choice: Choice<'_>, protocols: &[&str]) -> bool {
         Choice::Picked(version) => {
             protocols.is_empty() || major_minor(version).is_some_and(|mm| protocols.contains(&mm))
         }
-        Choice::NoInterface | Choice::Unknown(_) => false,
+        Choice::NoUrl(_) | Choice::NoInterface | Choice::Unknown(_) => false,
     }
 }
 
@@ -149,6 +155,9 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
             "{client}: its client picks the interface with protocolVersion {version:?} for it, not one at protocol:{}",
             protocols.join(" or protocol:")
         ),
+        Choice::NoUrl(version) => format!(
+            "{client}: its client picks the interface with protocolVersion {version:?} for it, which has no url"
+        ),
         Choice::NoInterface => format!("{client}: its client picks no interface for it"),
         Choice::Unknown(spelling) => format!(
             "{client}: which interface its client picks for it is not known ({spelling:?} is not read here)"
@@ -161,20 +170,21 @@ fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'
     let candidates = reading
         .interfaces
         .iter()
-        .filter(move |(b, _)| b == binding)
-        .map(|(_, v)| -> &'r str { v });
+        .filter(move |(b, _, _)| b == binding)
+        .map(|(_, v, url)| -> (&'r str, bool) { (v, *url) });
     // Before 1.2.3 the exact string "1.0" is looked for first, before any version is read.
     if client.before_1_2_3 {
-        if let Some(version) = candidates.clone().find(|v| *v == "1.0") {
-            return Choice::Picked(version);
+        if let Some(found) = candidates.clone().find(|(v, _)| *v == "1.0") {
+            return picked(found);
         }
     }
-    let mut above: Option<&str> = None;
-    let mut at_least_0_3: Option<&str> = None;
-    let mut unversioned: Option<&str> = None;
-    for version in candidates {
+    let mut above: Option<(&str, bool)> = None;
+    let mut at_least_0_3: Option<(&str, bool)> = None;
+    let mut unversioned: Option<(&str, bool)> = None;
+    for candidate in candidates {
+        let (version, _) = candidate;
         if version.is_empty() {
-            unversioned = unversioned.or(Some(version));
+            unversioned = unversioned.or(Some(candidate));
             continue;
         }
         let folded;
@@ -198,20 +208,29 @@ fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'
         } else {
             let mm = (v.major, v.minor);
             if mm == (1, 0) {
-                return Choice::Picked(version);
+                return picked(candidate);
             }
             (mm > (1, 0), mm >= (0, 3))
         };
         if is_above {
-            above = above.or(Some(version));
+            above = above.or(Some(candidate));
         }
         if at_least {
-            at_least_0_3 = at_least_0_3.or(Some(version));
+            at_least_0_3 = at_least_0_3.or(Some(candidate));
         }
     }
-    match above.or(at_least_0_3).or(unversioned) {
-        Some(v) => Choice::Picked(v),
-        None => Choice::NoInterface,
+    above
+        .or(at_least_0_3)
+        .or(unversioned)
+        .map_or(Choice::NoInterface, picked)
+}
+
+/// The pick of an interface with this version and, or without, a url.
+fn picked((version, url): (&str, bool)) -> Choice<'_> {
+    if url {
+        Choice::Picked(version)
+    } else {
+        Choice::NoUrl(version)
     }
 }
 
@@ -507,17 +526,17 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
     if !foldable {
         // Two such bindings may upper-case alike (`\u{e9}` and `\u{c9}`), which the gate does
         // not follow without Unicode's case table: only the same spelling is certain.
-        if let Some((b, _)) = reading
+        if let Some((b, _, _)) = reading
             .interfaces
             .iter()
-            .find(|(b, _)| b != binding && !upper_cases_to_ascii(b))
+            .find(|(b, _, _)| b != binding && !upper_cases_to_ascii(b))
         {
             return Choice::Unknown(b);
         }
     }
     let key = || upper_case(binding);
-    let mut picked: Option<&str> = None;
-    for (b, version) in &reading.interfaces {
+    let mut chosen: Option<(&str, bool)> = None;
+    for (b, version, url) in &reading.interfaces {
         let same = if !foldable {
             b == binding
         } else if b.is_ascii() && binding.is_ascii() {
@@ -525,11 +544,11 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
         } else {
             upper_cases_to_ascii(b) && upper_case(b).eq(key())
         };
-        if same && (picked.is_none() || version == "1.0") {
-            picked = Some(version);
+        if same && (chosen.is_none() || version == "1.0") {
+            chosen = Some((version, *url));
         }
     }
-    picked.map_or(Choice::NoInterface, Choice::Picked)
+    chosen.map_or(Choice::NoInterface, picked)
 }
 
 /// The non-ASCII characters whose upper case (`String.prototype.toUpperCase`, Unicode's full
@@ -579,7 +598,7 @@ mod tests {
         Reading {
             interfaces: interfaces
                 .iter()
-                .map(|(b, v)| (Cow::Owned(b.to_string()), Cow::Owned(v.to_string())))
+                .map(|(b, v)| (Cow::Owned(b.to_string()), Cow::Owned(v.to_string()), true))
                 .collect(),
             ..Reading::default()
         }
@@ -763,6 +782,7 @@ mod tests {
                 let got = match python(&r, "JSONRPC", *client) {
                     Choice::Picked(v) => versions.iter().position(|x| *x == v),
                     Choice::NoInterface | Choice::Unknown(_) => None,
+                    Choice::NoUrl(v) => panic!("every interface here has a url, not {v:?}"),
                 };
                 assert_eq!(got, *want, "{versions:?} {:?}", client.label);
             }
@@ -833,5 +853,42 @@ mod tests {
         assert_eq!(js(&r, "caf\u{e9}"), Choice::Picked("1.0"));
         assert_eq!(js(&r, "CAF\u{c9}"), Choice::Unknown("caf\u{e9}"));
         assert_eq!(js(&r, "CAFE"), Choice::NoInterface);
+    }
+
+    #[test]
+    fn a_pick_without_a_url_serves_nothing() {
+        let r = |list: &[(&str, &str, bool)]| Reading {
+            interfaces: list
+                .iter()
+                .map(|(b, v, url)| (Cow::Owned(b.to_string()), Cow::Owned(v.to_string()), *url))
+                .collect(),
+            ..Reading::default()
+        };
+        // The interface each client picks decides, not whether some interface has a url.
+        let picked_urlless = r(&[("JSONRPC", "0.3", true), ("JSONRPC", "1.0", false)]);
+        for sdk in [Sdk::Python, Sdk::JsDefault] {
+            for (_, choice) in choices(sdk, &picked_urlless, "JSONRPC") {
+                assert_eq!(choice, Choice::NoUrl("1.0"), "{sdk:?}");
+            }
+            assert!(!serves(sdk, &picked_urlless, "JSONRPC", &[]), "{sdk:?}");
+            assert!(!usable(sdk, &picked_urlless, "JSONRPC"), "{sdk:?}");
+        }
+        let other_urlless = r(&[("JSONRPC", "0.3", false), ("JSONRPC", "1.0", true)]);
+        for sdk in [Sdk::Python, Sdk::JsDefault] {
+            assert!(serves(sdk, &other_urlless, "JSONRPC", &["1.0"]), "{sdk:?}");
+        }
+        // @a2a-js/sdk takes the last exact "1.0", a2a-sdk 1.3.0 the first 1.0.
+        let two = r(&[("JSONRPC", "1.0", false), ("JSONRPC", "1.0", true)]);
+        assert_eq!(js(&two, "JSONRPC"), Choice::Picked("1.0"));
+        assert_eq!(py(&two, "JSONRPC"), Choice::NoUrl("1.0"));
+        assert!(!serves(Sdk::Python, &two, "JSONRPC", &[]));
+        assert!(serves(Sdk::JsDefault, &two, "JSONRPC", &[]));
+        let message = unserved(&[(Sdk::Python, two.clone())], "JSONRPC", &["1.0"]);
+        assert!(
+            message
+                .as_deref()
+                .is_some_and(|m| m.ends_with("which has no url")),
+            "{message:?}"
+        );
     }
 }

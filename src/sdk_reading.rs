@@ -59,8 +59,8 @@ pub struct Reading {
     pub push_notifications: bool,
     /// `capabilities.extendedAgentCard`.
     pub extended_agent_card: bool,
-    /// `(protocolBinding, protocolVersion)` of each interface, as strings (`""` when unset).
-    pub interfaces: Vec<(Label, Label)>,
+    /// Each interface as the SDK holds it.
+    pub interfaces: Vec<Interface>,
     /// An interface's `protocolBinding` is not a string at all (absent or `null` where the
     /// reading takes the object as is): `@a2a-js/sdk`'s `ClientFactory` throws on it, so no
     /// binding can be used ([`crate::interface_choice`]).
@@ -70,8 +70,20 @@ pub struct Reading {
 impl Reading {
     /// Whether an interface has exactly this `protocolBinding`.
     pub fn offers_binding(&self, binding: &str) -> bool {
-        self.interfaces.iter().any(|(b, _)| b == binding)
+        self.interfaces.iter().any(|(b, _, _)| b == binding)
     }
+}
+
+/// An interface as an SDK holds it: `(protocolBinding, protocolVersion, has_url)`, the strings
+/// `""` when unset, and whether its `url` is a string with something besides whitespace (a
+/// client on an interface without one sends nowhere, or, in a browser, to the page's own origin).
+pub type Interface = (Label, Label, bool);
+
+/// Whether a `url` member is one a client can send to (see [`Interface`]).
+#[inline]
+fn has_url(v: Option<Node<'_>>) -> bool {
+    v.and_then(Node::as_str)
+        .is_some_and(|s| !s.trim().is_empty())
 }
 
 /// A binding or protocol version as an SDK reads it. The usual spellings are static, so a
@@ -228,10 +240,14 @@ fn python_and_list(doc: Node<'_>) -> Result<(Reading, Option<Option<Node<'_>>>),
             None => Cow::Borrowed("0.3.0"),
             other => string(other),
         };
-        let mut list = vec![(transport, version.clone())];
+        let mut list = vec![(transport, version.clone(), has_url(doc.get("url")))];
         if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
             for item in extra {
-                list.push((string(item.get("transport")), version.clone()));
+                list.push((
+                    string(item.get("transport")),
+                    version.clone(),
+                    has_url(item.get("url")),
+                ));
             }
         }
         list
@@ -857,7 +873,7 @@ fn same_node(a: Option<Node<'_>>, b: Option<Node<'_>>) -> bool {
 
 /// A protobuf JSON list of `AgentInterface`s (both readers agree on this shape: camelCase or
 /// snake_case member names, `null` as unset).
-fn proto_interfaces(list: Option<Node<'_>>) -> Vec<(Label, Label)> {
+fn proto_interfaces(list: Option<Node<'_>>) -> Vec<Interface> {
     list.and_then(Node::items)
         .into_iter()
         .flatten()
@@ -865,6 +881,7 @@ fn proto_interfaces(list: Option<Node<'_>>) -> Vec<(Label, Label)> {
             (
                 string(either(Some(item), "protocolBinding", "protocol_binding")),
                 string(either(Some(item), "protocolVersion", "protocol_version")),
+                has_url(item.get("url")),
             )
         })
         .collect()
@@ -883,7 +900,7 @@ fn js(doc: Node<'_>, legacy_compat: bool) -> Reading {
 fn js_sharing(
     doc: Node<'_>,
     legacy_compat: bool,
-    read: Option<(Option<Node<'_>>, &[(Label, Label)])>,
+    read: Option<(Option<Node<'_>>, &[Interface])>,
 ) -> Reading {
     if legacy_compat && js_is_legacy(doc) {
         js_to_core(doc)
@@ -904,7 +921,11 @@ fn js_raw(doc: Node<'_>) -> Reading {
         .map(|i| {
             let binding = i.get("protocolBinding");
             untyped_binding |= binding.and_then(Node::as_str).is_none();
-            (string(binding), string(i.get("protocolVersion")))
+            (
+                string(binding),
+                string(i.get("protocolVersion")),
+                has_url(i.get("url")),
+            )
         })
         .collect();
     Reading {
@@ -919,7 +940,7 @@ fn js_raw(doc: Node<'_>) -> Reading {
 /// `AgentCard.fromJSON`: camelCase first, then snake_case, whatever the order; `null` unset;
 /// v0.3 top-level members dropped.
 #[allow(clippy::type_complexity)]
-fn js_from_json(doc: Node<'_>, read: Option<(Option<Node<'_>>, &[(Label, Label)])>) -> Reading {
+fn js_from_json(doc: Node<'_>, read: Option<(Option<Node<'_>>, &[Interface])>) -> Reading {
     let caps = doc.get("capabilities").filter(|c| !c.is_null());
     // A list is taken only when it is an array: a null camelCase list falls through to the
     // snake_case one.
@@ -966,13 +987,17 @@ fn js_to_core(doc: Node<'_>) -> Reading {
         Some(s) if !s.is_empty() => label(s),
         _ => Cow::Borrowed("0.3"),
     };
-    let mut interfaces = vec![(binding, version)];
+    let mut interfaces = vec![(binding, version, has_url(doc.get("url")))];
     let mut untyped_binding = false;
     if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
         for item in extra {
             let transport = item.get("transport");
             untyped_binding |= transport.and_then(Node::as_str).is_none();
-            interfaces.push((string(transport), Cow::Borrowed("0.3")));
+            interfaces.push((
+                string(transport),
+                Cow::Borrowed("0.3"),
+                has_url(item.get("url")),
+            ));
         }
     }
     Reading {
@@ -1525,7 +1550,7 @@ mod tests {
     }
 
     fn bindings(r: &Reading) -> Vec<&str> {
-        r.interfaces.iter().map(|(b, _)| &**b).collect()
+        r.interfaces.iter().map(|(b, _, _)| &**b).collect()
     }
 
     #[test]
@@ -1533,7 +1558,7 @@ mod tests {
         let d = doc(r#"{"url":"https://a","preferredTransport":"GRPC",
             "supported_interfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#);
         let p = read(d.root(), Sdk::Python).unwrap();
-        assert_eq!(p.interfaces, [("GRPC".into(), "0.3.0".into())]);
+        assert_eq!(p.interfaces, [("GRPC".into(), "0.3.0".into(), true)]);
         let d =
             doc(r#"{"url":"https://a","preferredTransport":"GRPC","supportedInterfaces":null}"#);
         assert!(read(d.root(), Sdk::Python).unwrap().interfaces.is_empty());
@@ -1542,7 +1567,7 @@ mod tests {
         let d = doc(r#"{"url":"https://a","preferredTransport":null,"protocolVersion":null}"#);
         assert_eq!(
             read(d.root(), Sdk::Python).unwrap().interfaces,
-            [(Label::from(""), Label::from(""))]
+            [(Label::from(""), Label::from(""), true)]
         );
     }
 
@@ -1560,7 +1585,7 @@ mod tests {
             .is_empty());
         assert_eq!(
             read(d.root(), Sdk::JsLegacyCompat).unwrap().interfaces,
-            [("JSONRPC".into(), "0.3".into())]
+            [("JSONRPC".into(), "0.3".into(), true)]
         );
         // Proto-shaped security: fromJSON reads snake_case.
         let d = doc(

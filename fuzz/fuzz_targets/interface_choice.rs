@@ -17,7 +17,8 @@ use libfuzzer_sys::{arbitrary, fuzz_target};
 
 #[derive(arbitrary::Arbitrary, Debug)]
 struct Input<'a> {
-    interfaces: Vec<(Spelled<'a>, Spelled<'a>)>,
+    /// Binding, version, and whether the interface has a url.
+    interfaces: Vec<(Spelled<'a>, Spelled<'a>, bool)>,
     untyped_binding: bool,
     binding: Spelled<'a>,
     protocols: Vec<Spelled<'a>>,
@@ -64,7 +65,7 @@ fuzz_target!(|input: Input| {
             .interfaces
             .iter()
             .take(8)
-            .map(|(b, v)| (label(&b.text()), label(&v.text())))
+            .map(|(b, v, url)| (label(&b.text()), label(&v.text()), *url))
             .collect(),
         untyped_binding: input.untyped_binding,
         ..Reading::default()
@@ -80,9 +81,11 @@ fuzz_target!(|input: Input| {
         let mut every_client_picks = true;
         for (client, picked) in choices(*sdk, r, &binding) {
             every_client_picks &= matches!(picked, Choice::Picked(_));
-            if let Choice::Picked(version) = picked {
-                let offered = r.interfaces.iter().any(|(b, v)| {
+            if let Choice::Picked(version) | Choice::NoUrl(version) = picked {
+                let with_url = matches!(picked, Choice::Picked(_));
+                let offered = r.interfaces.iter().any(|(b, v, url)| {
                     v == version
+                        && *url == with_url
                         && match sdk {
                             Sdk::Python => b == &binding,
                             // Beyond ASCII the gate matches only the exact spelling, or the ten

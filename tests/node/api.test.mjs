@@ -271,10 +271,15 @@ test('declaredCapabilities: what every SDK reading grants, and what only some do
   const card = JSON.stringify({
     name: 'W', version: '1', skills: [{ id: 's' }],
     capabilities: { push_notifications: true, streaming: true },
-    supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    supportedInterfaces: [
+      { url: 'https://w.example/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: '', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+    ],
   });
   const info = cg.declaredCapabilities(card);
+  // GRPC's interface has no url: no client can use it, so no reading grants it.
   assert.deepEqual(info.granted, ['s', 'capability:streaming', 'binding:JSONRPC', 'protocol:1.0']);
+  assert.ok(info.readings.every((r) => !r.capabilities.includes('binding:GRPC')));
   const python = info.readings.find((r) => r.sdk.startsWith('a2a-sdk'));
   assert.ok(python.capabilities.includes('capability:pushNotifications'), 'a2a-sdk reads snake_case');
   const js = info.readings.find((r) => r.sdk === '@a2a-js/sdk default resolver');

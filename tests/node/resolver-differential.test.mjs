@@ -43,4 +43,7 @@ test('resolver differential, fixed seed: no client on an interface the requireme
   );
   // createFromUrl: the client holds the served card as the SDK reads it (no other card).
   assert.deepEqual(diverge.map((d) => `${d.corpus}#${d.id} ${d.label} ${d.path}`), []);
+  // No client on an interface without a url: the gate does not grant a binding whose picked
+  // interface has none (DESIGN.md, "Which interface a client picks").
+  assert.equal(stats.noUrl, 0, 'clients built on an interface without a url');
 });

@@ -233,8 +233,9 @@ function createApi(raw, env) {
    * elements as a list, a BigInt as a number, and a string with a lone surrogate as one with
    * U+FFFD. Those are refused with a TypeError naming the member (the JSON form is the
    * contract: `{}` for a Map, a TypeError for a BigInt); anything else is left to the core.
-   * Returns `value`. */
+   * JSON text goes through `wellFormedInput`. Returns `value`. */
   function coreInput(value, what) {
+    if (typeof value === 'string') return wellFormedInput(value, what);
     if (value === null || typeof value !== 'object') return value;
     const at = [];
     let left = 100000;
@@ -777,9 +778,9 @@ function createApi(raw, env) {
   function compareCards(replica, primary, requirement, replicaObservation, primaryObservation) {
     const r = cardBytes(replica, 'replica');
     const p = cardBytes(primary, 'primary');
-    const ro = coreInput(withClock(wellFormedInput(replicaObservation, 'replica_observation')), 'replica_observation');
-    const po = coreInput(withClock(wellFormedInput(primaryObservation, 'primary_observation')), 'primary_observation');
-    const req = coreInput(wellFormedInput(defined(requirement), 'requirement'), 'requirement');
+    const ro = coreInput(withClock(replicaObservation), 'replica_observation');
+    const po = coreInput(withClock(primaryObservation), 'primary_observation');
+    const req = coreInput(defined(requirement), 'requirement');
     return JSON.parse(callCore('input', () => raw.compareCards(r, p, req, ro, po)));
   }
 
@@ -1068,7 +1069,6 @@ function createApi(raw, env) {
     const fetchImpl = fetchOf(opts);
     // Check the URL, the requirement and the watermark options before touching the network.
     withoutCredentials(url, 'url');
-    wellFormedInput(requirement, 'requirement');
     callCore('input', () => raw.checkRequirement(coreInput(defined(requirement), 'requirement')));
     watermarkOf(opts.watermark);
     const timeoutMs = timeoutOf(opts);

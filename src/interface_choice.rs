@@ -36,6 +36,7 @@
 //! the real `ClientFactory`s by `tests/sdk_parity/`.
 
 use crate::capability::major_minor;
+use crate::interface_url::Url;
 use crate::sdk_reading::{Reading, Sdk};
 use std::cmp::Ordering;
 
@@ -44,10 +45,11 @@ use std::cmp::Ordering;
 pub enum Choice<'r> {
     /// It picks an interface with this `protocolVersion` (as the reading has it, `""` if unset).
     Picked(&'r str),
-    /// It picks an interface with this `protocolVersion` that has no url
-    /// ([`crate::sdk_reading::Interface`]): the client sends nowhere (or, in a browser, to the
-    /// page's own origin), so it serves nothing.
-    NoUrl(&'r str),
+    /// It picks an interface with this `protocolVersion` whose url its transport cannot send to,
+    /// or not to one place whatever the SDK ([`Url::serves`]): no url (the client sends nowhere,
+    /// or in a browser to the page's own origin), or, for an HTTP binding, not a plain absolute
+    /// http(s) URL. It serves nothing.
+    UnusableUrl(&'r str, Url),
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
     NoInterface,
     /// The gate cannot tell which interface it picks; the string is the spelling that decides
@@ -124,7 +126,7 @@ fn picked_serves(choice: Choice<'_>, protocols: &[&str]) -> bool {
         Choice::Picked(version) => {
             protocols.is_empty() || major_minor(version).is_some_and(|mm| protocols.contains(&mm))
         }
-        Choice::NoUrl(_) | Choice::NoInterface | Choice::Unknown(_) => false,
+        Choice::UnusableUrl(..) | Choice::NoInterface | Choice::Unknown(_) => false,
     }
 }
 
@@ -155,8 +157,9 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
             "{client}: its client picks the interface with protocolVersion {version:?} for it, not one at protocol:{}",
             protocols.join(" or protocol:")
         ),
-        Choice::NoUrl(version) => format!(
-            "{client}: its client picks the interface with protocolVersion {version:?} for it, which has no url"
+        Choice::UnusableUrl(version, url) => format!(
+            "{client}: its client picks the interface with protocolVersion {version:?} for it, {}",
+            url.unusable_because(binding).unwrap_or("whose url it cannot use")
         ),
         Choice::NoInterface => format!("{client}: its client picks no interface for it"),
         Choice::Unknown(spelling) => format!(
@@ -171,16 +174,16 @@ fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'
         .interfaces
         .iter()
         .filter(move |(b, _, _)| b == binding)
-        .map(|(_, v, url)| -> (&'r str, bool) { (v, *url) });
+        .map(|(_, v, url)| -> (&'r str, Url) { (v, *url) });
     // Before 1.2.3 the exact string "1.0" is looked for first, before any version is read.
     if client.before_1_2_3 {
         if let Some(found) = candidates.clone().find(|(v, _)| *v == "1.0") {
-            return picked(found);
+            return picked(binding, found);
         }
     }
-    let mut above: Option<(&str, bool)> = None;
-    let mut at_least_0_3: Option<(&str, bool)> = None;
-    let mut unversioned: Option<(&str, bool)> = None;
+    let mut above: Option<(&str, Url)> = None;
+    let mut at_least_0_3: Option<(&str, Url)> = None;
+    let mut unversioned: Option<(&str, Url)> = None;
     for candidate in candidates {
         let (version, _) = candidate;
         if version.is_empty() {
@@ -208,7 +211,7 @@ fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'
         } else {
             let mm = (v.major, v.minor);
             if mm == (1, 0) {
-                return picked(candidate);
+                return picked(binding, candidate);
             }
             (mm > (1, 0), mm >= (0, 3))
         };
@@ -222,15 +225,15 @@ fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'
     above
         .or(at_least_0_3)
         .or(unversioned)
-        .map_or(Choice::NoInterface, picked)
+        .map_or(Choice::NoInterface, |found| picked(binding, found))
 }
 
-/// The pick of an interface with this version and, or without, a url.
-fn picked((version, url): (&str, bool)) -> Choice<'_> {
-    if url {
+/// The pick of an interface with this version and url, for a client of `binding`.
+fn picked<'r>(binding: &str, (version, url): (&'r str, Url)) -> Choice<'r> {
+    if url.serves(binding) {
         Choice::Picked(version)
     } else {
-        Choice::NoUrl(version)
+        Choice::UnusableUrl(version, url)
     }
 }
 
@@ -535,7 +538,7 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
         }
     }
     let key = || upper_case(binding);
-    let mut chosen: Option<(&str, bool)> = None;
+    let mut chosen: Option<(&str, Url)> = None;
     for (b, version, url) in &reading.interfaces {
         let same = if !foldable {
             b == binding
@@ -548,7 +551,7 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
             chosen = Some((version, *url));
         }
     }
-    chosen.map_or(Choice::NoInterface, picked)
+    chosen.map_or(Choice::NoInterface, |found| picked(binding, found))
 }
 
 /// The non-ASCII characters whose upper case (`String.prototype.toUpperCase`, Unicode's full
@@ -598,7 +601,13 @@ mod tests {
         Reading {
             interfaces: interfaces
                 .iter()
-                .map(|(b, v)| (Cow::Owned(b.to_string()), Cow::Owned(v.to_string()), true))
+                .map(|(b, v)| {
+                    (
+                        Cow::Owned(b.to_string()),
+                        Cow::Owned(v.to_string()),
+                        Url::PlainBase,
+                    )
+                })
                 .collect(),
             ..Reading::default()
         }
@@ -782,7 +791,9 @@ mod tests {
                 let got = match python(&r, "JSONRPC", *client) {
                     Choice::Picked(v) => versions.iter().position(|x| *x == v),
                     Choice::NoInterface | Choice::Unknown(_) => None,
-                    Choice::NoUrl(v) => panic!("every interface here has a url, not {v:?}"),
+                    Choice::UnusableUrl(v, _) => {
+                        panic!("every interface here has a url, not {v:?}")
+                    }
                 };
                 assert_eq!(got, *want, "{versions:?} {:?}", client.label);
             }
@@ -857,7 +868,7 @@ mod tests {
 
     #[test]
     fn a_pick_without_a_url_serves_nothing() {
-        let r = |list: &[(&str, &str, bool)]| Reading {
+        let r = |list: &[(&str, &str, Url)]| Reading {
             interfaces: list
                 .iter()
                 .map(|(b, v, url)| (Cow::Owned(b.to_string()), Cow::Owned(v.to_string()), *url))
@@ -865,22 +876,23 @@ mod tests {
             ..Reading::default()
         };
         // The interface each client picks decides, not whether some interface has a url.
-        let picked_urlless = r(&[("JSONRPC", "0.3", true), ("JSONRPC", "1.0", false)]);
+        let (with, none) = (Url::PlainBase, Url::Missing);
+        let picked_urlless = r(&[("JSONRPC", "0.3", with), ("JSONRPC", "1.0", none)]);
         for sdk in [Sdk::Python, Sdk::JsDefault] {
             for (_, choice) in choices(sdk, &picked_urlless, "JSONRPC") {
-                assert_eq!(choice, Choice::NoUrl("1.0"), "{sdk:?}");
+                assert_eq!(choice, Choice::UnusableUrl("1.0", none), "{sdk:?}");
             }
             assert!(!serves(sdk, &picked_urlless, "JSONRPC", &[]), "{sdk:?}");
             assert!(!usable(sdk, &picked_urlless, "JSONRPC"), "{sdk:?}");
         }
-        let other_urlless = r(&[("JSONRPC", "0.3", false), ("JSONRPC", "1.0", true)]);
+        let other_urlless = r(&[("JSONRPC", "0.3", none), ("JSONRPC", "1.0", with)]);
         for sdk in [Sdk::Python, Sdk::JsDefault] {
             assert!(serves(sdk, &other_urlless, "JSONRPC", &["1.0"]), "{sdk:?}");
         }
         // @a2a-js/sdk takes the last exact "1.0", a2a-sdk 1.3.0 the first 1.0.
-        let two = r(&[("JSONRPC", "1.0", false), ("JSONRPC", "1.0", true)]);
+        let two = r(&[("JSONRPC", "1.0", none), ("JSONRPC", "1.0", with)]);
         assert_eq!(js(&two, "JSONRPC"), Choice::Picked("1.0"));
-        assert_eq!(py(&two, "JSONRPC"), Choice::NoUrl("1.0"));
+        assert_eq!(py(&two, "JSONRPC"), Choice::UnusableUrl("1.0", none));
         assert!(!serves(Sdk::Python, &two, "JSONRPC", &[]));
         assert!(serves(Sdk::JsDefault, &two, "JSONRPC", &[]));
         let message = unserved(&[(Sdk::Python, two.clone())], "JSONRPC", &["1.0"]);

@@ -52,6 +52,7 @@ pub mod freshness;
 pub mod gate;
 mod input_error;
 pub mod interface_choice;
+pub mod interface_url;
 pub mod jcs;
 pub mod json;
 pub mod policy;

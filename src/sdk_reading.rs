@@ -23,6 +23,7 @@
 use std::borrow::Cow;
 
 use crate::document::{JsonType, Kind, Members, Node};
+pub use crate::interface_url::Url;
 use std::fmt;
 
 /// One SDK reading.
@@ -74,17 +75,10 @@ impl Reading {
     }
 }
 
-/// An interface as an SDK holds it: `(protocolBinding, protocolVersion, has_url)`, the strings
-/// `""` when unset, and whether its `url` is a string with something besides whitespace (a
-/// client on an interface without one sends nowhere, or, in a browser, to the page's own origin).
-pub type Interface = (Label, Label, bool);
-
-/// Whether a `url` member is one a client can send to (see [`Interface`]).
-#[inline]
-fn has_url(v: Option<Node<'_>>) -> bool {
-    v.and_then(Node::as_str)
-        .is_some_and(|s| !s.trim().is_empty())
-}
+/// An interface as an SDK holds it: `(protocolBinding, protocolVersion, url)`, the strings `""`
+/// when unset, and what its `url` is to a client ([`Url`]: none, or one that only some transports
+/// can send to).
+pub type Interface = (Label, Label, Url);
 
 /// A binding or protocol version as an SDK reads it. The usual spellings are static, so a
 /// reading of a usual card allocates one list per SDK and no string.
@@ -240,13 +234,13 @@ fn python_and_list(doc: Node<'_>) -> Result<(Reading, Option<Option<Node<'_>>>),
             None => Cow::Borrowed("0.3.0"),
             other => string(other),
         };
-        let mut list = vec![(transport, version.clone(), has_url(doc.get("url")))];
+        let mut list = vec![(transport, version.clone(), Url::of(doc.get("url")))];
         if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
             for item in extra {
                 list.push((
                     string(item.get("transport")),
                     version.clone(),
-                    has_url(item.get("url")),
+                    Url::of(item.get("url")),
                 ));
             }
         }
@@ -881,7 +875,7 @@ fn proto_interfaces(list: Option<Node<'_>>) -> Vec<Interface> {
             (
                 string(either(Some(item), "protocolBinding", "protocol_binding")),
                 string(either(Some(item), "protocolVersion", "protocol_version")),
-                has_url(item.get("url")),
+                Url::of(item.get("url")).with_tenant(item.get("tenant")),
             )
         })
         .collect()
@@ -924,7 +918,7 @@ fn js_raw(doc: Node<'_>) -> Reading {
             (
                 string(binding),
                 string(i.get("protocolVersion")),
-                has_url(i.get("url")),
+                Url::of(i.get("url")).with_tenant(i.get("tenant")),
             )
         })
         .collect();
@@ -987,7 +981,7 @@ fn js_to_core(doc: Node<'_>) -> Reading {
         Some(s) if !s.is_empty() => label(s),
         _ => Cow::Borrowed("0.3"),
     };
-    let mut interfaces = vec![(binding, version, has_url(doc.get("url")))];
+    let mut interfaces = vec![(binding, version, Url::of(doc.get("url")))];
     let mut untyped_binding = false;
     if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
         for item in extra {
@@ -996,7 +990,7 @@ fn js_to_core(doc: Node<'_>) -> Reading {
             interfaces.push((
                 string(transport),
                 Cow::Borrowed("0.3"),
-                has_url(item.get("url")),
+                Url::of(item.get("url")),
             ));
         }
     }
@@ -1558,7 +1552,10 @@ mod tests {
         let d = doc(r#"{"url":"https://a","preferredTransport":"GRPC",
             "supported_interfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#);
         let p = read(d.root(), Sdk::Python).unwrap();
-        assert_eq!(p.interfaces, [("GRPC".into(), "0.3.0".into(), true)]);
+        assert_eq!(
+            p.interfaces,
+            [("GRPC".into(), "0.3.0".into(), Url::PlainBase)]
+        );
         let d =
             doc(r#"{"url":"https://a","preferredTransport":"GRPC","supportedInterfaces":null}"#);
         assert!(read(d.root(), Sdk::Python).unwrap().interfaces.is_empty());
@@ -1567,7 +1564,7 @@ mod tests {
         let d = doc(r#"{"url":"https://a","preferredTransport":null,"protocolVersion":null}"#);
         assert_eq!(
             read(d.root(), Sdk::Python).unwrap().interfaces,
-            [(Label::from(""), Label::from(""), true)]
+            [(Label::from(""), Label::from(""), Url::PlainBase)]
         );
     }
 
@@ -1585,7 +1582,7 @@ mod tests {
             .is_empty());
         assert_eq!(
             read(d.root(), Sdk::JsLegacyCompat).unwrap().interfaces,
-            [("JSONRPC".into(), "0.3".into(), true)]
+            [("JSONRPC".into(), "0.3".into(), Url::PlainBase)]
         );
         // Proto-shaped security: fromJSON reads snake_case.
         let d = doc(

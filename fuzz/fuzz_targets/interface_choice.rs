@@ -12,13 +12,13 @@
 #![no_main]
 
 use cardgate::interface_choice::{choices, serves, unserved, Choice};
-use cardgate::sdk_reading::{label, Reading, Sdk};
+use cardgate::sdk_reading::{label, Reading, Sdk, Url};
 use libfuzzer_sys::{arbitrary, fuzz_target};
 
 #[derive(arbitrary::Arbitrary, Debug)]
 struct Input<'a> {
-    /// Binding, version, and whether the interface has a url.
-    interfaces: Vec<(Spelled<'a>, Spelled<'a>, bool)>,
+    /// Binding, version, and what the interface's url is (an index into [`URLS`]).
+    interfaces: Vec<(Spelled<'a>, Spelled<'a>, u8)>,
     untyped_binding: bool,
     binding: Spelled<'a>,
     protocols: Vec<Spelled<'a>>,
@@ -55,6 +55,8 @@ impl Spelled<'_> {
     }
 }
 
+const URLS: [Url; 4] = [Url::Missing, Url::Other, Url::Plain, Url::PlainBase];
+
 fn js_upper(s: &str) -> String {
     s.to_ascii_uppercase()
 }
@@ -65,7 +67,13 @@ fuzz_target!(|input: Input| {
             .interfaces
             .iter()
             .take(8)
-            .map(|(b, v, url)| (label(&b.text()), label(&v.text()), *url))
+            .map(|(b, v, url)| {
+                (
+                    label(&b.text()),
+                    label(&v.text()),
+                    URLS[usize::from(*url) % URLS.len()],
+                )
+            })
             .collect(),
         untyped_binding: input.untyped_binding,
         ..Reading::default()
@@ -81,11 +89,11 @@ fuzz_target!(|input: Input| {
         let mut every_client_picks = true;
         for (client, picked) in choices(*sdk, r, &binding) {
             every_client_picks &= matches!(picked, Choice::Picked(_));
-            if let Choice::Picked(version) | Choice::NoUrl(version) = picked {
+            if let Choice::Picked(version) | Choice::UnusableUrl(version, _) = picked {
                 let with_url = matches!(picked, Choice::Picked(_));
                 let offered = r.interfaces.iter().any(|(b, v, url)| {
                     v == version
-                        && *url == with_url
+                        && url.serves(&binding) == with_url
                         && match sdk {
                             Sdk::Python => b == &binding,
                             // Beyond ASCII the gate matches only the exact spelling, or the ten

@@ -1,0 +1,453 @@
+//! Whether an interface's `url` is one the caller's client can send to, and to the same place
+//! whatever SDK the caller runs (condition (c), [`crate::interface_choice`]).
+//!
+//! The A2A clients take an interface's `url` as they find it. @a2a-js/sdk hands it to `fetch`,
+//! which reads it by the WHATWG URL Standard; a2a-sdk hands it to httpx, which reads it by
+//! RFC 3986. The two part ways on text a registry can serve: `" https://a.example/a2a"` is an
+//! absolute URL to `fetch` (it trims spaces) and a relative one to httpx (which then sends
+//! nowhere); `"https://a.example/a2a "` is `/a2a` to one and `/a2a%20` to the other;
+//! `"http:a.example"`, `"https://a.example/%2e%2e/x"`, `"https://127.1/"`, a `\` or an empty
+//! query differ the same way; a relative url sends nowhere under Node.js and to the page's own
+//! origin in a browser. For the REST binding both SDKs append a path such as `/message:send`,
+//! after dropping one trailing `/` (a2a-sdk) or every one (@a2a-js/sdk), so a query, a fragment
+//! or a doubled trailing `/` moves the request.
+//!
+//! So for the two HTTP bindings (`JSONRPC`, `HTTP+JSON`) the gate accepts only the plain absolute
+//! form that both read alike ([`Url::of`]) and refuses what lies outside it (fail closed), even
+//! where one of the two would have coped. `tests/sdk_parity/url_differential.py` checks over
+//! random urls that every one accepted here gives the same scheme, host, port and request target
+//! under Node's `URL` and `Request` and under httpx. The form allows the schemes `http`, `https`,
+//! `ws` and `wss` (the WHATWG "special" ones with a network host, whose hosts both read alike):
+//! which scheme a transport speaks is the caller's business (the seed's planner reached
+//! `wss://worker-7.internal/a2a`), where the url leads is the gate's. For any other binding
+//! (`GRPC`, a custom URI) the gate does not know the transport's rules: any url with something
+//! besides whitespace is taken as given.
+//!
+//! No library does this: a URL parser gives one reading, and what matters here is where two
+//! readings agree.
+
+use crate::document::Node;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// What an interface's `url` is to the clients that would send to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Url {
+    /// Absent, not a string, empty or only whitespace: no client can send to it.
+    #[default]
+    Missing,
+    /// Text outside the plain absolute form: possibly fine for a `GRPC` or custom transport,
+    /// not for an HTTP one.
+    Other,
+    /// A plain absolute URL that `fetch` and httpx read alike: a JSON-RPC endpoint, not a REST
+    /// base (it has a query or fragment, or ends in `//`, or the interface's tenant is not plain:
+    /// [`Url::with_tenant`]).
+    Plain,
+    /// A plain absolute URL that is also a REST base both SDKs extend alike.
+    PlainBase,
+}
+
+impl Url {
+    /// The `url` member as it is, for any binding.
+    pub fn of(v: Option<Node<'_>>) -> Url {
+        match v.and_then(Node::as_str) {
+            Some(s) if !s.trim().is_empty() => Url::of_text(s),
+            _ => Url::Missing,
+        }
+    }
+
+    /// This url with the interface's `tenant` member: both SDKs' REST clients put a tenant in
+    /// the path (`/{tenant}/message:send`), a2a-sdk as it is and @a2a-js/sdk through
+    /// `encodeURIComponent`, so a REST base keeps only a tenant that both write alike: absent,
+    /// `null`, `""`, or ASCII letters, digits and `-._~!*()` (what `encodeURIComponent` leaves,
+    /// but `'`), and not `.` or `..`. JSON-RPC carries the tenant in its body.
+    pub fn with_tenant(self, tenant: Option<Node<'_>>) -> Url {
+        let plain = match tenant {
+            None => true,
+            Some(t) if t.is_null() => true,
+            Some(t) => t.as_str().is_some_and(|t| {
+                t != "."
+                    && t != ".."
+                    && t.bytes().all(|c| {
+                        c.is_ascii_alphanumeric()
+                            || matches!(c, b'-' | b'.' | b'_' | b'~' | b'!' | b'*' | b'(' | b')')
+                    })
+            }),
+        };
+        match self {
+            Url::PlainBase if !plain => Url::Plain,
+            url => url,
+        }
+    }
+
+    /// [`Url::of`] for text with something besides whitespace.
+    fn of_text(s: &str) -> Url {
+        if !plain(s) {
+            Url::Other
+        } else if s.contains(['?', '#']) || s.ends_with("//") {
+            Url::Plain
+        } else {
+            Url::PlainBase
+        }
+    }
+
+    /// Whether a client for `binding` (as the caller requires it) can send to this url.
+    pub fn serves(self, binding: &str) -> bool {
+        match http_binding(binding) {
+            Some(Rest::No) => matches!(self, Url::Plain | Url::PlainBase),
+            Some(Rest::Yes) => self == Url::PlainBase,
+            None => self != Url::Missing,
+        }
+    }
+
+    /// Why a client for `binding` cannot send to this url, for the decision's message (`None`
+    /// when it can).
+    pub fn unusable_because(self, binding: &str) -> Option<&'static str> {
+        if self.serves(binding) {
+            return None;
+        }
+        Some(match self {
+            Url::Missing => "which has no url",
+            Url::Other => {
+                "whose url is not a plain absolute URL (which both SDKs would send to alike)"
+            }
+            Url::Plain | Url::PlainBase => {
+                "whose url or tenant the SDKs' REST clients would join to their paths differently (a query, a fragment or a doubled trailing '/' in the url; a tenant beyond ASCII letters, digits and -._~!*())"
+            }
+        })
+    }
+}
+
+/// Whether a REST client (which appends paths to the url) serves the binding.
+enum Rest {
+    No,
+    Yes,
+}
+
+/// The HTTP bindings, in any ASCII case (@a2a-js/sdk upper-cases them; a2a-sdk matches exactly,
+/// and the stricter reading is the safe one for a spelling it would not match).
+fn http_binding(binding: &str) -> Option<Rest> {
+    if binding.eq_ignore_ascii_case("JSONRPC") {
+        Some(Rest::No)
+    } else if binding.eq_ignore_ascii_case("HTTP+JSON") {
+        Some(Rest::Yes)
+    } else {
+        None
+    }
+}
+
+/// `http://`, `https://`, `ws://` or `wss://` (any ASCII case), a host and optional port, then a
+/// path, query and
+/// fragment of RFC 3986's unreserved characters, sub-delimiters (but `'`, which WHATWG
+/// percent-encodes in a query), `:`, `@`, `/`, `[`, `]` and percent-escapes (but `%2e`, which
+/// WHATWG reads as a dot in a path); no `.` or `..` path segment (WHATWG removes them, and
+/// httpx's own removal is not followed here); no empty query (`fetch` drops a bare `?`, httpx
+/// sends it).
+fn plain(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return false;
+    };
+    if !["http", "https", "ws", "wss"]
+        .iter()
+        .any(|known| scheme.eq_ignore_ascii_case(known))
+    {
+        return false;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    authority_ok(authority) && tail_ok(tail)
+}
+
+/// `host[:port]`: a bracketed IPv6 address, a dotted-quad IPv4 address, or a name of ASCII
+/// letters, digits, `-`, `.` and `_`.
+fn authority_ok(authority: &str) -> bool {
+    let (host, port) = if let Some(inner) = authority.strip_prefix('[') {
+        let Some((address, after)) = inner.split_once(']') else {
+            return false;
+        };
+        if address.parse::<Ipv6Addr>().is_err() {
+            return false;
+        }
+        match after {
+            "" => return true,
+            _ => match after.strip_prefix(':') {
+                Some(port) => (None, Some(port)),
+                None => return false,
+            },
+        }
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) => (Some(host), Some(port)),
+            None => (Some(authority), None),
+        }
+    };
+    host.is_none_or(name_ok) && port.is_none_or(port_ok)
+}
+
+/// A host name both read as the same name, or a dotted-quad address.
+///
+/// WHATWG reads a host whose last label is a number (decimal, or `0x` hexadecimal) as an IPv4
+/// address in any of its shorter or octal forms (`127.1`, `0x7f.1`, `010.0.0.1`), which httpx
+/// refuses or leaves to the resolver, so a last label that starts with a digit must belong to a
+/// plain dotted quad. A label starting `xn--` is punycode, which the two check and convert by
+/// different IDNA rules (httpx refuses a host with one and an `_` elsewhere; WHATWG does not).
+fn name_ok(host: &str) -> bool {
+    if host.is_empty()
+        || !host
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'))
+    {
+        return false;
+    }
+    if host.split('.').any(|label| {
+        label
+            .get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("xn--"))
+    }) {
+        return false;
+    }
+    let trimmed = host.strip_suffix('.').unwrap_or(host);
+    match trimmed.rsplit('.').next() {
+        Some(last) if last.starts_with(|c: char| c.is_ascii_digit()) => {
+            host.parse::<Ipv4Addr>().is_ok()
+        }
+        Some(last) => !last.is_empty(),
+        None => false,
+    }
+}
+
+/// A port both read as the same number: 1 to 65535, in at most five digits.
+fn port_ok(port: &str) -> bool {
+    (1..=5).contains(&port.len())
+        && port.bytes().all(|c| c.is_ascii_digit())
+        && port.parse::<u32>().is_ok_and(|p| (1..=65535).contains(&p))
+}
+
+/// The path, query and fragment (see [`plain`]).
+fn tail_ok(tail: &str) -> bool {
+    let b = tail.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        let fine = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+                    | b'/'
+                    | b'?'
+                    | b'#'
+                    | b'['
+                    | b']'
+            )
+            || (c == b'%' && escape_ok(b.get(i + 1..i + 3)));
+        if !fine {
+            return false;
+        }
+    }
+    let path_end = tail.find(['?', '#']).unwrap_or(tail.len());
+    let (path, after) = tail.split_at(path_end);
+    if path
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+    {
+        return false;
+    }
+    !(after.starts_with('?') && (after.len() == 1 || after.as_bytes().get(1) == Some(&b'#')))
+}
+
+/// Two hex digits after a `%`, and not `2e` (a dot).
+fn escape_ok(hex: Option<&[u8]>) -> bool {
+    match hex {
+        Some([a, b]) => {
+            a.is_ascii_hexdigit()
+                && b.is_ascii_hexdigit()
+                && !(*a == b'2' && matches!(b, b'e' | b'E'))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(s: &str) -> Url {
+        if s.trim().is_empty() {
+            Url::Missing
+        } else {
+            Url::of_text(s)
+        }
+    }
+
+    #[test]
+    fn plain_urls_serve_both_http_bindings() {
+        for s in [
+            "https://agent.example/a2a/v1",
+            "HTTPS://Agent.Example:8443/A2A",
+            "http://127.0.0.1:8080/",
+            "http://[::1]:8080/jsonrpc",
+            "http://[::ffff:1.2.3.4]/",
+            "https://a_b.example./x/%41~/[0]",
+            "https://agent.example",
+            "https://agent.example/a2a/",
+            "https://1password.example/a",
+            "wss://worker-7.internal/a2a",
+            "WS://worker-7.internal:8080/a2a/v3",
+        ] {
+            assert_eq!(kind(s), Url::PlainBase, "{s:?}");
+            assert!(
+                kind(s).serves("JSONRPC") && kind(s).serves("HTTP+JSON"),
+                "{s:?}"
+            );
+            assert!(kind(s).serves("GRPC") && kind(s).serves("urn:x"), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn queries_fragments_and_doubled_slashes_serve_json_rpc_only() {
+        for s in [
+            "https://agent.example/a2a?tenant=1",
+            "https://agent.example/a2a#x",
+            "https://agent.example/a2a//",
+            "https://agent.example/?a=/../b",
+        ] {
+            assert_eq!(kind(s), Url::Plain, "{s:?}");
+            assert!(
+                kind(s).serves("jsonrpc") && !kind(s).serves("http+json"),
+                "{s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_the_sdks_read_apart_serves_no_http_binding() {
+        for s in [
+            " https://agent.example/a2a",
+            "https://agent.example/a2a ",
+            "https://agent.example/a2a\n",
+            "https://agent.example/a\tb",
+            "/a2a",
+            "a2a",
+            "//agent.example/a2a",
+            "agent.example:8080",
+            "http:agent.example",
+            "http:/agent.example",
+            "http://",
+            "http:///a",
+            "ftp://agent.example/",
+            "grpc://agent.example/",
+            "file:///etc/passwd",
+            "http:/x://agent.example/",
+            "javascript:alert(1)",
+            "https://user:pw@agent.example/",
+            "https://agent.example\\@evil/",
+            "https://agent.example/a\\b",
+            "https://agent.example:0/",
+            "https://agent.example:65536/",
+            "https://agent.example:/",
+            "https://agent.example:+1/",
+            "https://agent.example:000080/",
+            "https://127.1/",
+            "https://0x7f.0.0.1/",
+            "https://010.0.0.1/",
+            "https://1.2.3.256/",
+            "https://127.0.0.1./",
+            "https://agent.example.123/",
+            "https://agent.example.0x1/",
+            "https://[::1/",
+            "https://[fe80::1%25eth0]/",
+            "https://[::1]x/",
+            "https://[1.2.3.4]/",
+            "https://xn--bcher-kva.example/",
+            "https://b\u{fc}cher.example/",
+            "https://agent.example/b\u{fc}cher",
+            "https://agent.example/%2e%2e/admin",
+            "https://agent.example/%2E/a",
+            "https://agent.example/../a",
+            "https://agent.example/a/./b",
+            "https://agent.example/a/..",
+            "https://agent.example/%zz",
+            "https://agent.example/%4",
+            "https://agent.example/a?",
+            "https://agent.example/a?#f",
+            "https://agent.example/a?x='1'",
+            "https://agent.example/a|b",
+            "https://agent.example/{a}",
+            "https://agent.example/a\"b",
+            "https://agent.example/a<b>",
+            "https://agent.example/a^b",
+            "https://agent.example/a`b",
+            "https://a%41.example/",
+            "https://a!.example/",
+        ] {
+            assert_eq!(kind(s), Url::Other, "{s:?}");
+            assert!(
+                !kind(s).serves("JSONRPC") && !kind(s).serves("HTTP+JSON"),
+                "{s:?}"
+            );
+            assert!(kind(s).serves("GRPC"), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_rest_base_keeps_only_a_plain_tenant() {
+        let doc = |json: &str| crate::json::parse_document(json.as_bytes(), 8);
+        for (tenant, base) in [
+            ("null", true),
+            (r#""""#, true),
+            (r#""acme-1_x.y~z!*()""#, true),
+            (r#""a/b""#, false),
+            (r#""a?b""#, false),
+            (r#""a b""#, false),
+            (r#""%41""#, false),
+            (r#""'""#, false),
+            (r#"".""#, false),
+            (r#""..""#, false),
+            (r#""\u00e9""#, false),
+            ("5", false),
+            ("[]", false),
+        ] {
+            let d = doc(tenant).unwrap_or_else(|e| panic!("{tenant}: {e:?}"));
+            let url = Url::PlainBase.with_tenant(Some(d.root()));
+            assert_eq!(url == Url::PlainBase, base, "{tenant}");
+            assert!(url.serves("JSONRPC"), "{tenant}");
+            assert_eq!(Url::Other.with_tenant(Some(d.root())), Url::Other);
+        }
+        assert_eq!(Url::PlainBase.with_tenant(None), Url::PlainBase);
+    }
+
+    #[test]
+    fn no_url_serves_nothing() {
+        for s in ["", " ", "\t\n"] {
+            assert_eq!(kind(s), Url::Missing);
+            for binding in ["JSONRPC", "HTTP+JSON", "GRPC", "urn:x"] {
+                assert!(!kind(s).serves(binding));
+                assert_eq!(kind(s).unusable_because(binding), Some("which has no url"));
+            }
+        }
+        assert_eq!(Url::of(None), Url::Missing);
+    }
+
+    #[test]
+    fn messages_say_why() {
+        assert_eq!(Url::PlainBase.unusable_because("HTTP+JSON"), None);
+        assert!(Url::Other
+            .unusable_because("JSONRPC")
+            .is_some_and(|m| m.contains("plain absolute")));
+        assert!(Url::Plain
+            .unusable_because("HTTP+JSON")
+            .is_some_and(|m| m.contains("REST")));
+        assert_eq!(Url::Other.unusable_because("GRPC"), None);
+    }
+}

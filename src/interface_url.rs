@@ -83,7 +83,7 @@ impl Url {
     fn of_text(s: &str) -> Url {
         if !plain(s) {
             Url::Other
-        } else if s.contains(['?', '#']) || s.ends_with("//") {
+        } else if s.bytes().any(|c| c == b'?' || c == b'#') || s.ends_with("//") {
             Url::Plain
         } else {
             Url::PlainBase
@@ -136,51 +136,56 @@ fn http_binding(binding: &str) -> Option<Rest> {
 }
 
 /// `http://`, `https://`, `ws://` or `wss://` (any ASCII case), a host and optional port, then a
-/// path, query and
-/// fragment of RFC 3986's unreserved characters, sub-delimiters (but `'`, which WHATWG
-/// percent-encodes in a query), `:`, `@`, `/`, `[`, `]` and percent-escapes (but `%2e`, which
-/// WHATWG reads as a dot in a path); no `.` or `..` path segment (WHATWG removes them, and
-/// httpx's own removal is not followed here); no empty query (`fetch` drops a bare `?`, httpx
-/// sends it).
+/// path, query and fragment of [`TAIL`]'s characters: no `.` or `..` path segment (WHATWG removes
+/// them, and httpx's own removal is not followed here) and no empty query (`fetch` drops a bare
+/// `?`, httpx sends it). One pass over the bytes: this runs on every interface of every reading.
 fn plain(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once("://") else {
+    let b = s.as_bytes();
+    let Some(colon) = b.iter().position(|&c| c == b':') else {
         return false;
     };
-    if !["http", "https", "ws", "wss"]
-        .iter()
-        .any(|known| scheme.eq_ignore_ascii_case(known))
-    {
+    let (scheme, after) = b.split_at(colon);
+    let known = match scheme.len() {
+        2 => scheme.eq_ignore_ascii_case(b"ws"),
+        3 => scheme.eq_ignore_ascii_case(b"wss"),
+        4 => scheme.eq_ignore_ascii_case(b"http"),
+        5 => scheme.eq_ignore_ascii_case(b"https"),
+        _ => false,
+    };
+    let Some(rest) = after.strip_prefix(b"://") else {
         return false;
-    }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    };
+    let end = rest
+        .iter()
+        .position(|&c| matches!(c, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
-    authority_ok(authority) && tail_ok(tail)
+    known && authority_ok(authority) && tail_ok(tail)
 }
 
 /// `host[:port]`: a bracketed IPv6 address, a dotted-quad IPv4 address, or a name of ASCII
 /// letters, digits, `-`, `.` and `_`.
-fn authority_ok(authority: &str) -> bool {
-    let (host, port) = if let Some(inner) = authority.strip_prefix('[') {
-        let Some((address, after)) = inner.split_once(']') else {
+fn authority_ok(authority: &[u8]) -> bool {
+    if let Some(inner) = authority.strip_prefix(b"[") {
+        let Some(close) = inner.iter().position(|&c| c == b']') else {
             return false;
         };
-        if address.parse::<Ipv6Addr>().is_err() {
-            return false;
+        let (address, after) = inner.split_at(close);
+        let address_ok = std::str::from_utf8(address).is_ok_and(|a| a.parse::<Ipv6Addr>().is_ok());
+        return address_ok
+            && match after.get(1..) {
+                Some([]) => true,
+                Some([b':', port @ ..]) => port_ok(port),
+                _ => false,
+            };
+    }
+    match authority.iter().position(|&c| c == b':') {
+        Some(colon) => {
+            let (host, port) = authority.split_at(colon);
+            name_ok(host) && port_ok(port.get(1..).unwrap_or_default())
         }
-        match after {
-            "" => return true,
-            _ => match after.strip_prefix(':') {
-                Some(port) => (None, Some(port)),
-                None => return false,
-            },
-        }
-    } else {
-        match authority.split_once(':') {
-            Some((host, port)) => (Some(host), Some(port)),
-            None => (Some(authority), None),
-        }
-    };
-    host.is_none_or(name_ok) && port.is_none_or(port_ok)
+        None => name_ok(authority),
+    }
 }
 
 /// A host name both read as the same name, or a dotted-quad address.
@@ -190,80 +195,83 @@ fn authority_ok(authority: &str) -> bool {
 /// refuses or leaves to the resolver, so a last label that starts with a digit must belong to a
 /// plain dotted quad. A label starting `xn--` is punycode, which the two check and convert by
 /// different IDNA rules (httpx refuses a host with one and an `_` elsewhere; WHATWG does not).
-fn name_ok(host: &str) -> bool {
-    if host.is_empty()
-        || !host
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'))
-    {
-        return false;
-    }
-    if host.split('.').any(|label| {
+fn name_ok(host: &[u8]) -> bool {
+    let labels_ok = host.split(|&c| c == b'.').all(|label| {
         label
-            .get(..4)
-            .is_some_and(|p| p.eq_ignore_ascii_case("xn--"))
-    }) {
-        return false;
-    }
-    let trimmed = host.strip_suffix('.').unwrap_or(host);
-    match trimmed.rsplit('.').next() {
-        Some(last) if last.starts_with(|c: char| c.is_ascii_digit()) => {
-            host.parse::<Ipv4Addr>().is_ok()
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+            && !label
+                .get(..4)
+                .is_some_and(|p| p.eq_ignore_ascii_case(b"xn--"))
+    });
+    let trimmed = host.strip_suffix(b".").unwrap_or(host);
+    labels_ok
+        && match trimmed.rsplit(|&c| c == b'.').next() {
+            Some([first, ..]) if first.is_ascii_digit() => {
+                std::str::from_utf8(host).is_ok_and(|h| h.parse::<Ipv4Addr>().is_ok())
+            }
+            Some(last) => !last.is_empty(),
+            None => false,
         }
-        Some(last) => !last.is_empty(),
-        None => false,
-    }
 }
 
 /// A port both read as the same number: 1 to 65535, in at most five digits.
-fn port_ok(port: &str) -> bool {
+fn port_ok(port: &[u8]) -> bool {
     (1..=5).contains(&port.len())
-        && port.bytes().all(|c| c.is_ascii_digit())
-        && port.parse::<u32>().is_ok_and(|p| (1..=65535).contains(&p))
+        && port.iter().all(u8::is_ascii_digit)
+        && port
+            .iter()
+            .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'))
+            .wrapping_sub(1)
+            < 65535
+}
+
+/// The characters allowed after the authority, as a set of ASCII code points: RFC 3986's
+/// unreserved characters, its sub-delimiters but `'` (which WHATWG percent-encodes in a
+/// query), `:`, `@`, `/`, `?`, `#`, `[`, `]`, and `%` (with two hex digits, not `2e`, which
+/// WHATWG reads as a dot in a path).
+const TAIL: u128 = ascii_set(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?#[]%",
+);
+
+const fn ascii_set(mut chars: &[u8]) -> u128 {
+    let mut set = 0u128;
+    while let [c, rest @ ..] = chars {
+        set |= 1 << *c;
+        chars = rest;
+    }
+    set
 }
 
 /// The path, query and fragment (see [`plain`]).
-fn tail_ok(tail: &str) -> bool {
-    let b = tail.as_bytes();
-    for (i, &c) in b.iter().enumerate() {
-        let fine = c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-                    | b':'
-                    | b'@'
-                    | b'/'
-                    | b'?'
-                    | b'#'
-                    | b'['
-                    | b']'
-            )
-            || (c == b'%' && escape_ok(b.get(i + 1..i + 3)));
-        if !fine {
+fn tail_ok(tail: &[u8]) -> bool {
+    let mut in_path = true;
+    let mut segment = 0;
+    for (i, &c) in tail.iter().enumerate() {
+        if c >= 128 || TAIL >> c & 1 == 0 {
             return false;
         }
+        if c == b'%' && !escape_ok(tail.get(i + 1..i + 3)) {
+            return false;
+        }
+        if in_path && matches!(c, b'/' | b'?' | b'#') {
+            if dot_segment(tail.get(segment..i)) {
+                return false;
+            }
+            segment = i + 1;
+            if c != b'/' {
+                in_path = false;
+                if c == b'?' && matches!(tail.get(i + 1), None | Some(b'#')) {
+                    return false;
+                }
+            }
+        }
     }
-    let path_end = tail.find(['?', '#']).unwrap_or(tail.len());
-    let (path, after) = tail.split_at(path_end);
-    if path
-        .split('/')
-        .any(|segment| segment == "." || segment == "..")
-    {
-        return false;
-    }
-    !(after.starts_with('?') && (after.len() == 1 || after.as_bytes().get(1) == Some(&b'#')))
+    !(in_path && dot_segment(tail.get(segment..)))
+}
+
+fn dot_segment(segment: Option<&[u8]>) -> bool {
+    matches!(segment, Some(b".") | Some(b".."))
 }
 
 /// Two hex digits after a `%`, and not `2e` (a dot).

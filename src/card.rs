@@ -6,7 +6,7 @@
 //! would be checking a different card than the one the caller will use. Capabilities come from
 //! [`crate::sdk_reading`]: a capability counts only when every SDK reading has it.
 
-use crate::capability::major_minor;
+use crate::capability::{major_minor, Capability};
 use crate::document::{Document, Kind, Node};
 use crate::interface_choice;
 use crate::json::{self, pointer_token, JsonErrorKind};
@@ -262,7 +262,9 @@ impl AgentCard {
 
     /// Every capability the card grants, in the requirement syntax (`task.execute.v3`,
     /// `extension:<uri>`, `capability:streaming`, `binding:JSONRPC`, `protocol:1.0`), without
-    /// repeats: skills, extensions, flags, bindings, protocols.
+    /// repeats: skills, extensions, flags, bindings, protocols. A skill id a requirement would
+    /// read as something else (`binding:GRPC`, `extension:x`, `capability:streaming`) or as
+    /// nothing (`""`), and an extension without a URI, are left out: no requirement names them.
     pub fn granted_capabilities(&self) -> Vec<String> {
         let flags = [
             (self.streaming, "streaming"),
@@ -325,9 +327,15 @@ fn capability_names<'a>(
             out.push(name);
         }
     };
-    skills.iter().for_each(|s| push(s.to_owned()));
+    // Only what a requirement can name: a skill id that reads as a skill (not "", not
+    // `binding:GRPC`, which as a requirement means a binding), an extension with a URI.
+    skills
+        .iter()
+        .filter(|s| matches!(Capability::parse(s), Ok(Capability::Skill(_))))
+        .for_each(|s| push(s.to_owned()));
     extensions
         .iter()
+        .filter(|u| !u.is_empty())
         .for_each(|u| push(format!("extension:{u}")));
     for (on, flag) in flags {
         if *on {
@@ -664,6 +672,32 @@ mod tests {
         assert!(!legacy.extended_agent_card);
         // A legacy card's interfaces are not read by @a2a-js/sdk's default resolver.
         assert!(legacy.bindings.is_empty());
+    }
+
+    #[test]
+    fn granted_capabilities_are_what_a_requirement_can_name() {
+        let c = read(
+            r#"{"name":"W","version":"3","capabilities":{"extensions":[{"uri":""},{"uri":"urn:x"}]},
+            "skills":[{"id":"binding:GRPC"},{"id":""},{"id":"extension:urn:y"},
+                      {"id":"capability:streaming"},{"id":"protocol:1.0"},{"id":"task.a"}],
+            "supportedInterfaces":[{"url":"https://w/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}"#,
+        )
+        .unwrap();
+        let granted = c.granted_capabilities();
+        assert_eq!(
+            granted,
+            [
+                "task.a",
+                "extension:urn:x",
+                "binding:JSONRPC",
+                "protocol:1.0"
+            ]
+        );
+        // Each one, required, is granted.
+        for name in &granted {
+            let cap = Capability::parse(name).unwrap();
+            assert!(cap.covered_by(&c, &[]), "{name}");
+        }
     }
 
     #[test]

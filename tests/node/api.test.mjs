@@ -286,6 +286,17 @@ test('declaredCapabilities: what every SDK reading grants, and what only some do
   assert.ok(!js.capabilities.includes('capability:pushNotifications'), 'the raw JS card has no camelCase flag');
   assert.equal(cg.declaredCapabilities('{"name":"W"}').defect.code, 'missing_field');
   assert.throws(() => cg.declaredCapabilities('not json'), TypeError);
+  // Only what a requirement can name: a skill id `binding:GRPC` is no binding, `""` and an
+  // extension without a URI are nothing a caller can require; each listed one is granted.
+  const odd = {
+    name: 'W', version: '1', capabilities: { extensions: [{ uri: '' }, { uri: 'urn:x' }] },
+    skills: [{ id: 'binding:GRPC' }, { id: '' }, { id: 'extension:urn:y' }, { id: 's' }],
+    supportedInterfaces: [{ url: 'https://w.example/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  };
+  const listed = cg.declaredCapabilities(JSON.stringify(odd)).granted;
+  assert.deepEqual(listed, ['s', 'extension:urn:x', 'binding:JSONRPC', 'protocol:1.0']);
+  const d = cg.evaluate(odd, { require: listed, max_stale: '10s' }, { lag_ms: 0 });
+  assert.equal(d.verdict, 'valid', JSON.stringify(d.reasons));
 });
 
 // Third review (scn3js): text with a lone surrogate, and requirement/observation values that

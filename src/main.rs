@@ -5,6 +5,7 @@
 // Without `resolve` the re-resolution imports are unused; nothing else changes.
 #![cfg_attr(not(feature = "resolve"), allow(unused_imports))]
 
+use cardgate::policy::MAX_POLICY_BYTES;
 use cardgate::resolution::Outcome;
 use cardgate::watermark_sources::observe;
 use cardgate::{
@@ -62,8 +63,6 @@ their limit plus one byte (so /dev/zero or an endless pipe ends at once); an out
 be written (a full disk, a closed pipe) is exit 2.
 ";
 
-/// Largest policy file read (a policy names a handful of agents; this is generous).
-const MAX_POLICY_BYTES: usize = 1 << 20;
 /// Largest document `canonicalize` reads.
 const MAX_DOCUMENT_BYTES: usize = 16 << 20;
 

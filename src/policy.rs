@@ -175,6 +175,25 @@ policy_members! {
     pub struct PolicyInput {}
 }
 
+/// The largest policy (or Envoy plugin configuration, a policy plus filter settings) any host
+/// reads: `cardgate policy check` and `check --policy` stop reading past it, the npm package's
+/// `checkPolicy` and the filter refuse it alike.
+pub const MAX_POLICY_BYTES: usize = 1 << 20;
+
+/// Refuses a policy or configuration over [`MAX_POLICY_BYTES`].
+pub(crate) fn check_size(bytes: &[u8], what: &str) -> Result<(), InputError> {
+    if bytes.len() > MAX_POLICY_BYTES {
+        return Err(InputError::range_error(
+            "",
+            format!(
+                "{what} is {} bytes, over the {MAX_POLICY_BYTES}-byte (1 MiB) limit",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Policy {
     /// Parses and validates a policy document; errors name the exact field path.
     ///
@@ -183,6 +202,7 @@ impl Policy {
     /// assert_eq!(e.path, "/agents/w7/max_stale");
     /// ```
     pub fn from_json(bytes: &[u8]) -> Result<Policy, InputError> {
+        check_size(bytes, "policy")?;
         json::parse(bytes, 32).map_err(|e| {
             InputError::type_error(e.path(), format!("policy is not valid I-JSON: {e}"))
         })?;
@@ -392,6 +412,24 @@ fn tidy(value: &mut serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_policy_over_1_mib_is_refused_by_every_host_alike() {
+        let padded = |len: usize| {
+            let mut text = br#"{"defaults":{"max_stale":"10s"}}"#.to_vec();
+            text.resize(len, b' ');
+            text
+        };
+        assert!(Policy::from_json(&padded(MAX_POLICY_BYTES)).is_ok());
+        let e = Policy::from_json(&padded(MAX_POLICY_BYTES + 1)).unwrap_err();
+        assert_eq!(e.path, "");
+        assert!(
+            e.message
+                .contains("1048577 bytes, over the 1048576-byte (1 MiB) limit"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn the_checked_in_schema_is_generated_from_the_types() {

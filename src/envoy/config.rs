@@ -376,6 +376,7 @@ impl<'de> Deserialize<'de> for Number {
 impl FilterConfig {
     /// Parses and validates the plugin configuration. Empty bytes mean "all defaults".
     pub fn from_json(bytes: &[u8]) -> Result<FilterConfig, InputError> {
+        crate::policy::check_size(bytes, "plugin configuration")?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return FilterConfig::from_input(&ConfigInput::default());
         }
@@ -800,6 +801,22 @@ mod tests {
 
     fn err(text: &str) -> InputError {
         FilterConfig::from_json(text.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn a_configuration_over_1_mib_is_refused() {
+        let mut text = br#"{"mode":"enforce"}"#.to_vec();
+        text.resize(crate::policy::MAX_POLICY_BYTES, b' ');
+        assert!(FilterConfig::from_json(&text).is_ok());
+        text.push(b' ');
+        let e = FilterConfig::from_json(&text).unwrap_err();
+        assert!(
+            e.message.contains("plugin configuration is 1048577 bytes"),
+            "{}",
+            e.message
+        );
+        // Whitespace alone over the limit is refused too, not read as "all defaults".
+        assert!(FilterConfig::from_json(&vec![b' '; (1 << 20) + 1]).is_err());
     }
 
     #[test]

@@ -211,6 +211,10 @@ test('the module survives a storm of bad calls and oversized input', () => {
   assert.equal(cg.evaluate(FRESH_CARD, REQ, { lag_ms: '1' }).verdict, 'valid');
   assert.equal(cg.canonicalize({ b: [1e21, 0.1, -0], a: 'é\u2028' }), '{"a":"é\u2028","b":[1e+21,0.1,0]}');
   assert.equal(cg.checkPolicy({ defaults: { max_stale: '10s' } }), undefined);
+  // Over 1 MiB, as `cardgate policy check` and the filter refuse it.
+  const big = '{"defaults":{"max_stale":"10s"}}' + ' '.repeat(1 << 20);
+  assert.throws(() => cg.checkPolicy(big), (e) => e instanceof RangeError && /over the 1048576-byte \(1 MiB\) limit/.test(e.message));
+  assert.equal(cg.checkPolicy(big.slice(0, 1 << 20)), undefined);
 });
 
 test('mutated cards never trap: 3000 byte-level mutations give a decision, then the module still works', () => {

@@ -1,0 +1,212 @@
+// URL send check (DESIGN.md, "Which interface a client picks"; src/interface_url.rs): where the
+// real SDK clients send a message, for every interface url the npm package grants. Where
+// url-differential.mjs compares the URL parsers and re-implements each SDK's join of url, tenant
+// and path, this builds each SDK's own client through its own factory and records the request
+// it hands to its HTTP layer:
+//   @a2a-js/sdk: `ClientFactory` with the real `JsonRpcTransportFactory` and
+//     `RestTransportFactory`, given a recording `fetchImpl`; two setups, `default` (the default
+//     resolver, factories without options) and `legacy` (`DefaultAgentCardResolver` and both
+//     transport factories with `legacyCompat: {enabled: true}`, which speak 0.3 to a 0.3 pick);
+//     `client.sendMessage` once; the url `fetch` is called with, read as undici does
+//     (`new Request(input).url`).
+//   a2a-sdk: `ClientFactory(ClientConfig(httpx_client=httpx.AsyncClient(transport=
+//     httpx.MockTransport(...)), supported_protocol_bindings=[binding])).create(card)`, then
+//     `send_message` once (tests/sdk_parity/py_send.py); the url as httpx holds it.
+// Both recorders refuse the request after recording it, so nothing leaves the machine.
+//
+// The cards: for each url from url-differential.mjs's generator and each HTTP binding, one card
+// whose interface for that binding has the url, sometimes a tenant (url-differential's list and PLAIN_TENANTS),
+// protocolVersion "1.0" or "0.3", and sometimes a second interface no client picks (another
+// binding, or the same binding at "0.3" beside a "1.0" pick) with another generated url. A pair
+// is compared when both clients speak the same protocol version (a2a-sdk speaks 0.3 to a 0.3
+// pick, @a2a-js/sdk's default transports 1.0 to any; for JSON-RPC the place is the url either
+// way, for REST the path is the version's): every granted pair must be built by both, sent by
+// both, to the same scheme, host, port and request target. Refused pairs that both send alike
+// are counted (over-strict).
+//
+//   node tests/node/url-send.mjs [--count N] [--seed S] [--pkg DIR] [--python PY]
+//
+// The fixed-seed run is url-send.test.mjs.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
+import { generate, rng, TENANTS } from './url-differential.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BINDINGS = ['JSONRPC', 'HTTP+JSON'];
+// Tenants the gate keeps for REST, beside url-differential's list (mostly ones it refuses).
+const PLAIN_TENANTS = ['acme', 'eu-west-1', 'a.b', 'T~_x', '(a)*!', 'a..b', '...', '-', '_'];
+const DEFAULT_PORT = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443' };
+
+/** The cards: `count` urls times the two bindings. */
+export function cards(count, seed) {
+  const urls = generate(count, seed);
+  const r = rng(seed + 7);
+  const pick = (list) => list[Math.floor(r() * list.length)];
+  const out = [];
+  for (const url of urls) {
+    for (const binding of BINDINGS) {
+      const tenant = r() < 0.5 ? undefined : pick(r() < 0.5 ? TENANTS : PLAIN_TENANTS);
+      const version = r() < 0.75 ? '1.0' : '0.3';
+      const picked = { url, protocolBinding: binding, protocolVersion: version, ...(tenant === undefined ? {} : { tenant }) };
+      const interfaces = [picked];
+      if (r() < 0.3) {
+        // An interface no client picks for `binding`, with another generated url.
+        const other = { url: pick(urls), protocolBinding: version === '1.0' && r() < 0.5 ? binding : 'GRPC', protocolVersion: '0.3' };
+        if (r() < 0.5) interfaces.unshift(other);
+        else interfaces.push(other);
+      }
+      const card = {
+        name: 'w', description: 'd', version: '1.0.0', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [],
+        supportedInterfaces: interfaces,
+      };
+      out.push({ id: out.length, binding, url, tenant, version, decoy: interfaces.length > 1, card });
+    }
+  }
+  return out;
+}
+
+/** A url `fetch` was called with, as undici reads it (`new Request(input).url`). */
+function undici(input) {
+  try {
+    const x = new URL(new Request(input).url);
+    return {
+      ok: true, scheme: x.protocol.slice(0, -1), host: x.hostname, port: x.port || DEFAULT_PORT[x.protocol] || '',
+      target: x.pathname + x.search, wire: x.protocol === 'http:' || x.protocol === 'https:',
+    };
+  } catch (e) {
+    return { ok: false, why: String(e.message).slice(0, 200), input: String(input) };
+  }
+}
+
+class Recorded extends Error {}
+
+/** @a2a-js/sdk's real clients, one factory per setup and binding; `send(setup, entry)` builds a
+ * client from the card and sends one message, returning what `fetch` was called with. */
+function jsClients() {
+  const calls = [];
+  const fetchImpl = async (input) => {
+    calls.push(undici(input));
+    throw new Recorded('recorded');
+  };
+  const legacyCompat = { enabled: true };
+  const factories = {};
+  for (const binding of BINDINGS) {
+    factories[`default ${binding}`] = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      preferredTransports: [binding],
+    });
+    factories[`legacy ${binding}`] = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat }), new RestTransportFactory({ fetchImpl, legacyCompat })],
+      preferredTransports: [binding],
+      cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+    });
+  }
+  const message = { messageId: 'm1', role: 1, parts: [{ content: { $case: 'text', value: 'hi' } }] };
+  return async (setup, entry) => {
+    calls.length = 0;
+    const out = { built: false };
+    let client;
+    try {
+      client = await factories[`${setup} ${entry.binding}`].createFromAgentCard(structuredClone(entry.card));
+      out.built = true;
+      await client.sendMessage({ message });
+    } catch (e) {
+      if (!(e instanceof Recorded) && !(e?.cause instanceof Recorded) && calls.length === 0) out.error = `${e?.name}: ${e?.message}`.slice(0, 200);
+    }
+    out.sent = [...calls];
+    return out;
+  };
+}
+
+function pySend(entries, python) {
+  const input = entries.map((e) => JSON.stringify({ id: e.id, binding: e.binding, card: e.card })).join('\n') + '\n';
+  const r = spawnSync(python, [join(ROOT, 'tests/sdk_parity/py_send.py')], { input, maxBuffer: 1 << 28, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`a2a-sdk sender failed: ${r.stderr}`);
+  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  if (out.length !== entries.length) throw new Error(`a2a-sdk sender answered ${out.length} of ${entries.length}`);
+  return out;
+}
+
+const place = (s) => `${s.scheme}://${s.host}:${s.port}${s.target}`;
+
+/** Both clients built and sent one request each, to one place. */
+function alike(js, py) {
+  return js.built && py.built && js.sent.length === 1 && py.sent.length === 1 && js.sent[0].ok && py.sent[0].ok
+    && place(js.sent[0]) === place(py.sent[0]);
+}
+
+export async function run(options = {}) {
+  const o = { count: 3000, seed: 1, pkg: join(ROOT, 'pkg'), python: join(ROOT, '.tools/py/bin/python'), ...options };
+  const started = Date.now();
+  const cg = createRequire(import.meta.url)(join(o.pkg, 'node', 'index.cjs'));
+  const entries = cards(o.count, o.seed);
+  const py = pySend(entries, o.python);
+  const send = jsClients();
+  const zero = () => ({ JSONRPC: 0, 'HTTP+JSON': 0 });
+  const stats = {
+    urls: entries.length / 2, cards: entries.length, granted: zero(), grantedTenant: 0, grantedDecoy: 0, grantedAt03: 0,
+    compared: 0, grantedCompared: zero(), notSameVersion: 0, sentApart: zero(), overStrict: zero(), grantedWire: 0, grantedNoWire: 0, ms: 0,
+  };
+  const unsafe = [];
+  for (const e of entries) {
+    const d = cg.evaluate(e.card, { require: [`binding:${e.binding}`], max_stale: '10s' }, { lag_ms: 0 });
+    const granted = d.verdict === 'valid';
+    if (granted) {
+      stats.granted[e.binding] += 1;
+      if (e.tenant && e.binding === 'HTTP+JSON') stats.grantedTenant += 1;
+      if (e.decoy) stats.grantedDecoy += 1;
+      if (e.version === '0.3') stats.grantedAt03 += 1;
+    }
+    const p = py[e.id];
+    for (const setup of ['default', 'legacy']) {
+      // @a2a-js/sdk's default transports speak 1.0 to a 0.3 pick, a2a-sdk 0.3: the same place
+      // for JSON-RPC, another REST path by design (the version is the caller's `protocol:`).
+      if (setup === 'default' && e.version !== '1.0' && e.binding === 'HTTP+JSON') {
+        stats.notSameVersion += 1;
+        continue;
+      }
+      const js = await send(setup, e);
+      stats.compared += 1;
+      const same = alike(js, p);
+      if (!same && (js.sent.some((s) => s.ok) || p.sent.some((s) => s.ok))) stats.sentApart[e.binding] += 1;
+      if (granted) {
+        stats.grantedCompared[e.binding] += 1;
+        if (same) stats[js.sent[0].wire ? 'grantedWire' : 'grantedNoWire'] += 1;
+        if (!same) unsafe.push({ setup, binding: e.binding, url: e.url, tenant: e.tenant, version: e.version, interfaces: e.card.supportedInterfaces, js, py: p });
+      } else if (same) {
+        stats.overStrict[e.binding] += 1;
+        if (o.samples) o.samples.push(`${setup} ${e.binding} ${JSON.stringify(e.url)} tenant=${JSON.stringify(e.tenant)} -> ${place(js.sent[0])}`);
+      }
+    }
+  }
+  stats.ms = Date.now() - started;
+  return { stats, unsafe };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const o = {};
+  for (let i = 2; i < process.argv.length; i += 2) {
+    const [k, v] = [process.argv[i], process.argv[i + 1]];
+    if (k === '--count') o.count = Number(v);
+    else if (k === '--seed') o.seed = Number(v);
+    else if (k === '--pkg') o.pkg = resolve(v);
+    else if (k === '--python') o.python = v;
+    else if (k === '--samples') o.samples = [];
+    else throw new Error(`unknown argument ${k}`);
+    if (k === '--samples') i -= 1;
+  }
+  const { stats, unsafe } = await run(o);
+  console.log(JSON.stringify(stats));
+  for (const s of (o.samples ?? []).slice(0, 40)) console.log('OVER-STRICT', s);
+  for (const u of unsafe.slice(0, 20)) console.log('UNSAFE', JSON.stringify(u));
+  console.log(`${unsafe.length} granted (card, binding, setup) the real clients send apart`);
+  process.exitCode = unsafe.length ? 1 : 0;
+}

@@ -15,16 +15,19 @@
 // Both recorders refuse the request after recording it, so nothing leaves the machine.
 //
 // The cards: for each url from url-differential.mjs's generator and each HTTP binding, one card
-// whose interface for that binding has the url, sometimes a tenant (url-differential's list and PLAIN_TENANTS),
-// protocolVersion "1.0" or "0.3", and sometimes a second interface no client picks (another
-// binding, or the same binding at "0.3" beside a "1.0" pick) with another generated url. A pair
-// is compared when both clients speak the same protocol version (a2a-sdk speaks 0.3 to a 0.3
-// pick, @a2a-js/sdk's default transports 1.0 to any; for JSON-RPC the place is the url either
-// way, for REST the path is the version's): every granted pair must be built by both, sent by
-// both, to the same scheme, host, port and request target. Refused pairs that both send alike
-// are counted (over-strict).
+// whose interface for that binding has the url, sometimes a tenant (url-differential's list and
+// PLAIN_TENANTS), protocolVersion "1.0" or "0.3", now and then its binding in lower case, and
+// sometimes a second interface no client picks (another binding, or the same binding at "0.3"
+// beside a "1.0" pick) with another generated url. A pair is compared when both clients speak the
+// same protocol version (a2a-sdk speaks 0.3 to a 0.3 pick, @a2a-js/sdk's default transports 1.0
+// to any; for JSON-RPC the place is the url either way, for REST the path is the version's):
+// every granted pair must be built by both and handed to the HTTP layer by both, for the same
+// scheme, host, port and request target. Refused pairs that both send alike are counted
+// (over-strict). Where the place is the same but only one HTTP layer sends (`ws:`/`wss:` urls:
+// undici refuses the scheme, httpx sends HTTP or HTTPS to the host), the pair is counted and
+// listed as `wireApart`; `--wire` counts those as unsafe too.
 //
-//   node tests/node/url-send.mjs [--count N] [--seed S] [--pkg DIR] [--python PY]
+//   node tests/node/url-send.mjs [--count N] [--seed S] [--pkg DIR] [--python PY] [--samples] [--wire]
 //
 // The fixed-seed run is url-send.test.mjs.
 import { spawnSync } from 'node:child_process';
@@ -55,7 +58,9 @@ export function cards(count, seed) {
     for (const binding of BINDINGS) {
       const tenant = r() < 0.5 ? undefined : pick(r() < 0.5 ? TENANTS : PLAIN_TENANTS);
       const version = r() < 0.75 ? '1.0' : '0.3';
-      const picked = { url, protocolBinding: binding, protocolVersion: version, ...(tenant === undefined ? {} : { tenant }) };
+      // Now and then spelled in lower case: @a2a-js/sdk matches it, a2a-sdk does not.
+      const spelled = r() < 0.1 ? binding.toLowerCase() : binding;
+      const picked = { url, protocolBinding: spelled, protocolVersion: version, ...(tenant === undefined ? {} : { tenant }) };
       const interfaces = [picked];
       if (r() < 0.3) {
         // An interface no client picks for `binding`, with another generated url.
@@ -137,10 +142,14 @@ function pySend(entries, python) {
 
 const place = (s) => `${s.scheme}://${s.host}:${s.port}${s.target}`;
 
-/** Both clients built and sent one request each, to one place. */
-function alike(js, py) {
-  return js.built && py.built && js.sent.length === 1 && py.sent.length === 1 && js.sent[0].ok && py.sent[0].ok
-    && place(js.sent[0]) === place(py.sent[0]);
+/** `same`: both clients built and handed one request each to their HTTP layer, for one place,
+ * and both HTTP layers send it (or both refuse it); `wire`: one place, but only one HTTP layer
+ * puts it on the wire (undici refuses `ws:`/`wss:`, "unknown scheme"; httpx sends them as HTTP);
+ * `apart`: anything else. */
+function compare(js, py) {
+  if (!(js.built && py.built && js.sent.length === 1 && py.sent.length === 1 && js.sent[0].ok && py.sent[0].ok)) return 'apart';
+  if (place(js.sent[0]) !== place(py.sent[0])) return 'apart';
+  return js.sent[0].wire === py.sent[0].wire ? 'same' : 'wire';
 }
 
 export async function run(options = {}) {
@@ -153,9 +162,10 @@ export async function run(options = {}) {
   const zero = () => ({ JSONRPC: 0, 'HTTP+JSON': 0 });
   const stats = {
     urls: entries.length / 2, cards: entries.length, granted: zero(), grantedTenant: 0, grantedDecoy: 0, grantedAt03: 0,
-    compared: 0, grantedCompared: zero(), notSameVersion: 0, sentApart: zero(), overStrict: zero(), grantedWire: 0, grantedNoWire: 0, ms: 0,
+    compared: 0, grantedCompared: zero(), notSameVersion: 0, sentApart: zero(), overStrict: zero(), grantedWire: 0, grantedNoWire: 0, grantedWireApart: zero(), ms: 0,
   };
   const unsafe = [];
+  const wireApart = [];
   for (const e of entries) {
     const d = cg.evaluate(e.card, { require: [`binding:${e.binding}`], max_stale: '10s' }, { lag_ms: 0 });
     const granted = d.verdict === 'valid';
@@ -175,12 +185,18 @@ export async function run(options = {}) {
       }
       const js = await send(setup, e);
       stats.compared += 1;
-      const same = alike(js, p);
+      const how = compare(js, p);
+      const same = how === 'same';
       if (!same && (js.sent.some((s) => s.ok) || p.sent.some((s) => s.ok))) stats.sentApart[e.binding] += 1;
       if (granted) {
         stats.grantedCompared[e.binding] += 1;
         if (same) stats[js.sent[0].wire ? 'grantedWire' : 'grantedNoWire'] += 1;
-        if (!same) unsafe.push({ setup, binding: e.binding, url: e.url, tenant: e.tenant, version: e.version, interfaces: e.card.supportedInterfaces, js, py: p });
+        const found = { setup, binding: e.binding, url: e.url, tenant: e.tenant, version: e.version, interfaces: e.card.supportedInterfaces, js, py: p };
+        if (how === 'wire') {
+          stats.grantedWireApart[e.binding] += 1;
+          wireApart.push(found);
+        }
+        if (how === 'apart' || (how === 'wire' && o.wire)) unsafe.push(found);
       } else if (same) {
         stats.overStrict[e.binding] += 1;
         if (o.samples) o.samples.push(`${setup} ${e.binding} ${JSON.stringify(e.url)} tenant=${JSON.stringify(e.tenant)} -> ${place(js.sent[0])}`);
@@ -188,7 +204,7 @@ export async function run(options = {}) {
     }
   }
   stats.ms = Date.now() - started;
-  return { stats, unsafe };
+  return { stats, unsafe, wireApart };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -200,11 +216,13 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     else if (k === '--pkg') o.pkg = resolve(v);
     else if (k === '--python') o.python = v;
     else if (k === '--samples') o.samples = [];
+    else if (k === '--wire') o.wire = true;
     else throw new Error(`unknown argument ${k}`);
-    if (k === '--samples') i -= 1;
+    if (k === '--samples' || k === '--wire') i -= 1;
   }
-  const { stats, unsafe } = await run(o);
+  const { stats, unsafe, wireApart } = await run(o);
   console.log(JSON.stringify(stats));
+  for (const u of wireApart.slice(0, 4)) console.log('WIRE-APART', JSON.stringify(u));
   for (const s of (o.samples ?? []).slice(0, 40)) console.log('OVER-STRICT', s);
   for (const u of unsafe.slice(0, 20)) console.log('UNSAFE', JSON.stringify(u));
   console.log(`${unsafe.length} granted (card, binding, setup) the real clients send apart`);

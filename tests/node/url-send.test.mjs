@@ -7,14 +7,18 @@ import { test } from 'node:test';
 import { run } from './url-send.mjs';
 
 test('url send, fixed seed: no granted card the real SDK clients send apart', { timeout: 120_000 }, async () => {
-  const { stats, unsafe } = await run({ count: 2500, seed: 11 });
+  const { stats, unsafe, wireApart } = await run({ count: 2500, seed: 11 });
   const s = JSON.stringify(stats);
   // The corpus reaches both sides: grants for each binding (with tenants, unpicked interfaces,
   // 0.3 picks, urls both clients put on the wire), and many cards the two clients send apart
   // (which the gate granted before the url form).
-  assert.ok(stats.granted.JSONRPC > 250 && stats.granted['HTTP+JSON'] > 80, s);
-  assert.ok(stats.grantedTenant > 20 && stats.grantedDecoy > 100 && stats.grantedAt03 > 80 && stats.grantedWire > 400, s);
+  assert.ok(stats.granted.JSONRPC > 220 && stats.granted['HTTP+JSON'] > 70, s);
+  assert.ok(stats.grantedTenant > 20 && stats.grantedDecoy > 70 && stats.grantedAt03 > 60 && stats.grantedWire > 350, s);
   assert.ok(stats.sentApart.JSONRPC > 1000 && stats.sentApart['HTTP+JSON'] > 1000, s);
   assert.deepEqual(unsafe.map((u) => `${u.setup} ${u.binding} ${JSON.stringify(u.url)} tenant=${JSON.stringify(u.tenant)}: `
     + `${JSON.stringify(u.js)} vs ${JSON.stringify(u.py)}`), []);
+  // Open (the lead's call, not settled here): the gate grants ws:/wss: urls, to which both
+  // clients address the same place but only a2a-sdk's httpx sends (plain HTTP / HTTPS);
+  // @a2a-js/sdk's fetch fails with "unknown scheme". Nothing else may show up this way.
+  assert.deepEqual(wireApart.filter((u) => !(/^wss?$/.test(u.js.sent[0].scheme) && !u.js.sent[0].wire && u.py.sent[0].wire)), []);
 });

@@ -10,7 +10,8 @@ real `ClientFactory(ClientConfig(httpx_client=..., supported_protocol_bindings=[
 is an `httpx.MockTransport`: every request it is handed is recorded as httpx holds it (scheme,
 host as WHATWG writes it, port with the scheme's default, raw path) and answered by raising, so
 nothing leaves the machine. `wire` says whether httpx's own transport would send it at all
-(httpcore takes `http` and `https` with a host).
+(httpcore takes `http`, `https`, `ws` and `wss` with a host: a `ws://` url gets a plain HTTP
+POST, a `wss://` one HTTPS).
 """
 
 import asyncio
@@ -42,7 +43,7 @@ def reading(request):
         port = x.port if x.port is not None else DEFAULT_PORT.get(x.scheme, "")
         return {"ok": bool(host), "scheme": x.scheme, "host": host, "port": str(port),
                 "target": x.raw_path.decode("ascii"),
-                "wire": x.scheme in ("http", "https") and bool(host)}
+                "wire": x.scheme in ("http", "https", "ws", "wss") and bool(host)}
     except Exception as e:  # noqa: BLE001 - a url httpx holds but cannot be read back
         return {"ok": False, "why": f"{type(e).__name__}: {e}"[:200]}
 

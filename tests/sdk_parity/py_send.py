@@ -2,7 +2,8 @@
 (tests/node/url-send.mjs).
 
 stdin: JSON lines `{"id": N, "card": {...}, "binding": "JSONRPC" | "HTTP+JSON"}`. stdout: one
-JSON line per entry, `{"id": N, "built": bool, "sent": [...], "error": "..."}`. Each card is
+JSON line per entry, `{"id": N, "built": bool, "picked": [url], "sent": [...], "error": "..."}`
+(`picked`: the url of the interface the factory picked, as handed to the transport producer). Each card is
 parsed by `parse_agent_card` (as `A2ACardResolver.get_agent_card` does), a client is built by the
 real `ClientFactory(ClientConfig(httpx_client=..., supported_protocol_bindings=[binding]))
 .create(card)` (its own interface pick, version-dependent transport and tenant decorator), and
@@ -61,12 +62,21 @@ async def main():
                                       supported_protocol_bindings=[b]))
         for b in ("JSONRPC", "HTTP+JSON")
     }
+    # Which interface url the factory's pick hands its transport producer (the registered
+    # producer itself still builds the transport).
+    picked = []
+    for binding, factory in factories.items():
+        def recording(card, url, config, produce=factory._registry[binding]):  # noqa: SLF001
+            picked.append(url)
+            return produce(card, url, config)
+        factory.register(binding, recording)
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():
             continue
         entry = json.loads(line)
         sent.clear()
+        picked.clear()
         result = {"id": entry["id"], "built": False}
         try:
             card = parse_agent_card(copy.deepcopy(entry["card"]))
@@ -80,6 +90,7 @@ async def main():
             if not isinstance(e, Recorded) and not sent:
                 result["error"] = f"{type(e).__name__}: {e}"[:200]
         result["sent"] = list(sent)
+        result["picked"] = list(picked)
         out.write(json.dumps(result, separators=(",", ":")) + "\n")
     out.flush()
 

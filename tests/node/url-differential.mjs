@@ -29,11 +29,11 @@ const HOSTS = ['agent.example', 'AGENT.Example', 'a-b.example.', '127.0.0.1', '1
 const PORTS = ['', ':', ':80', ':443', ':0', ':8080', ':65535', ':65536', ':080', ':+1', ':1a', ':000443'];
 const ANY = [...'abcXYZ019-._~!$&()*+,;=:@/?#%[]\'"<>\\^`{|} \t', '%2e', '%2E', '%41', '%zz', '%', '\u00e9', '..', '.', '//',
   '/./', '/../', '%7e', '%7E', '\n', '\u00a0'];
-const TENANTS = ['', 'acme', 'acme-1_x.y~z!*()', 'a/b', 'a?b', 'a#b', 'a b', '%41', 'a%2Fb',
+export const TENANTS = ['', 'acme', 'acme-1_x.y~z!*()', 'a/b', 'a?b', 'a#b', 'a b', '%41', 'a%2Fb',
   '.', '..', "'", '\u00e9', 'a;b', 'a:b', 'a@b', 'a+b', 'a=b', 'a&b', 'a$b', 'a,b', '[a]'];
 const GOOD = [...'abcXYZ019-._~!$&()*+,;=:@/?#%[]', '%41', '%7e', '%2F', '%3f', '//', '.a', 'a.', '/v1', 'message'];
 
-function rng(seed) {
+export function rng(seed) {
   let x = (seed >>> 0) || 1;
   return () => {
     x ^= x << 13; x >>>= 0;

@@ -24,7 +24,7 @@
 // is the version's): every granted pair must be built by both and handed to the HTTP layer by
 // both, for the same scheme, host, port and request target. Refused pairs that both send alike are
 // counted (over-strict). Two kinds of granted pair that send apart are counted and listed on their
-// own (open questions for the rule, not the url form): `wireApart`, one place but only one HTTP
+// own (allowed by design, DESIGN.md "Which interface a client picks"): `wireApart`, one place but only one HTTP
 // layer sends (`ws:`/`wss:` urls: undici refuses the scheme, httpx sends HTTP or HTTPS to the
 // host); `picksApart`, the two factories picked different interfaces of the card (each noted by a
 // wrapper around the real transport factory / producer) and send to their different urls.

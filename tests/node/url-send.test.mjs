@@ -17,12 +17,12 @@ test('url send, fixed seed: no granted card the real SDK clients send apart', { 
   assert.ok(stats.sentApart.JSONRPC > 1000 && stats.sentApart['HTTP+JSON'] > 1000, s);
   assert.deepEqual(unsafe.map((u) => `${u.setup} ${u.binding} ${JSON.stringify(u.url)} tenant=${JSON.stringify(u.tenant)}: `
     + `${JSON.stringify(u.js)} vs ${JSON.stringify(u.py)}`), []);
-  // Open (the lead's call, not settled here), counted apart from `unsafe`:
-  // - the gate grants ws:/wss: urls, to which both clients address the same place but only
-  //   a2a-sdk's httpx sends (plain HTTP / HTTPS); @a2a-js/sdk's fetch fails ("unknown scheme");
-  // - with `binding:` required and no `protocol:`, the gate grants cards where the two factories
-  //   pick different interfaces (versions they rank differently: "1.0.0", "1.1", "" against
-  //   "0.3" or "1.0"; a lower-case binding) and so send to different urls.
+  // Allowed by design (DESIGN.md, "Which interface a client picks"), counted apart from `unsafe`:
+  // - ws:/wss: urls, to which both clients address the same place but only a2a-sdk's httpx
+  //   sends (plain HTTP / HTTPS); @a2a-js/sdk's fetch fails loudly ("unknown scheme");
+  // - with `binding:` required and no `protocol:`, cards where the two factories pick different
+  //   declared interfaces (versions they rank differently: "1.0.0", "1.1", "" against "0.3" or
+  //   "1.0"; a lower-case binding); `protocol:` makes every pick speak the caller's version.
   // Nothing else may show up this way.
   t.diagnostic(`open: ${wireApart.length} granted pairs only httpx sends (ws:/wss:), ${picksApart.length} granted pairs the factories pick apart`);
   assert.deepEqual(wireApart.filter((u) => !(/^wss?$/.test(u.js.sent[0].scheme) && !u.js.sent[0].wire && u.py.sent[0].wire)), []);

@@ -24,7 +24,7 @@ test('url send, fixed seed: no granted card the real SDK clients send apart', { 
   //   declared interfaces (versions they rank differently: "1.0.0", "1.1", "" against "0.3" or
   //   "1.0"; a lower-case binding); `protocol:` makes every pick speak the caller's version.
   // Nothing else may show up this way.
-  t.diagnostic(`open: ${wireApart.length} granted pairs only httpx sends (ws:/wss:), ${picksApart.length} granted pairs the factories pick apart`);
+  t.diagnostic(`allowed by design: ${wireApart.length} granted pairs only httpx sends (ws:/wss:), ${picksApart.length} granted pairs the factories pick apart`);
   assert.deepEqual(wireApart.filter((u) => !(/^wss?$/.test(u.js.sent[0].scheme) && !u.js.sent[0].wire && u.py.sent[0].wire)), []);
   assert.deepEqual(picksApart.filter((u) => u.js.picked[0] === u.py.picked[0]), []);
 });

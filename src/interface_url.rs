@@ -50,7 +50,13 @@ impl Url {
     /// The `url` member as it is, for any binding.
     pub fn of(v: Option<Node<'_>>) -> Url {
         match v.and_then(Node::as_str) {
-            Some(s) if !s.trim().is_empty() => Url::of_text(s),
+            // Most urls start with a letter: no need to trim (Unicode white space) to know.
+            Some(s)
+                if s.as_bytes().first().is_some_and(u8::is_ascii_graphic)
+                    || !s.trim().is_empty() =>
+            {
+                Url::of_text(s)
+            }
             _ => Url::Missing,
         }
     }
@@ -81,12 +87,10 @@ impl Url {
 
     /// [`Url::of`] for text with something besides whitespace.
     fn of_text(s: &str) -> Url {
-        if !plain(s) {
-            Url::Other
-        } else if s.bytes().any(|c| c == b'?' || c == b'#') || s.ends_with("//") {
-            Url::Plain
-        } else {
-            Url::PlainBase
+        match plain(s) {
+            None => Url::Other,
+            Some(Tail::Base) if !s.ends_with("//") => Url::PlainBase,
+            Some(_) => Url::Plain,
         }
     }
 
@@ -136,14 +140,12 @@ fn http_binding(binding: &str) -> Option<Rest> {
 }
 
 /// `http://`, `https://`, `ws://` or `wss://` (any ASCII case), a host and optional port, then a
-/// path, query and fragment of [`TAIL`]'s characters: no `.` or `..` path segment (WHATWG removes
+/// path, query and fragment of [`TAIL_CHARS`]: no `.` or `..` path segment (WHATWG removes
 /// them, and httpx's own removal is not followed here) and no empty query (`fetch` drops a bare
 /// `?`, httpx sends it). One pass over the bytes: this runs on every interface of every reading.
-fn plain(s: &str) -> bool {
+fn plain(s: &str) -> Option<Tail> {
     let b = s.as_bytes();
-    let Some(colon) = b.iter().position(|&c| c == b':') else {
-        return false;
-    };
+    let colon = b.iter().position(|&c| c == b':')?;
     let (scheme, after) = b.split_at(colon);
     let known = match scheme.len() {
         2 => scheme.eq_ignore_ascii_case(b"ws"),
@@ -152,15 +154,26 @@ fn plain(s: &str) -> bool {
         5 => scheme.eq_ignore_ascii_case(b"https"),
         _ => false,
     };
-    let Some(rest) = after.strip_prefix(b"://") else {
-        return false;
-    };
+    let rest = after.strip_prefix(b"://")?;
     let end = rest
         .iter()
         .position(|&c| matches!(c, b'/' | b'?' | b'#'))
         .unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
-    known && authority_ok(authority) && tail_ok(tail)
+    if known && authority_ok(authority) {
+        tail_ok(tail)
+    } else {
+        None
+    }
+}
+
+/// What follows a plain url's authority, when [`tail_ok`] takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// A path alone: a REST base.
+    Base,
+    /// A query or a fragment.
+    QueryOrFragment,
 }
 
 /// `host[:port]`: a bracketed IPv6 address, a dotted-quad IPv4 address, or a name of ASCII
@@ -196,23 +209,29 @@ fn authority_ok(authority: &[u8]) -> bool {
 /// plain dotted quad. A label starting `xn--` is punycode, which the two check and convert by
 /// different IDNA rules (httpx refuses a host with one and an `_` elsewhere; WHATWG does not).
 fn name_ok(host: &[u8]) -> bool {
-    let labels_ok = host.split(|&c| c == b'.').all(|label| {
-        label
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
-            && !label
-                .get(..4)
-                .is_some_and(|p| p.eq_ignore_ascii_case(b"xn--"))
-    });
-    let trimmed = host.strip_suffix(b".").unwrap_or(host);
-    labels_ok
-        && match trimmed.rsplit(|&c| c == b'.').next() {
-            Some([first, ..]) if first.is_ascii_digit() => {
-                std::str::from_utf8(host).is_ok_and(|h| h.parse::<Ipv4Addr>().is_ok())
-            }
-            Some(last) => !last.is_empty(),
-            None => false,
+    for (i, &c) in host.iter().enumerate() {
+        if class(c) & HOST == 0
+            || ((c | 0x20) == b'x'
+                && (i == 0 || host.get(i - 1) == Some(&b'.'))
+                && host
+                    .get(i..i + 4)
+                    .is_some_and(|p| p.eq_ignore_ascii_case(b"xn--")))
+        {
+            return false;
         }
+    }
+    let trimmed = host.strip_suffix(b".").unwrap_or(host);
+    let last = match trimmed.iter().rposition(|&c| c == b'.') {
+        Some(dot) => trimmed.get(dot + 1..).unwrap_or_default(),
+        None => trimmed,
+    };
+    match last.first() {
+        Some(first) if first.is_ascii_digit() => {
+            std::str::from_utf8(host).is_ok_and(|h| h.parse::<Ipv4Addr>().is_ok())
+        }
+        Some(_) => true,
+        None => false,
+    }
 }
 
 /// A port both read as the same number: 1 to 65535, in at most five digits.
@@ -226,48 +245,80 @@ fn port_ok(port: &[u8]) -> bool {
             < 65535
 }
 
-/// The characters allowed after the authority, as a set of ASCII code points: RFC 3986's
-/// unreserved characters, its sub-delimiters but `'` (which WHATWG percent-encodes in a
-/// query), `:`, `@`, `/`, `?`, `#`, `[`, `]`, and `%` (with two hex digits, not `2e`, which
-/// WHATWG reads as a dot in a path).
-const TAIL: u128 = ascii_set(
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?#[]%",
-);
+/// The characters allowed after the authority: RFC 3986's unreserved characters, its
+/// sub-delimiters but `'` (which WHATWG percent-encodes in a query), `:`, `@`, `/`, `?`, `#`,
+/// `[`, `]`, and `%` (with two hex digits, not `2e`, which WHATWG reads as a dot in a path).
+const TAIL_CHARS: &[u8] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?#[]%";
 
-const fn ascii_set(mut chars: &[u8]) -> u128 {
-    let mut set = 0u128;
-    while let [c, rest @ ..] = chars {
-        set |= 1 << *c;
-        chars = rest;
+/// A byte's classes ([`class`]): one table lookup per byte instead of a chain of comparisons
+/// (this runs on every interface of every reading).
+const HOST: u8 = 1;
+/// In [`TAIL_CHARS`].
+const TAIL: u8 = 2;
+/// In [`TAIL_CHARS`] and needing no further look: not `%`, `/`, `?` or `#`.
+const TAIL_PLAIN: u8 = 4;
+
+static CLASSES: [u8; 256] = classes();
+
+// Evaluated at compile time (a `static`), and a byte is always below 256.
+#[allow(clippy::indexing_slicing)]
+const fn classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut rest = TAIL_CHARS;
+    while let [c, more @ ..] = rest {
+        table[*c as usize] |= TAIL;
+        if !matches!(*c, b'%' | b'/' | b'?' | b'#') {
+            table[*c as usize] |= TAIL_PLAIN;
+        }
+        if c.is_ascii_alphanumeric() || matches!(*c, b'-' | b'_' | b'.') {
+            table[*c as usize] |= HOST;
+        }
+        rest = more;
     }
-    set
+    table
+}
+
+#[inline]
+fn class(c: u8) -> u8 {
+    CLASSES.get(usize::from(c)).copied().unwrap_or(0)
 }
 
 /// The path, query and fragment (see [`plain`]).
-fn tail_ok(tail: &[u8]) -> bool {
+fn tail_ok(tail: &[u8]) -> Option<Tail> {
     let mut in_path = true;
     let mut segment = 0;
     for (i, &c) in tail.iter().enumerate() {
-        if c >= 128 || TAIL >> c & 1 == 0 {
-            return false;
+        let class = class(c);
+        if class & TAIL_PLAIN != 0 {
+            continue;
+        }
+        if class & TAIL == 0 {
+            return None;
         }
         if c == b'%' && !escape_ok(tail.get(i + 1..i + 3)) {
-            return false;
+            return None;
         }
         if in_path && matches!(c, b'/' | b'?' | b'#') {
             if dot_segment(tail.get(segment..i)) {
-                return false;
+                return None;
             }
             segment = i + 1;
             if c != b'/' {
                 in_path = false;
                 if c == b'?' && matches!(tail.get(i + 1), None | Some(b'#')) {
-                    return false;
+                    return None;
                 }
             }
         }
     }
-    !(in_path && dot_segment(tail.get(segment..)))
+    if !in_path {
+        Some(Tail::QueryOrFragment)
+    } else if dot_segment(tail.get(segment..)) {
+        None
+    } else {
+        Some(Tail::Base)
+    }
 }
 
 fn dot_segment(segment: Option<&[u8]>) -> bool {

@@ -8,7 +8,7 @@ runners send them, DESIGN.md "Vectors"); readers gets each requirement, observat
 Envoy plugin configuration behind its selector byte (0 requirement, 1 observation, 2 policy,
 3 filter configuration); version_order and watermark get the version strings, durations and
 watermark values the vectors use; interface_choice the bindings and protocol versions of each
-card's interfaces, as unstructured bytes. Standard library only.
+card's interfaces, as unstructured bytes; url_form each interface url. Standard library only.
 """
 
 import base64
@@ -46,7 +46,8 @@ def plugin_configs():
 
 
 def main(out):
-    targets = ("card_parse", "canonical", "evaluate", "readers", "version_order", "watermark", "interface_choice")
+    targets = ("card_parse", "canonical", "evaluate", "readers", "version_order", "watermark", "interface_choice",
+               "url_form")
     seeds = {t: set() for t in targets}
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "vectors", "*.json"))):
         for case in json.load(open(path, encoding="utf-8"))["cases"]:
@@ -68,6 +69,9 @@ def main(out):
                 seeds["interface_choice"].add("".join(
                     str(i.get(k, "")) for i in interfaces if isinstance(i, dict)
                     for k in ("protocolBinding", "protocolVersion")).encode())
+                for i in interfaces:
+                    if isinstance(i, dict) and isinstance(i.get("url"), str):
+                        seeds["url_form"].add(i["url"].encode("utf-8", "surrogatepass"))
     for path in sorted(glob.glob(os.path.join(ROOT, "policies", "*.json")) + glob.glob(os.path.join(ROOT, "tests", "policies_invalid", "*.json"))):
         seeds["readers"].add(b"\x02" + open(path, "rb").read())
     for config in plugin_configs():

@@ -85,8 +85,9 @@ impl Url {
         }
     }
 
-    /// [`Url::of`] for text with something besides whitespace.
-    fn of_text(s: &str) -> Url {
+    /// [`Url::of`] for text with something besides whitespace (public for the `url_form` fuzz
+    /// target, which checks it against a plain restatement of the form).
+    pub fn of_text(s: &str) -> Url {
         match plain(s) {
             None => Url::Other,
             Some(Tail::Base) if !s.ends_with("//") => Url::PlainBase,

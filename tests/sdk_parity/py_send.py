@@ -13,6 +13,10 @@ host as WHATWG writes it, port with the scheme's default, raw path) and answered
 nothing leaves the machine. `wire` says whether httpx's own transport would send it at all
 (httpcore takes `http`, `https`, `ws` and `wss` with a host: a `ws://` url gets a plain HTTP
 POST, a `wss://` one HTTPS).
+
+`--wire` (tests/node/url-adv.mjs): the httpx client is a plain one whose own transport sends,
+with a request hook recording the same fields and an `x-case: N` header on every request, so a
+local server can say what arrived on the wire for which entry.
 """
 
 import asyncio
@@ -56,7 +60,14 @@ async def main():
         sent.append(reading(request))
         raise Recorded()
 
-    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    wire = "--wire" in sys.argv[1:]
+    if wire:
+        async def hook(request):
+            sent.append(reading(request))
+
+        http = httpx.AsyncClient(timeout=10, event_hooks={"request": [hook]})
+    else:
+        http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     factories = {
         b: ClientFactory(ClientConfig(httpx_client=http, streaming=False,
                                       supported_protocol_bindings=[b]))
@@ -77,6 +88,7 @@ async def main():
         entry = json.loads(line)
         sent.clear()
         picked.clear()
+        http.headers["x-case"] = str(entry["id"])
         result = {"id": entry["id"], "built": False}
         try:
             card = parse_agent_card(copy.deepcopy(entry["card"]))
@@ -87,7 +99,7 @@ async def main():
             async for _ in client.send_message(request):
                 break
         except Exception as e:  # noqa: BLE001 - the request (if any) is recorded; the rest is why
-            if not isinstance(e, Recorded) and not sent:
+            if not isinstance(e, Recorded) and (not sent or wire):
                 result["error"] = f"{type(e).__name__}: {e}"[:200]
         result["sent"] = list(sent)
         result["picked"] = list(picked)

@@ -177,15 +177,21 @@ enum Tail {
     QueryOrFragment,
 }
 
-/// `host[:port]`: a bracketed IPv6 address, a dotted-quad IPv4 address, or a name of ASCII
-/// letters, digits, `-`, `.` and `_`.
+/// `host[:port]`: a bracketed IPv6 address in its canonical form, a dotted-quad IPv4 address, or
+/// a name of ASCII letters, digits, `-`, `.` and `_`.
 fn authority_ok(authority: &[u8]) -> bool {
     if let Some(inner) = authority.strip_prefix(b"[") {
         let Some(close) = inner.iter().position(|&c| c == b']') else {
             return false;
         };
         let (address, after) = inner.split_at(close);
-        let address_ok = std::str::from_utf8(address).is_ok_and(|a| a.parse::<Ipv6Addr>().is_ok());
+        // Only the form WHATWG writes (lower case, no leading zeros, the first longest run of
+        // zeros compressed, no dotted IPv4 part): `fetch` sends that form in `Host`, httpx the
+        // text as written, and a server or proxy that routes by `Host` tells them apart. Rust
+        // writes an address that way too, but an IPv4-mapped one dotted: those are refused.
+        let address_ok = std::str::from_utf8(address).is_ok_and(|a| {
+            !a.contains('.') && a.parse::<Ipv6Addr>().is_ok_and(|ip| ip.to_string() == a)
+        });
         return address_ok
             && match after.get(1..) {
                 Some([]) => true,
@@ -357,7 +363,8 @@ mod tests {
             "HTTPS://Agent.Example:8443/A2A",
             "http://127.0.0.1:8080/",
             "http://[::1]:8080/jsonrpc",
-            "http://[::ffff:1.2.3.4]/",
+            "http://[2001:db8::1:0:0:1]/",
+            "http://[::]/",
             "https://a_b.example./x/%41~/[0]",
             "https://agent.example",
             "https://agent.example/a2a/",
@@ -426,6 +433,13 @@ mod tests {
             "https://agent.example.123/",
             "https://agent.example.0x1/",
             "https://[::1/",
+            "http://[::ffff:1.2.3.4]/",
+            "http://[::ffff:7f00:1]/",
+            "http://[0:0::1]/",
+            "http://[0000::0001]/",
+            "http://[::FFFF:7F00:1]/",
+            "http://[2001:db8:0:0:1:0:0:1]/",
+            "http://[2001:db8::0:1]/",
             "https://[fe80::1%25eth0]/",
             "https://[::1]x/",
             "https://[1.2.3.4]/",

@@ -108,7 +108,15 @@ fn authority_ok(authority: &str) -> bool {
         let Some((address, after)) = inner.split_once(']') else {
             return false;
         };
-        if address.parse::<Ipv6Addr>().is_err() {
+        // Only the canonical text (what `fetch` puts in `Host`; httpx sends it as written).
+        if address.contains('.')
+            || address
+                .parse::<Ipv6Addr>()
+                .map(|ip| ip.to_string())
+                .ok()
+                .as_deref()
+                != Some(address)
+        {
             return false;
         }
         if after.is_empty() {

@@ -28,7 +28,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
-import { check } from './url-send.mjs';
+import { check, jsLegacy, pep440Legacy } from './url-send.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BASE = { name: 'w', description: 'd', version: '1.0.0', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] };
@@ -39,28 +39,6 @@ const legacy = (url, preferredTransport, additionalInterfaces) => ({
   ...BASE, protocolVersion: '0.3.0', url, ...(preferredTransport === undefined ? {} : { preferredTransport }),
   ...(additionalInterfaces ? { additionalInterfaces } : {}),
 });
-
-// Which protocol version each client speaks to a pick at `v` (DESIGN.md: the gate checks the
-// declared version; which one the client speaks is the caller's, stated with `protocol:`).
-function pep440Legacy(v) {
-  // a2a-sdk: packaging's Version(v) in [0.3, 1.0); only the spellings this list uses.
-  if (!v) return false;
-  const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|c|rc|\.dev|\.post)\d*)?\s*$/i.exec(v);
-  if (!m) return false;
-  const [maj, min, , pre] = [Number(m[1]), Number(m[2]), m[3], m[4]];
-  const isPre = pre !== undefined && !/^\.post/i.test(pre);
-  if (maj === 0) return min > 3 || (min === 3 && !(isPre && m[3] === undefined));
-  return maj === 1 && min === 0 && isPre && (m[3] === undefined || Number(m[3]) === 0);
-}
-function jsLegacy(v) {
-  // @a2a-js/sdk isLegacyVersion: "" or whitespace, or parseInt'd major.minor in [0.3, 1.0).
-  if (!v || v.trim() === '') return true;
-  const [a, b] = v.trim().split('.');
-  const maj = Number.parseInt(a, 10);
-  const min = b === undefined ? 0 : Number.parseInt(b, 10);
-  if (!Number.isFinite(maj) || !Number.isFinite(min) || maj < 0 || min < 0) return false;
-  return maj === 0 && min >= 3;
-}
 
 /** The list. `{angle, binding, card, expect: 'valid' | 'rejected', wire?: true}`; urls on this
  * machine use `PORT`, replaced by the wire server's port. */

@@ -51,6 +51,28 @@ const BINDINGS = ['JSONRPC', 'HTTP+JSON'];
 const PLAIN_TENANTS = ['acme', 'eu-west-1', 'a.b', 'T~_x', '(a)*!', 'a..b', '...', '-', '_'];
 const DEFAULT_PORT = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443' };
 
+// Which protocol version each client speaks to a pick at `v` (DESIGN.md: the gate checks the
+// declared version; which one the client speaks is the caller's, stated with `protocol:`).
+export function pep440Legacy(v) {
+  // a2a-sdk: packaging's Version(v) in [0.3, 1.0); only the spellings this list uses.
+  if (!v) return false;
+  const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|c|rc|\.dev|\.post)\d*)?\s*$/i.exec(v);
+  if (!m) return false;
+  const [maj, min, , pre] = [Number(m[1]), Number(m[2]), m[3], m[4]];
+  const isPre = pre !== undefined && !/^\.post/i.test(pre);
+  if (maj === 0) return min > 3 || (min === 3 && !(isPre && m[3] === undefined));
+  return maj === 1 && min === 0 && isPre && (m[3] === undefined || Number(m[3]) === 0);
+}
+export function jsLegacy(v) {
+  // @a2a-js/sdk isLegacyVersion: "" or whitespace, or parseInt'd major.minor in [0.3, 1.0).
+  if (!v || v.trim() === '') return true;
+  const [a, b] = v.trim().split('.');
+  const maj = Number.parseInt(a, 10);
+  const min = b === undefined ? 0 : Number.parseInt(b, 10);
+  if (!Number.isFinite(maj) || !Number.isFinite(min) || maj < 0 || min < 0) return false;
+  return maj === 0 && min >= 3;
+}
+
 /** The cards: `count` urls times the two bindings. */
 export function cards(count, seed) {
   const urls = generate(count, seed);
@@ -189,7 +211,7 @@ export async function check(entries, options = {}) {
   const zero = () => ({ JSONRPC: 0, 'HTTP+JSON': 0 });
   const stats = {
     cards: entries.length, granted: zero(), grantedTenant: 0, grantedDecoy: 0, grantedAt03: 0,
-    compared: 0, grantedCompared: zero(), notSameVersion: 0, sentApart: zero(), overStrict: zero(), grantedWire: 0, grantedNoWire: 0, grantedWireApart: zero(), grantedPicksApart: zero(), ms: 0,
+    compared: 0, grantedCompared: zero(), notSameVersion: 0, sentApart: zero(), overStrict: zero(), grantedWire: 0, grantedNoWire: 0, grantedWireApart: zero(), grantedPicksApart: zero(), grantedSpokenApart: 0, ms: 0,
   };
   const unsafe = [];
   const wireApart = [];
@@ -215,6 +237,13 @@ export async function check(entries, options = {}) {
       stats.compared += 1;
       let how = compare(js, p);
       if (how !== 'same' && js.picked.length === 1 && p.picked.length === 1 && js.picked[0] !== p.picked[0]) how = 'picks';
+      // The same interface, spoken at different protocol versions (a2a-sdk's 0.3 transport for
+      // 0.3 <= v < 1.0, @a2a-js/sdk's legacyCompat one for "" and [0.3, 1.0), its default ones
+      // never): allowed by design, the caller states its version with `protocol:` (DESIGN.md).
+      if (how === 'apart' && js.picked.length === 1 && p.picked.length === 1 && js.picked[0] === p.picked[0]) {
+        const v = (e.card.supportedInterfaces ?? []).find((i) => i.url === js.picked[0])?.protocolVersion;
+        if (typeof v === 'string' && pep440Legacy(v) !== (setup === 'legacy' && jsLegacy(v))) how = 'spoken';
+      }
       const same = how === 'same';
       if (!same && (js.sent.some((s) => s.ok) || p.sent.some((s) => s.ok))) stats.sentApart[e.binding] += 1;
       if (granted) {
@@ -227,6 +256,8 @@ export async function check(entries, options = {}) {
         } else if (how === 'picks') {
           stats.grantedPicksApart[e.binding] += 1;
           picksApart.push(found);
+        } else if (how === 'spoken') {
+          stats.grantedSpokenApart += 1;
         }
         if (how === 'apart' || (how !== 'same' && o.strict)) unsafe.push(found);
       } else if (same) {

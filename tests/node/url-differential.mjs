@@ -145,17 +145,28 @@ export function run(options = {}) {
   return { stats, unsafe };
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/** The command-line options of this script and url-send.mjs: `--count N --seed S --pkg DIR
+ * --python PY`, and each of `flags` (a name without value, set to `flags[name]()`). */
+export function cliOptions(argv, flags = {}) {
   const o = {};
-  for (let i = 2; i < process.argv.length; i += 2) {
-    const [k, v] = [process.argv[i], process.argv[i + 1]];
+  for (let i = 2; i < argv.length; i++) {
+    const k = argv[i];
+    if (k in flags) {
+      o[k.slice(2)] = flags[k]();
+      continue;
+    }
+    const v = argv[++i];
     if (k === '--count') o.count = Number(v);
     else if (k === '--seed') o.seed = Number(v);
     else if (k === '--pkg') o.pkg = resolve(v);
     else if (k === '--python') o.python = v;
     else throw new Error(`unknown argument ${k}`);
   }
-  const { stats, unsafe } = run(o);
+  return o;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { stats, unsafe } = run(cliOptions(process.argv));
   console.log(JSON.stringify(stats));
   for (const u of unsafe.slice(0, 20)) console.log('UNSAFE', JSON.stringify(u));
   console.log(`${unsafe.length} granted urls read apart`);

@@ -43,7 +43,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
-import { generate, rng, TENANTS } from './url-differential.mjs';
+import { cliOptions, generate, rng, TENANTS } from './url-differential.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BINDINGS = ['JSONRPC', 'HTTP+JSON'];
@@ -271,18 +271,7 @@ export async function check(entries, options = {}) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const o = {};
-  for (let i = 2; i < process.argv.length; i += 2) {
-    const [k, v] = [process.argv[i], process.argv[i + 1]];
-    if (k === '--count') o.count = Number(v);
-    else if (k === '--seed') o.seed = Number(v);
-    else if (k === '--pkg') o.pkg = resolve(v);
-    else if (k === '--python') o.python = v;
-    else if (k === '--samples') o.samples = [];
-    else if (k === '--strict') o.strict = true;
-    else throw new Error(`unknown argument ${k}`);
-    if (k === '--samples' || k === '--strict') i -= 1;
-  }
+  const o = cliOptions(process.argv, { '--samples': () => [], '--strict': () => true });
   const { stats, unsafe, wireApart, picksApart } = await run(o);
   console.log(JSON.stringify(stats));
   for (const u of wireApart.slice(0, 4)) console.log('WIRE-APART', JSON.stringify(u));

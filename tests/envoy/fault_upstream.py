@@ -96,10 +96,12 @@ class FaultUpstream:
 
     def stop(self):
         self.stopping.set()
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        # close() alone does not wake a thread blocked in accept() on Linux; shutdown() does.
+        for end in (lambda: self.sock.shutdown(socket.SHUT_RDWR), self.sock.close):
+            try:
+                end()
+            except OSError:
+                pass
         with self.lock:
             conns = list(self.conns)
         for c in conns:

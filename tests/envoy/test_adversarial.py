@@ -60,10 +60,12 @@ class ScriptedUpstream:
             return self.seen.get(path, 0)
 
     def stop(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        # close() alone does not wake a thread blocked in accept() on Linux; shutdown() does.
+        for end in (lambda: self.sock.shutdown(socket.SHUT_RDWR), self.sock.close):
+            try:
+                end()
+            except OSError:
+                pass
         self.thread.join(5)
 
     def _accept(self):

@@ -851,3 +851,70 @@ def test_h2_stream_reset_by_the_caller_leaves_its_neighbours_alone(gate):
         else:
             assert_problem(got[sid], 503, ["watermark_exceeded"])
     assert_valid(client.streams[again], body)
+
+
+# -- re-resolution under HTTP/2 ------------------------------------------------------------------
+
+from test_reresolve import V3, counters, delta, rr_envoy, script  # noqa: E402,F401  (rr_envoy: a fixture)
+
+
+def test_h2_streams_with_different_requirements_share_one_re_resolution_call(rr_envoy, registry):
+    """8 streams on one h2c connection ask for one stale replica card (the primary answers V3
+    after 300 ms); half of them also require version 4.0.0. One call reaches the primary (single
+    flight: the call carries no caller header), and each stream's answer is decided on its own
+    requirement: V3's bytes from the primary (200) for the first half, 503
+    `version_below_minimum` with both attempts for the others."""
+    path = "/agents/rr-h2-flight/card"
+    script(registry, path, delay_ms=300)
+    base = [("a2a-require-capabilities", "task.execute.v3")]
+    client = H2Client(rr_envoy.ports["rr"])
+    try:
+        sids = [client.request(path, base + ([("a2a-min-card-version", "4.0.0")] if i % 2 else []))
+                for i in range(8)]
+        got = client.run(timeout=15)
+    finally:
+        client.close()
+    for i, sid in enumerate(sids):
+        s = got[sid]
+        if i % 2:
+            assert s.status == 503 and s.header("a2a-card-attempts") == "2", s
+            doc = json.loads(s.body)
+            assert [r["code"] for r in doc["reasons"]] == ["version_below_minimum"], doc
+        else:
+            assert s.status == 200 and s.body == V3, s
+            assert s.header("a2a-card-source") == "registry_primary", s
+    assert registry.count("primary", path) == 1
+
+
+def test_h2_waiter_fails_closed_when_the_caller_resets_the_stream_that_made_the_call(rr_envoy, registry):
+    """Stream A makes the re-resolution call (the primary takes 1.5 s), stream B on the same h2
+    connection joins it, then the caller resets A (RST_STREAM CANCEL, the connection stays): B
+    fails closed at once (503, the call's attempt `cancelled`), and the connection still serves."""
+    path = "/agents/rr-h2-orphan/card"
+    script(registry, path, delay_ms=1500)
+    caller = [("a2a-require-capabilities", "task.execute.v3")]
+    client = H2Client(rr_envoy.ports["rr"])
+    try:
+        a = client.request(path, caller)
+        harness.wait_until(lambda: registry.count("primary", path) == 1, 5, "A's call to reach the primary")
+        before = counters(rr_envoy)
+        b = client.request(path, caller)
+        harness.wait_until(lambda: delta(before, counters(rr_envoy)).get("coalesced") == 1, 5,
+                           "B to join A's call")
+        t0 = time.monotonic()
+        client.conn.reset_stream(a, h2.errors.ErrorCodes.CANCEL)
+        client.streams[a].reset = "cancelled by the test"
+        client._flush()
+        got = client.run(timeout=10)
+        ms = (time.monotonic() - t0) * 1000
+        s = got[b]
+        assert s.status == 503, s
+        attempts = json.loads(s.body)["resolution"]["attempts"]
+        assert attempts[1]["verdict"] == "failed" and "cancelled" in attempts[1]["error"], attempts
+        assert ms < 1000, ms
+        fresh = "/agents/rr-h2-after/card"
+        script(registry, fresh, replica=(V3, 100))
+        c = client.request(fresh, caller)
+        assert client.run(timeout=10)[c].status == 200
+    finally:
+        client.close()

@@ -403,8 +403,9 @@ def h2_upstream():
 @pytest.fixture(scope="module")
 def h2_envoy(h2_upstream, registry, workdir):
     """An Envoy whose enforce filter's cluster speaks h2c to `H2Upstream` (listener `h2up`), and
-    one HTTP/1.1 listener that keeps request trailers (`enable_trailers`) in front of the
-    fixture registry (`h1trailers`)."""
+    in front of the fixture registry one listener that keeps HTTP/1.1 request trailers
+    (`enable_trailers`: `h1trailers`) and one that answers an invalid h2 request with a stream
+    error instead of closing the connection (`h2stream`)."""
     listener = harness.listener("h2up", "h2_upstream",
                                 [harness.wasm_filter("cardgate_h2up", plugin_config())])
     h1trailers = harness.listener("h1trailers", "registry_edge",
@@ -417,8 +418,11 @@ def h2_envoy(h2_upstream, registry, workdir):
             "explicit_http_config": {"http2_protocol_options": {}},
         }
     }
+    h2stream = harness.listener("h2stream", "registry_edge",
+                                [harness.wasm_filter("cardgate_h2stream", plugin_config())],
+                                {"http2_protocol_options": {"override_stream_error_on_invalid_http_message": True}})
     clusters = [cluster, harness.cluster("registry_edge", registry.replica)]
-    proc = harness.Envoy(harness.bootstrap([listener, h1trailers], clusters), workdir, "h2up")
+    proc = harness.Envoy(harness.bootstrap([listener, h1trailers, h2stream], clusters), workdir, "h2up")
     proc.upstream = h2_upstream
     try:
         proc.start()
@@ -538,14 +542,31 @@ def test_h2_caller_header_repeated_across_fields(gate):
     assert_problem(s, 503, ["watermark_exceeded"])
 
 
-def test_h2_upper_case_caller_header_name_never_passes_unread(gate):
-    """h2 forbids upper-case field names (RFC 9113 8.2.1): Envoy refuses the stream (reset or
-    400), or, if it ever lowercased the name, the filter reads it. Never a `valid` answer that
-    ignored `A2A-Min-Card-Version: 9.0.0`."""
-    path = serve(gate.registry, card_bytes(card()))
-    s = h2_get(gate.port, path, [("A2A-Min-Card-Version", "9.0.0")], strict=False)
-    assert s.header("a2a-card-verdict") != "valid", s
-    assert s.reset is not None or s.status in (400, 503), s
+def test_h2_upper_case_caller_header_name_never_passes_unread(gate, h2_envoy):
+    """h2 forbids upper-case field names (RFC 9113 8.2.1). Envoy refuses such a request, never a
+    `valid` answer that ignored `A2A-Min-Card-Version: 9.0.0`. By default (the tests' listeners,
+    envoy.yaml) it closes the whole connection, ending the other streams on it too; with
+    `http2_protocol_options.override_stream_error_on_invalid_http_message` only that stream is
+    reset and a neighbour stream gets its verdict."""
+    body = card_bytes(card())
+    path = serve(gate.registry, body, chunks=3, chunk_delay_ms=100)
+    for port in (gate.port, h2_envoy.ports["h2stream"]):
+        client = H2Client(port, strict=False)
+        try:
+            neighbour = client.request(path)
+            time.sleep(0.05)
+            upper = client.request(path, [("A2A-Min-Card-Version", "9.0.0")])
+            got = client.run()
+        finally:
+            client.close()
+        s = got[upper]
+        assert s.reset is not None or s.status in (400, 503), s
+        assert s.header("a2a-card-verdict") != "valid", s
+        if port == h2_envoy.ports["h2stream"]:
+            assert client.terminated is None
+            assert_valid(got[neighbour], body)
+        else:
+            assert got[neighbour].header("a2a-card-verdict") in (None, "valid"), got[neighbour]
 
 
 def _with_trailers(port, path, trailers, headers=()):

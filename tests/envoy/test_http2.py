@@ -605,6 +605,32 @@ def test_h2_caller_requirement_in_request_trailers_fails_closed(gate, observe_ga
     assert any("(mode observe" in line for line in logged), logged
 
 
+@pytest.mark.parametrize("slow", [{"delay_ms": 400}, {"chunks": 2, "chunk_delay_ms": 400}],
+                         ids=["upstream headers pending", "upstream body pending"])
+def test_h2_requirement_in_trailers_sent_while_the_answer_is_pending(gate, slow):
+    """The caller's request ends with a trailer `a2a-min-card-version: 9.0.0` 150 ms after its
+    headers, while the upstream has not sent its headers yet, or only half its body: the answer
+    is not decided, so the trailer is refused (400 naming it)."""
+    path = "/agents/h2t%d/card" % next(_ids)
+    gate.registry.register(gate.registry.script(path, card_bytes(card()), 200, [
+        ("content-type", "application/json"), ("x-replica-lag-ms", "100")], **slow))
+    client = H2Client(gate.port)
+    try:
+        sid = client.conn.get_next_available_stream_id()
+        client.conn.send_headers(sid, [(":method", "GET"), (":scheme", "http"),
+                                       (":authority", "cardgate.test"), (":path", path)])
+        client.streams[sid] = Stream()
+        client._flush()
+        time.sleep(0.15)
+        client.conn.send_headers(sid, [("a2a-min-card-version", "9.0.0")], end_stream=True)
+        client._flush()
+        s = client.run()[sid]
+    finally:
+        client.close()
+    assert s.status == 400 and s.header("a2a-card-verdict") != "valid", s
+    assert "a2a-min-card-version" in json.loads(s.body)["detail"], s
+
+
 def test_chunked_http1_request_trailers(h2_envoy, gate):
     """The same over HTTP/1.1 (a chunked GET): where the listener keeps request trailers
     (`enable_trailers`) the filter refuses a requirement there (400); where it does not (Envoy's

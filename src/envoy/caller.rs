@@ -115,6 +115,37 @@ pub fn caller_requirement(
     Ok(req)
 }
 
+/// A caller requirement sent in the request trailers (HTTP/2 and chunked HTTP/1.1 requests can
+/// carry trailers): the requirement is read from the request headers when the request starts, so
+/// a tightening header that comes later would silently not be checked. The first caller header
+/// (`names`, in that order) whose trailer values state a requirement, or cannot be read, is the
+/// error; `None` when the trailers ask for nothing (say a `cache-control` without `max-stale`).
+pub fn trailer_requirement(
+    trailer: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    names: &[&'static str],
+) -> Option<CallerError> {
+    names.iter().find_map(|&name| {
+        let only = |h: &str| {
+            if h == name {
+                trailer(h)
+            } else {
+                Vec::new()
+            }
+        };
+        match caller_requirement(&only) {
+            Ok(r) if r == Requirement::default() => None,
+            Ok(_) => Some(CallerError::new(
+                name,
+                "was sent as a request trailer: the gate reads a caller's requirement from the request headers only, so it would not be checked",
+            )),
+            Err(e) => Some(CallerError::new(
+                name,
+                format!("was sent as a request trailer (and {})", e.message),
+            )),
+        }
+    })
+}
+
 /// The policy's rule combined with the caller's: tightened only, unless relaxing is allowed.
 pub fn effective_requirement(
     policy_rule: &Requirement,
@@ -203,6 +234,43 @@ mod tests {
                 .header,
             REQUIRE_CAPABILITIES
         );
+    }
+
+    #[test]
+    fn a_requirement_in_the_trailers_is_refused() {
+        let names = crate::envoy::headers::CALLER_HEADERS;
+        let trailers = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| -> Vec<Vec<u8>> {
+                pairs
+                    .iter()
+                    .filter(|(k, _)| *k == name)
+                    .map(|(_, v)| v.as_bytes().to_vec())
+                    .collect()
+            }
+        };
+        assert_eq!(trailer_requirement(&trailers(&[]), names), None);
+        assert_eq!(
+            trailer_requirement(&trailers(&[("cache-control", "no-cache")]), names),
+            None
+        );
+        assert_eq!(
+            trailer_requirement(&trailers(&[("x-other", "1")]), names),
+            None
+        );
+        for (pairs, header) in [
+            (&[(MIN_CARD_VERSION, "9.0.0")][..], MIN_CARD_VERSION),
+            (&[("cache-control", "max-stale=0")][..], "cache-control"),
+            (
+                &[(REQUIRE_CAPABILITIES, "task.cancel")][..],
+                REQUIRE_CAPABILITIES,
+            ),
+            (&[(CARD_PIN, "sha256:xyz")][..], CARD_PIN),
+        ] {
+            let pairs: &'static [(&'static str, &'static str)] = pairs;
+            let err = trailer_requirement(&trailers(pairs), names).unwrap();
+            assert_eq!(err.header, header);
+            assert!(err.message.contains("request trailer"), "{}", err.message);
+        }
     }
 
     #[test]

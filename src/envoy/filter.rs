@@ -3,7 +3,8 @@
 //! Request: match the path (in every form an upstream may read it as) to a card route; on a
 //! `GET` or `HEAD` there, read the caller's tightening headers and remove `Accept-Encoding`,
 //! `Range` and the conditional headers so the upstream sends the whole card, and send a `HEAD`
-//! upstream as a `GET`. Response: remove upstream `a2a-card-*` headers and trailers from every
+//! upstream as a `GET`; a caller requirement in the request trailers is refused (it would not be
+//! checked). Response: remove upstream `a2a-card-*` headers and trailers from every
 //! answer (card route or not, any method); on a checked request let non-2xx answers pass except
 //! `304` (no card: fails closed, as does a `206`), hold the headers (`allow_on_headers_stop_iteration: true`),
 //! buffer the body up to `max_card_bytes`, evaluate at end of stream, then forward with verdict
@@ -33,10 +34,10 @@ use crate::resolution::{self, Answer, Outcome as ResolutionOutcome, Resolution, 
 use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 
 use super::analysis::{AnalysisCache, Lookup};
-use super::caller::{caller_requirement, effective_requirement};
+use super::caller::{caller_requirement, effective_requirement, trailer_requirement};
 use super::config::{FilterConfig, Mode};
 use super::headers::{
-    header_calls, HeaderCall, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo,
+    header_calls, HeaderCall, HeaderEdit, HeaderSnapshot, MemoEntry, RequestMemo, CALLER_HEADERS,
 };
 use super::metrics;
 use super::redirect;
@@ -990,6 +991,41 @@ impl HttpContext for CardStream {
             response: HeaderSnapshot::default(),
             chunks: 0,
         });
+        Action::Continue
+    }
+
+    /// Request trailers (an HTTP/2 request, or a chunked HTTP/1.1 one): the requirement was read
+    /// from the request headers, so a caller header that states a requirement here would not be
+    /// checked. Refused like an unreadable caller header (`400`, enforce mode), while the answer
+    /// is not decided yet (the filter holds it until then); observe mode logs and counts it.
+    fn on_http_request_trailers(&mut self, _num_trailers: usize) -> Action {
+        let (Some(config), Some(card)) = (self.config.clone(), self.card.as_ref()) else {
+            return Action::Continue;
+        };
+        if self.replied {
+            return Action::Continue;
+        }
+        let trailers = read_headers(MapType::HttpRequestTrailers);
+        let Some(e) = trailer_requirement(&|name| trailers.values(name), CALLER_HEADERS) else {
+            return Action::Continue;
+        };
+        metrics::increment_named(&metrics::verdict("refused"));
+        log::warn!(
+            "refused caller trailer on {}: {}: {} (mode {}{})",
+            card.path(),
+            e.header,
+            e.message,
+            config.mode.as_str(),
+            if card.decided {
+                ", the answer was decided before it arrived"
+            } else {
+                ""
+            }
+        );
+        if config.mode == Mode::Enforce && !card.decided {
+            self.send(&response::caller_refused(&e));
+            return Action::Pause;
+        }
         Action::Continue
     }
 

@@ -2,7 +2,7 @@
 
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
        [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
-       [--corpus cards|adv|both|choice] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
+       [--corpus cards|adv|both|choice|indep] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
        [--second-sdk DIR] [--second-py PYTHON]
 
 For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
@@ -223,6 +223,7 @@ import client_picks
 import gen_adv
 import gen_cards
 import gen_choice
+import gen_indep
 
 HERE = pathlib.Path(__file__).resolve().parent
 READINGS = ["py", "js_default", "js_legacy"]
@@ -422,9 +423,10 @@ def main():
     ap.add_argument("--readings", default=None,
                     help="readings the verdicts use (all are taken and shown): default all of "
                          + ",".join(READINGS + LOWEST_READINGS) + " (the last two when that SDK is installed)")
-    ap.add_argument("--corpus", choices=["cards", "adv", "both", "choice"], default="cards",
+    ap.add_argument("--corpus", choices=["cards", "adv", "both", "choice", "indep"], default="cards",
                     help="gen_cards.py's grids and random cards, gen_adv.py's adversarial classes, or both"
-                         " (--count then applies to each); gen_choice.py's interface lists")
+                         " (--count then applies to each); gen_choice.py's interface lists; gen_indep.py's"
+                         " independent corpus (--classes and --mixed apply)")
     ap.add_argument("--classes", default=None,
                     help="adv corpus: only these comma-separated classes (label prefixes)")
     ap.add_argument("--mixed", type=int, default=None,
@@ -479,6 +481,9 @@ def main():
         mixed = gen_adv.MIXED_CARDS if args.mixed is None else args.mixed
         for e in gen_adv.generate(args.count, args.seed, classes, mixed):
             entries.append(dict(e, id=len(entries)))
+    if args.corpus == "indep":
+        classes = set(args.classes.split(",")) if args.classes else None
+        entries = gen_indep.generate(args.count, args.seed, args.mixed, classes)
     if args.corpus == "choice":
         entries = gen_choice.generate(args.count, args.seed,
                                       gen_choice.RANDOM_CARDS if args.mixed is None else args.mixed)

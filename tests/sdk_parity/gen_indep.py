@@ -31,6 +31,12 @@ one input detail that changes what a caller ends up with; the label's first word
             escaped spellings in raw bytes (`\\u0073kills`, surrogate pairs, escaped duplicates)
   bulk      huge and repetitive lists (thousands of skills / interfaces / extensions, the
             distinguishing one at the end), long strings, deep nesting near each limit
+  deep      every field of every message a2a-sdk's ParseDict reaches (security schemes, OAuth flows,
+            scopes, requirements, signatures, provider...): other JSON types, the NUL-suffixed proto
+            name, extension syntax, both spellings, before and after the member, good/null/wrong
+            values; v0.3 security schemes as both SDKs map them; requirement lists at card and skill
+  reserved  skill ids and extension uris spelled like other capability kinds (`capability:streaming`,
+            `binding:GRPC`...), probed; legacy interface lists whose picks differ between the SDKs
   mix       random combinations of every class's mutations on random base cards, member order
             shuffled
 """
@@ -825,6 +831,67 @@ def gen_deep():
         out.append({"label": f"deep req {rn} {level} {base}", "card": c})
     return out
 
+# ---------------------------------------------------------------------------------------------
+# reserved: skill ids and extension uris spelled like the gate's other capability kinds, and
+# legacy interface lists whose picks differ between the SDKs (same binding in other spellings)
+
+RESERVED_IDS = ["capability:streaming", "capability:pushNotifications", "capability:extendedAgentCard",
+                "binding:GRPC", "binding:JSONRPC", "protocol:1.0", "protocol:0.3", "extension:urn:indep:none",
+                "Capability:streaming", "capability:Streaming", "capability:streaming ", "binding:", "protocol:",
+                "extension:", "capability:", "skill:indep.a", ":indep.a", "urn:indep:ext"]
+
+
+def valid_capability(cap):
+    """Whether a requirement may name `cap` (a malformed one is a requirement error, exit 2)."""
+    import re
+
+    kind, _, rest = cap.partition(":")
+    if kind == "capability":
+        return rest in ("streaming", "pushNotifications", "extendedAgentCard")
+    if kind == "protocol":
+        return re.fullmatch(r"[0-9]+\.[0-9]+", rest) is not None
+    if kind in ("binding", "extension"):
+        return rest != ""
+    return cap != ""
+
+
+def gen_reserved():
+    out = []
+    for rid, base, where in itertools.product(RESERVED_IDS, ["v1", "legacy"], ["skill", "uri", "both"]):
+        c = BASES[base]()
+        caps = c["capabilities"]
+        caps["streaming"] = False
+        caps.pop("pushNotifications", None)
+        caps.pop("extendedAgentCard", None)
+        c.pop("supportsAuthenticatedExtendedCard", None)
+        if base == "v1":
+            c["supportedInterfaces"] = [c["supportedInterfaces"][0]]
+        else:
+            c.pop("additionalInterfaces")
+        if where in ("skill", "both"):
+            c["skills"].append({"id": rid, "name": "r", "description": "r", "tags": ["t"]})
+        if where in ("uri", "both"):
+            caps["extensions"].append({"uri": rid})
+        probe = [rid] if valid_capability(rid) else []
+        probe += ["extension:" + rid, "capability:streaming", "binding:GRPC", "protocol:0.3",
+                 "extension:urn:indep:none", "capability:pushNotifications"]
+        out.append({"label": f"reserved {base} {where} {json.dumps(rid)}", "card": c, "probe": probe})
+    pvs = ["0.3", "0.3.0", "1.0", "1.0.0", "", None, "0.4", "2.0"]
+    pts = ["JSONRPC", "jsonrpc", "GRPC", None, "J\u017fONRPC"]
+    adds = [[], [{"url": URL2, "transport": "JSONRPC"}], [{"url": URL2, "transport": "jsonrpc"}],
+            [{"url": URL2, "transport": "GRPC"}, {"url": URL2, "transport": "grpc"}],
+            [{"url": URL2, "transport": "HTTP+JSON"}, {"url": URL2, "transport": "JSONRPC"}]]
+    for pv, pt, ai in itertools.product(pvs, pts, adds):
+        c = legacy_base()
+        c["protocolVersion"] = pv
+        c["preferredTransport"] = pt
+        c["additionalInterfaces"] = copy.deepcopy(ai)
+        if pv is None:
+            del c["protocolVersion"]
+        out.append({"label": f"reserved pick pv={json.dumps(pv)} pt={json.dumps(pt)} ai={len(ai)}:{','.join(str(a['transport']) for a in ai)}",
+                    "card": c, "probe": ["binding:JSONRPC", "binding:jsonrpc", "binding:GRPC", "binding:grpc", "protocol:1.0", "protocol:0.3", "protocol:2.0", "protocol:0.4"]})
+    return out
+
 
 # ---------------------------------------------------------------------------------------------
 # mix
@@ -963,7 +1030,7 @@ def gen_mix(rng, n):
 
 # ---------------------------------------------------------------------------------------------
 
-CLASSES = ["truthy", "legver", "proto", "ext", "iface", "coerce", "names", "bulk", "deep", "mix"]
+CLASSES = ["truthy", "legver", "proto", "ext", "iface", "coerce", "names", "bulk", "deep", "reserved", "mix"]
 
 
 def generate(count=None, seed=7, mixed=None, classes=None):
@@ -973,7 +1040,7 @@ def generate(count=None, seed=7, mixed=None, classes=None):
     mixed = MIXED_CARDS if mixed is None else mixed
     makers = {"truthy": gen_truthy, "legver": gen_legver, "proto": gen_proto, "ext": gen_ext,
               "iface": lambda: gen_iface(rng, 1500), "coerce": gen_coerce, "names": gen_names,
-              "bulk": gen_bulk, "deep": gen_deep, "mix": lambda: gen_mix(rng, mixed)}
+              "bulk": gen_bulk, "deep": gen_deep, "reserved": gen_reserved, "mix": lambda: gen_mix(rng, mixed)}
     entries = []
     for name in CLASSES:
         if classes is None or name in classes:

@@ -5,7 +5,8 @@ Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/rel
        [--corpus cards|adv|both|choice|indep] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
        [--second-sdk DIR] [--second-py PYTHON]
 
-For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
+For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes; with
+--corpus indep, gen_indep.py's corpus written from the SDK sources independently of the other two)
 these readings are taken, all in batch (one Python process, one Node process per SDK, JSON lines):
   py          PyPI a2a-sdk 1.3.0  a2a.client.card_resolver.parse_agent_card(deepcopy(card))
   js_default  npm @a2a-js/sdk 1.3.0  AgentCardResolver.default.normalizeAgentCard(structuredClone(card))

@@ -698,9 +698,9 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
         (Shape::Msg(_), Kind::Array(_) | Kind::String(_)) => Err(Refusal {
             message: format!(
                 "a2a-sdk's protobuf reads the {} at {at} as a message made of its member names \
-                 (a string, or an array of strings naming no field, becomes an empty message \
-                 there; other items make it refuse the card) and no other reading does: the \
-                 gate wants an object",
+                 (a string, or an array of strings naming no field nor an extension, becomes \
+                 an empty message there; other items make it refuse the card) and no other \
+                 reading does: the gate wants an object",
                 v.type_name()
             ),
             path: at.to_string(),

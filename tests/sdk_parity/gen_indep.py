@@ -37,6 +37,8 @@ one input detail that changes what a caller ends up with; the label's first word
             values; v0.3 security schemes as both SDKs map them; requirement lists at card and skill
   reserved  skill ids and extension uris spelled like other capability kinds (`capability:streaming`,
             `binding:GRPC`...), probed; legacy interface lists whose picks differ between the SDKs
+  version   the card's `version` (condition (a)) in odd spellings, escapes, aliases, duplicates and
+            types; sdk_parity.py's VERSION check compares the gate's card_version with each reading's
   mix       random combinations of every class's mutations on random base cards, member order
             shuffled
 """
@@ -892,6 +894,48 @@ def gen_reserved():
                     "card": c, "probe": ["binding:JSONRPC", "binding:jsonrpc", "binding:GRPC", "binding:grpc", "protocol:1.0", "protocol:0.3", "protocol:2.0", "protocol:0.4"]})
     return out
 
+# ---------------------------------------------------------------------------------------------
+# version: the card's `version`, which condition (a) compares, in every spelling a reader might
+# take apart from the gate (the driver's VERSION check compares the gate's card_version)
+
+VERSIONS = ["1.2.0", "1.2", "2", "0.0.1", "1.2.0-rc.1", "1.2.0+b.5", "1.2.0-rc.01", " 1.2.0", "1.2.0 ", "\u00a01.2.0",
+            "１.2.0", "1.2.0\u0000", "\u0000", "", "v1.2.0", "1.2.0\u200b", "1." + "9" * 300, "1.2.0-" + "a" * 500,
+            "\u0661.\u0662", "1.2.0\n", "\ufeff1.2.0", "latest", "1.2.0-\u0130", "1.2.0-a.b-c"]
+
+
+def gen_version():
+    out = []
+    for v, base in itertools.product(VERSIONS, ["v1", "legacy", "proto"]):
+        c = BASES[base]()
+        c["version"] = v
+        out.append({"label": f"version {base} {json.dumps(v)[:40]}", "card": c})
+    esc = ['"\\u0031.2.0"', '"1\\u002e2.0"', '"\\u0031\\u002e\\u0032\\u002e\\u0030"', '"1.2.0\\u0000"', '"1.2.0\\ud800"',
+           '"1.2.0\\/"', '"\\ud83d\\ude00"']
+    for text, base in itertools.product(esc, ["v1", "legacy", "proto"]):
+        out.append(raw_entry(f"version esc {base} {text}", put_text(BASES[base](), ["version"], text)))
+    for base, order in itertools.product(["v1", "legacy", "proto"], ["before", "after"]):
+        for alias, val in (("version\u0000", "9.9.9"), ("version\u0000", None), ("[version]", "9.9.9"),
+                           ("Version", "9.9.9"), ("\u0076ersion ", "9.9.9")):
+            c = BASES[base]()
+            items = list(c.items())
+            c.clear()
+            if order == "before":
+                c[alias] = val
+            c.update(items)
+            if order == "after":
+                c[alias] = val
+            out.append({"label": f"version alias {base} {json.dumps(alias)}={json.dumps(val)} {order}", "card": c})
+        # a duplicate `version` in the bytes (both readers keep the last)
+        t = dumps(BASES[base]())
+        dup = t.replace('"version":"1.2.0"', '"version":"1.2.0","version":"0.0.1"' if order == "after"
+                        else '"version":"0.0.1","version":"1.2.0"', 1)
+        out.append(raw_entry(f"version dup {base} {order}", dup))
+    for v, base in itertools.product([5, 1.2, True, None, ["1.2.0"], {"v": "1"}], ["v1", "legacy", "proto"]):
+        c = BASES[base]()
+        c["version"] = v
+        out.append({"label": f"version type {base} {json.dumps(v)}", "card": c})
+    return out
+
 
 # ---------------------------------------------------------------------------------------------
 # mix
@@ -1030,7 +1074,7 @@ def gen_mix(rng, n):
 
 # ---------------------------------------------------------------------------------------------
 
-CLASSES = ["truthy", "legver", "proto", "ext", "iface", "coerce", "names", "bulk", "deep", "reserved", "mix"]
+CLASSES = ["truthy", "legver", "proto", "ext", "iface", "coerce", "names", "bulk", "deep", "reserved", "version", "mix"]
 
 
 def generate(count=None, seed=7, mixed=None, classes=None):
@@ -1040,7 +1084,7 @@ def generate(count=None, seed=7, mixed=None, classes=None):
     mixed = MIXED_CARDS if mixed is None else mixed
     makers = {"truthy": gen_truthy, "legver": gen_legver, "proto": gen_proto, "ext": gen_ext,
               "iface": lambda: gen_iface(rng, 1500), "coerce": gen_coerce, "names": gen_names,
-              "bulk": gen_bulk, "deep": gen_deep, "reserved": gen_reserved, "mix": lambda: gen_mix(rng, mixed)}
+              "bulk": gen_bulk, "deep": gen_deep, "reserved": gen_reserved, "version": gen_version, "mix": lambda: gen_mix(rng, mixed)}
     entries = []
     for name in CLASSES:
         if classes is None or name in classes:

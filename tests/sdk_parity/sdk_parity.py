@@ -39,6 +39,9 @@ minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise
                reading refuses. The test fails on any.
   PARTIAL      grants on a card that at least one reading refuses (reported: a policy question).
   OVER-STRICT  a capability every accepting reading has that cardgate does not grant (reported).
+  VERSION      condition (a): on a card cardgate evaluates (`valid` or `capability_mismatch`), its
+               decision's `card_version` differs from the `version` an accepting reading holds (the
+               caller's minimum would be compared with a version its SDK does not show). Fails the test.
 Full per-card results go to --out; every card's bytes to target/sdk_parity/cards/<id>.json.
 Then (unless --no-picks) the client-choice check, client_picks.py: for every binding X a reading
 has, the interface each real SDK's ClientFactory picks for X (py_pick.py, js_pick.mjs), against
@@ -400,7 +403,7 @@ def cardgate_check(cardgate, path, pin, required):
     else:
         granted = set()
     answer = {"verdict": d["verdict"], "error_class": cls, "reason_codes": codes,
-              "granted": sorted(granted)}
+              "granted": sorted(granted), "card_version": d.get("card_version")}
     if cls == "malformed_card":
         answer["malformed"] = {k: d["reasons"][0].get(k) for k in ("code", "path", "message")}
     return answer
@@ -563,12 +566,19 @@ def main():
             e["unsafe_by_reading"] = {"(all refuse)": sorted(granted)} if granted else {}
             e["over_strict"] = []
         e["partial_grants"] = sorted(granted) if refused and accepting else []
+        # Condition (a) is decided on the gate's card_version: on a card it evaluates (valid or
+        # capability_mismatch), every accepting reading must hold that very version string.
+        cv = e["cardgate"]["card_version"]
+        evaluated = e["cardgate"]["verdict"] == "valid" or e["cardgate"]["error_class"] == "capability_mismatch"
+        e["version_unsafe"] = sorted(n for n, r in judged_readings.items()
+                                     if evaluated and r["ok"] and r["view"].get("version") != cv)
 
     n = len(entries)
     unsafe = [e for e in entries if e["unsafe"]]
     partial = [e for e in entries if e["partial_grants"]]
     strict = [e for e in entries if e["over_strict"]]
     strict_all = [e for e in strict if not e["refused_by"]]
+    version_unsafe = [e for e in entries if e["version_unsafe"]]
 
     print(f"\nSDK differential: {n} cards (seed {args.seed}), a2a-sdk {py_version}, @a2a-js/sdk {js_version},"
           f" cardgate {args.cardgate}; verdicts over readings {','.join(judged)}"
@@ -606,6 +616,10 @@ def main():
         only = collections.Counter(next(iter(e["unsafe_by_reading"])) for e in unsafe if len(e["unsafe_by_reading"]) == 1)
         print("               cards per reading lacking a grant: " + ", ".join(f"{k} {v}" for k, v in sorted(lacking.items()))
               + "; the only one lacking: " + ", ".join(f"{k} {v}" for k, v in sorted(only.items())))
+    print(f"  VERSION      {len(version_unsafe)} cards the gate evaluates on a version an accepting reading does not hold")
+    for e in version_unsafe[:args.examples]:
+        print(f"    #{e['id']} {e['label']}: cardgate {e['cardgate']['card_version']!r}, "
+              + ", ".join(f"{n} {e['readings'][n]['view'].get('version')!r}" for n in e["version_unsafe"]))
     print(f"  PARTIAL      {len(partial)} cards with grants although some reading refuses the card"
           f" ({sum(len(e['partial_grants']) for e in partial)} grants)")
     n_strict = sum(len(e["over_strict"]) for e in strict)
@@ -660,7 +674,8 @@ def main():
         | ({SECOND_PY_READING: py2_versions} if py2_versions else {}), "seed": args.seed, "count": n,
         "readings": judged,
         "cardgate": args.cardgate,
-        "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "partial_cards": len(partial),
+        "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "version_unsafe_cards": len(version_unsafe),
+                    "partial_cards": len(partial),
                     "over_strict_cards": len(strict), "over_strict_capabilities": n_strict,
                     "decisions": dict(decisions), "client_picks": picks_summary},
         "cards": [{k: (str(v) if k == "file" else sorted(v) if k == "required" else v)
@@ -670,7 +685,10 @@ def main():
     elapsed = time.monotonic() - t0
     print(f"\n  {n} cards in {elapsed:.1f} s (SDK readers {t_read:.1f} s, cardgate {t_gate:.1f} s,"
           f" {args.jobs} jobs); full results: {out_path}")
-    if unsafe or picks_failed:
+    if unsafe or picks_failed or version_unsafe:
+        if version_unsafe:
+            print(f"sdk_parity: FAIL: on {len(version_unsafe)} cards cardgate checks the minimum version against a"
+                  " version string an SDK's parsed card does not hold")
         if unsafe:
             print(f"sdk_parity: FAIL: cardgate grants {n_unsafe} capabilities on {len(unsafe)} cards that an SDK's"
                   " parsed card lacks")

@@ -1,6 +1,7 @@
 # The SDK differential test (issue 7): cardgate's reading of a few hundred generated cards against
 # both real A2A SDKs' parsers (PyPI a2a-sdk via .ci/setup.sh core, npm @a2a-js/sdk from
-# package.json). Fails on any capability cardgate grants that an SDK's parsed card lacks.
+# package.json). Fails on any capability cardgate grants that an SDK's parsed card lacks, and on
+# any card it evaluates on another `version` than an SDK's parsed card holds (VERSION).
 # Included by the top Makefile (SHELL=bash, CARGO, PY, TEST_TARGETS).
 # SDK_PARITY_ARGS passes options to the driver, e.g. `--count 2000 --seed 3` or `--readings py,js_legacy`.
 # A second run takes a seeded sample of gen_adv.py's adversarial classes (SDK_PARITY_ADV_ARGS;

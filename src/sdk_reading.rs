@@ -691,6 +691,20 @@ fn python_value(v: Node<'_>, at: &dyn fmt::Display, shape: Shape) -> Result<(), 
         (Shape::Struct(depth), Kind::Object(_)) => python_struct(v, at, usize::from(depth)),
         (Shape::Str, _) => bad(at, "a string", v),
         (Shape::Bool, _) => bad(at, "true or false", v),
+        // ParseDict iterates a string or an array given for a message as its member names: a
+        // string, or an array of strings naming no field, is an empty message to a2a-sdk (it
+        // takes the card), other items make it refuse; no other reading does that. The gate
+        // refuses all of them, and must not say that a2a-sdk refuses the card.
+        (Shape::Msg(_), Kind::Array(_) | Kind::String(_)) => Err(Refusal {
+            message: format!(
+                "a2a-sdk's protobuf reads the {} at {at} as a message made of its member names \
+                 (a string, or an array of strings naming no field nor an extension, becomes \
+                 an empty message there; other items make it refuse the card) and no other \
+                 reading does: the gate wants an object",
+                v.type_name()
+            ),
+            path: at.to_string(),
+        }),
         (
             Shape::Struct(_) | Shape::Msg(_),
             Kind::Array(_) | Kind::String(_) | Kind::Number(_) | Kind::Bool(_) | Kind::Null,

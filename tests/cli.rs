@@ -1842,3 +1842,37 @@ fn an_agent_id_with_path_parameters_is_also_read_as_the_id_before_them() {
     std::fs::remove_file(&policy).unwrap();
     std::fs::remove_file(&known).unwrap();
 }
+
+/// Fourteenth session (independent SDK corpus): a string or an array where a2a-sdk's protobuf
+/// expects a message (`provider`, a security scheme wrapper, OAuth `flows`...) was refused with
+/// "a2a-sdk refuses the card", yet a2a-sdk 1.3.0 (and 1.0.0) read `"provider": "x"` or
+/// `["zz"]` as an empty message and take the card. The refusal stays (no other reading does
+/// that); its message no longer says a2a-sdk refuses. A number there is a real refusal.
+#[test]
+fn scenario_string_for_a_message_is_not_called_an_sdk_refusal() {
+    for (value, sdk_refuses) in [
+        (r#""x""#, false),
+        (r#"["zz"]"#, false),
+        (r#"[]"#, false),
+        ("5", true),
+    ] {
+        let card = FRESH_CARD.replacen(
+            r#""skills":"#,
+            &format!(r#""provider":{value},"skills":"#),
+            1,
+        );
+        let out = cardgate(&["check", "-", "--no-clock"], &card);
+        assert_eq!(out.status.code(), Some(1), "{value}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(codes(&d), ["sdk_refuses_card"], "{value}");
+        let message = first_message(&d);
+        assert_eq!(
+            message.starts_with("a2a-sdk refuses the card"),
+            sdk_refuses,
+            "{value}: {message}"
+        );
+        if !sdk_refuses {
+            assert!(message.contains("empty message"), "{value}: {message}");
+        }
+    }
+}

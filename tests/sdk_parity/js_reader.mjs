@@ -49,6 +49,7 @@ function view(card) {
       ? card.supportedInterfaces.map((i) =>
           isObject(i) ? [json(i.protocolBinding), json(i.protocolVersion)] : [null, null])
       : [],
+    version: json(card?.version),
   };
 }
 

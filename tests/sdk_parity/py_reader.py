@@ -29,6 +29,7 @@ def view(card):
         "pushNotifications": caps.push_notifications,
         "extendedAgentCard": caps.extended_agent_card,
         "interfaces": [[i.protocol_binding, i.protocol_version] for i in card.supported_interfaces],
+        "version": card.version,
     }
 
 

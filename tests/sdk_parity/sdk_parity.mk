@@ -1,6 +1,7 @@
 # The SDK differential test (issue 7): cardgate's reading of a few hundred generated cards against
 # both real A2A SDKs' parsers (PyPI a2a-sdk via .ci/setup.sh core, npm @a2a-js/sdk from
-# package.json). Fails on any capability cardgate grants that an SDK's parsed card lacks.
+# package.json). Fails on any capability cardgate grants that an SDK's parsed card lacks, and on
+# any card it evaluates on another `version` than an SDK's parsed card holds (VERSION).
 # Included by the top Makefile (SHELL=bash, CARGO, PY, TEST_TARGETS).
 # SDK_PARITY_ARGS passes options to the driver, e.g. `--count 2000 --seed 3` or `--readings py,js_legacy`.
 # A second run takes a seeded sample of gen_adv.py's adversarial classes (SDK_PARITY_ADV_ARGS;
@@ -17,6 +18,11 @@
 # grants that some client cannot connect to at P): on every card of the first run, on a seeded sample
 # of --picks-count cards of the adversarial one, and on a sample of gen_choice.py's interface lists
 # (SDK_PARITY_CHOICE_ARGS; the long run: `--corpus choice --mixed 20000 --seed N`).
+# A fourth run takes a seeded sample of gen_indep.py's independent corpus (classes written from the
+# SDK sources, not from the other generators: truthiness and number spellings, isLegacyVersion,
+# proto detection, the extended-card flag, the a2a-sdk interface builder, JS coercions, name and
+# value look-alikes and escapes, bulk and depth, every protobuf field's types and spellings, random
+# mixes) (SDK_PARITY_INDEP_ARGS; the long run: `--corpus indep --seed N`, every class in full).
 # Added time on 2 cores: about 12 s (first run) + 4 s (adversarial sample) + 9 s (choice run);
 # the py2 reading adds about 10 s (measured with --jobs 1: 0-1 s, 8 s, 2 s).
 
@@ -25,6 +31,7 @@ TEST_TARGETS += test-sdk-parity
 SDK_PARITY_ARGS ?=
 SDK_PARITY_ADV_ARGS ?= --count 4000 --mixed 500 --picks-count 800
 SDK_PARITY_CHOICE_ARGS ?= --count 500
+SDK_PARITY_INDEP_ARGS ?= --count 1500 --mixed 300 --picks-count 400 --seed 4
 SDK_PARITY_SECOND_PY ?= .tools/py-a2a-old/bin/python
 SDK_PARITY_PY2 = $(if $(SDK_PARITY_SECOND_PY),--second-py $(SDK_PARITY_SECOND_PY))
 
@@ -38,3 +45,5 @@ test-sdk-parity: setup-core
 	  --out target/sdk_parity/adv/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_ADV_ARGS)
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus choice \
 	  --out target/sdk_parity/choice/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_CHOICE_ARGS)
+	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus indep \
+	  --out target/sdk_parity/indep/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_INDEP_ARGS)

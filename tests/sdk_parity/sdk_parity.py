@@ -2,10 +2,11 @@
 
 Usage: .tools/py/bin/python tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate
        [--count N] [--seed 7] [--jobs 2] [--out target/sdk_parity/results.json]
-       [--corpus cards|adv|both|choice] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
+       [--corpus cards|adv|both|choice|indep] [--classes mut,bytes,...] [--mixed N] [--no-picks] [--picks-count N]
        [--second-sdk DIR] [--second-py PYTHON]
 
-For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes)
+For each generated card (gen_cards.py; with --corpus adv, gen_adv.py's adversarial classes; with
+--corpus indep, gen_indep.py's corpus written from the SDK sources independently of the other two)
 these readings are taken, all in batch (one Python process, one Node process per SDK, JSON lines):
   py          PyPI a2a-sdk 1.3.0  a2a.client.card_resolver.parse_agent_card(deepcopy(card))
   js_default  npm @a2a-js/sdk 1.3.0  AgentCardResolver.default.normalizeAgentCard(structuredClone(card))
@@ -38,6 +39,9 @@ minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise
                reading refuses. The test fails on any.
   PARTIAL      grants on a card that at least one reading refuses (reported: a policy question).
   OVER-STRICT  a capability every accepting reading has that cardgate does not grant (reported).
+  VERSION      condition (a): on a card cardgate evaluates (`valid` or `capability_mismatch`), its
+               decision's `card_version` differs from the `version` an accepting reading holds (the
+               caller's minimum would be compared with a version its SDK does not show). Fails the test.
 Full per-card results go to --out; every card's bytes to target/sdk_parity/cards/<id>.json.
 Then (unless --no-picks) the client-choice check, client_picks.py: for every binding X a reading
 has, the interface each real SDK's ClientFactory picks for X (py_pick.py, js_pick.mjs), against
@@ -223,6 +227,7 @@ import client_picks
 import gen_adv
 import gen_cards
 import gen_choice
+import gen_indep
 
 HERE = pathlib.Path(__file__).resolve().parent
 READINGS = ["py", "js_default", "js_legacy"]
@@ -398,7 +403,7 @@ def cardgate_check(cardgate, path, pin, required):
     else:
         granted = set()
     answer = {"verdict": d["verdict"], "error_class": cls, "reason_codes": codes,
-              "granted": sorted(granted)}
+              "granted": sorted(granted), "card_version": d.get("card_version")}
     if cls == "malformed_card":
         answer["malformed"] = {k: d["reasons"][0].get(k) for k in ("code", "path", "message")}
     return answer
@@ -422,9 +427,10 @@ def main():
     ap.add_argument("--readings", default=None,
                     help="readings the verdicts use (all are taken and shown): default all of "
                          + ",".join(READINGS + LOWEST_READINGS) + " (the last two when that SDK is installed)")
-    ap.add_argument("--corpus", choices=["cards", "adv", "both", "choice"], default="cards",
+    ap.add_argument("--corpus", choices=["cards", "adv", "both", "choice", "indep"], default="cards",
                     help="gen_cards.py's grids and random cards, gen_adv.py's adversarial classes, or both"
-                         " (--count then applies to each); gen_choice.py's interface lists")
+                         " (--count then applies to each); gen_choice.py's interface lists; gen_indep.py's"
+                         " independent corpus (--classes and --mixed apply)")
     ap.add_argument("--classes", default=None,
                     help="adv corpus: only these comma-separated classes (label prefixes)")
     ap.add_argument("--mixed", type=int, default=None,
@@ -479,6 +485,9 @@ def main():
         mixed = gen_adv.MIXED_CARDS if args.mixed is None else args.mixed
         for e in gen_adv.generate(args.count, args.seed, classes, mixed):
             entries.append(dict(e, id=len(entries)))
+    if args.corpus == "indep":
+        classes = set(args.classes.split(",")) if args.classes else None
+        entries = gen_indep.generate(args.count, args.seed, args.mixed, classes)
     if args.corpus == "choice":
         entries = gen_choice.generate(args.count, args.seed,
                                       gen_choice.RANDOM_CARDS if args.mixed is None else args.mixed)
@@ -557,12 +566,19 @@ def main():
             e["unsafe_by_reading"] = {"(all refuse)": sorted(granted)} if granted else {}
             e["over_strict"] = []
         e["partial_grants"] = sorted(granted) if refused and accepting else []
+        # Condition (a) is decided on the gate's card_version: on a card it evaluates (valid or
+        # capability_mismatch), every accepting reading must hold that very version string.
+        cv = e["cardgate"]["card_version"]
+        evaluated = e["cardgate"]["verdict"] == "valid" or e["cardgate"]["error_class"] == "capability_mismatch"
+        e["version_unsafe"] = sorted(n for n, r in judged_readings.items()
+                                     if evaluated and r["ok"] and r["view"].get("version") != cv)
 
     n = len(entries)
     unsafe = [e for e in entries if e["unsafe"]]
     partial = [e for e in entries if e["partial_grants"]]
     strict = [e for e in entries if e["over_strict"]]
     strict_all = [e for e in strict if not e["refused_by"]]
+    version_unsafe = [e for e in entries if e["version_unsafe"]]
 
     print(f"\nSDK differential: {n} cards (seed {args.seed}), a2a-sdk {py_version}, @a2a-js/sdk {js_version},"
           f" cardgate {args.cardgate}; verdicts over readings {','.join(judged)}"
@@ -600,6 +616,10 @@ def main():
         only = collections.Counter(next(iter(e["unsafe_by_reading"])) for e in unsafe if len(e["unsafe_by_reading"]) == 1)
         print("               cards per reading lacking a grant: " + ", ".join(f"{k} {v}" for k, v in sorted(lacking.items()))
               + "; the only one lacking: " + ", ".join(f"{k} {v}" for k, v in sorted(only.items())))
+    print(f"  VERSION      {len(version_unsafe)} cards the gate evaluates on a version an accepting reading does not hold")
+    for e in version_unsafe[:args.examples]:
+        print(f"    #{e['id']} {e['label']}: cardgate {e['cardgate']['card_version']!r}, "
+              + ", ".join(f"{n} {e['readings'][n]['view'].get('version')!r}" for n in e["version_unsafe"]))
     print(f"  PARTIAL      {len(partial)} cards with grants although some reading refuses the card"
           f" ({sum(len(e['partial_grants']) for e in partial)} grants)")
     n_strict = sum(len(e["over_strict"]) for e in strict)
@@ -654,7 +674,8 @@ def main():
         | ({SECOND_PY_READING: py2_versions} if py2_versions else {}), "seed": args.seed, "count": n,
         "readings": judged,
         "cardgate": args.cardgate,
-        "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "partial_cards": len(partial),
+        "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "version_unsafe_cards": len(version_unsafe),
+                    "partial_cards": len(partial),
                     "over_strict_cards": len(strict), "over_strict_capabilities": n_strict,
                     "decisions": dict(decisions), "client_picks": picks_summary},
         "cards": [{k: (str(v) if k == "file" else sorted(v) if k == "required" else v)
@@ -664,7 +685,10 @@ def main():
     elapsed = time.monotonic() - t0
     print(f"\n  {n} cards in {elapsed:.1f} s (SDK readers {t_read:.1f} s, cardgate {t_gate:.1f} s,"
           f" {args.jobs} jobs); full results: {out_path}")
-    if unsafe or picks_failed:
+    if unsafe or picks_failed or version_unsafe:
+        if version_unsafe:
+            print(f"sdk_parity: FAIL: on {len(version_unsafe)} cards cardgate checks the minimum version against a"
+                  " version string an SDK's parsed card does not hold")
         if unsafe:
             print(f"sdk_parity: FAIL: cardgate grants {n_unsafe} capabilities on {len(unsafe)} cards that an SDK's"
                   " parsed card lacks")

@@ -1,11 +1,11 @@
 // Resolver-level SDK differential: CardGateResolver inside the real @a2a-js/sdk ClientFactory.
 //
-//   node tests/node/resolver-differential.mjs [--count N] [--seed S] [--corpus choice,glue,adv,cards]
+//   node tests/node/resolver-differential.mjs [--count N] [--seed S] [--corpus choice,glue,adv,cards,indep]
 //       [--stub] [--pkg DIR] [--out FILE] [--python PY]
 //
 // tests/sdk_parity/ compares the gate's decision with what the SDKs read from a card and which
 // interface their factories pick; this goes through the package's glue instead. Cards come from
-// the SDK differential's generators (gen_choice.py, gen_adv.py, gen_cards.py, run as they are by
+// the SDK differential's generators (gen_choice.py, gen_adv.py, gen_cards.py, gen_indep.py, run as they are by
 // --python, default .tools/py/bin/python; --count cards split over the corpora, seeded). Each
 // interface url (the top-level v0.3 one, supportedInterfaces / supported_interfaces /
 // additionalInterfaces) becomes one of its own, so an endpoint names one interface; gen_adv's
@@ -84,9 +84,9 @@ function parseArgs(argv) {
 const GENERATE = String.raw`
 import base64, copy, json, random, sys
 sys.path.insert(0, sys.argv[1])
-import gen_adv, gen_cards, gen_choice
+import gen_adv, gen_cards, gen_choice, gen_indep
 count, seed, corpora = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(",")
-mods = {"choice": gen_choice, "adv": gen_adv, "cards": gen_cards}
+mods = {"choice": gen_choice, "adv": gen_adv, "cards": gen_cards, "indep": gen_indep}
 IFACE_LISTS = ("supportedInterfaces", "supported_interfaces", "additionalInterfaces", "additional_interfaces")
 
 def tag(card, n):

@@ -34,7 +34,7 @@ test('the check sees a client on the wrong interface (the SDK\'s own factory, no
 });
 
 test('resolver differential, fixed seed: no client on an interface the requirement excludes', { timeout: 120_000 }, async () => {
-  const { stats, unsafe, diverge } = await run({ count: 320, seed: 7, corpus: ['choice', 'glue', 'adv', 'cards'], stub: true });
+  const { stats, unsafe, diverge } = await run({ count: 320, seed: 7, corpus: ['choice', 'glue', 'adv', 'cards', 'indep'], stub: true });
   assert.ok(stats.clients > 500, `clients built: ${stats.clients}`);
   assert.ok(stats.refused > 500, `refusals: ${stats.refused}`);
   assert.deepEqual(

@@ -22,6 +22,7 @@ from test_vectors import view_of_decision, view_of_response
 
 sys.path.insert(0, os.path.join(harness.ROOT, "tests", "sdk_parity"))
 import gen_indep  # noqa: E402
+from sdk_parity import entry_bytes as card_bytes  # noqa: E402
 
 CLI = os.path.join(harness.ROOT, "target", "release", "cardgate")
 CARDS = int(os.environ.get("CARDGATE_INDEP_CARDS", "300"))
@@ -32,18 +33,6 @@ REQUIREMENTS = {
     "jsonrpc": ["binding:JSONRPC", "protocol:1.0"],
     "streaming": ["capability:streaming"],
 }
-
-
-def card_bytes(entry):
-    raw = entry.get("raw")
-    if isinstance(raw, str):
-        return raw.encode("utf-8", "surrogatepass")
-    if raw is not None:
-        return raw
-    try:
-        return json.dumps(entry["card"], separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: its escaped form
-        return json.dumps(entry["card"], separators=(",", ":")).encode("utf-8")
 
 
 def sample():

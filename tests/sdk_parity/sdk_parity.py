@@ -319,6 +319,11 @@ def card_bytes(card):
     return json.dumps(card, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def entry_bytes(e):
+    """The bytes served for a generated entry: its raw bytes, its text, or its card's compact JSON."""
+    return e["raw"] if "raw" in e else e["text"].encode() if "text" in e else card_bytes(e["card"])
+
+
 def card_hash(card):
     """DESIGN.md's card hash, computed independently (PyPI rfc8785)."""
     import rfc8785
@@ -498,7 +503,7 @@ def main():
         old.unlink()
     for e in entries:
         e["file"] = cards_dir / f"{e['id']:04d}.json"
-        e["file"].write_bytes(e["raw"] if "raw" in e else e["text"].encode() if "text" in e else card_bytes(e["card"]))
+        e["file"].write_bytes(entry_bytes(e))
         if "raw" not in e:
             e["hash"] = card_hash(e["card"])
         else:  # bytes the strict reader may refuse: pinned to what cardgate makes of them, if anything

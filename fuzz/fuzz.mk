@@ -14,7 +14,7 @@
 
 TEST_TARGETS += fuzz-smoke
 
-FUZZ_TARGETS ?= card_parse canonical version_order watermark readers interface_choice url_form evaluate
+FUZZ_TARGETS ?= card_parse canonical version_order watermark readers interface_choice url_form evaluate envoy_request
 FUZZ_SECONDS ?= 120
 FUZZ_SMOKE_SECONDS ?= 10
 # No sanitizer (stable toolchain; the core has no unsafe code), debug assertions and overflow

@@ -8,7 +8,9 @@ runners send them, DESIGN.md "Vectors"); readers gets each requirement, observat
 Envoy plugin configuration behind its selector byte (0 requirement, 1 observation, 2 policy,
 3 filter configuration); version_order and watermark get the version strings, durations and
 watermark values the vectors use; interface_choice the bindings and protocol versions of each
-card's interfaces, as unstructured bytes; url_form each interface url. Standard library only.
+card's interfaces, as unstructured bytes; url_form each interface url; envoy_request each card
+behind its five selector bytes and an empty free value (fuzz_targets/envoy_request.rs: the path
+and lag vary with the card's place in the vectors). Standard library only.
 """
 
 import base64
@@ -47,13 +49,16 @@ def plugin_configs():
 
 def main(out):
     targets = ("card_parse", "canonical", "evaluate", "readers", "version_order", "watermark", "interface_choice",
-               "url_form")
+               "url_form", "envoy_request")
     seeds = {t: set() for t in targets}
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "vectors", "*.json"))):
         for case in json.load(open(path, encoding="utf-8"))["cases"]:
             card = case_bytes(case)
             for t in ("card_parse", "canonical", "evaluate"):
                 seeds[t].add(card)
+            n = len(seeds["envoy_request"])
+            # path, caller headers A (none) and B (max-stale=5, task.execute.v3), the lag, the clock.
+            seeds["envoy_request"].add(bytes([n % 13, 0, 0x09, n % 4, 0, 0]) + card)
             req, obs = case.get("requirement", {}), case.get("observation", {})
             seeds["readers"].add(b"\x00" + json.dumps(req).encode())
             seeds["readers"].add(b"\x01" + json.dumps(obs).encode())

@@ -329,6 +329,41 @@ fn canonicalize_writes_rfc8785_without_newline() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `--require` adds to a policy rule's capabilities (the other flags replace the rule's members):
+/// the rule's `task.execute.v3`, `binding:JSONRPC` and `protocol:1.0` stay required (the help and
+/// DESIGN.md, "Requirement").
+#[test]
+fn require_flag_adds_to_the_policy_rules_capabilities() {
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--policy",
+            "policies/incident.json",
+            "--agent",
+            "worker-7",
+            "--watermark-ms",
+            "1500",
+            "--require",
+            "capability:pushNotifications",
+            "--now",
+            NOW,
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["capabilities_missing"]);
+    let c = d.get("conditions").and_then(|c| c.get("c"));
+    let message = c.and_then(|c| c.get("message")).and_then(|m| m.as_str());
+    assert_eq!(
+        message,
+        Some(
+            "card for worker-7 does not declare 1 of 4 required capabilities: capability:pushNotifications"
+        )
+    );
+}
+
 #[test]
 fn policy_check_names_the_field() {
     let out = cardgate(&["policy", "check", "policies/incident.json"], "");

@@ -1837,6 +1837,31 @@ fn an_agent_id_folding_onto_two_contradictory_rules_is_refused() {
     std::fs::remove_file(&policy).unwrap();
 }
 
+/// An id that is a policy agent's and also, cut at `;`, another agent's whose pin differs: exit 2,
+/// and the message does not call the id unknown or bring in the defaults (it said "is no policy
+/// agent's ... and the defaults" for every such id).
+#[test]
+fn conflicting_rules_of_a_known_agent_id_are_named_as_such() {
+    let text = format!(
+        r#"{{"agents":{{"w":{{"pin":"sha256:{}"}},"w;v=1":{{"pin":"sha256:{}"}}}}}}"#,
+        "a".repeat(64),
+        "b".repeat(64)
+    );
+    let policy =
+        std::env::temp_dir().join(format!("cardgate-agent-semi-{}.json", std::process::id()));
+    std::fs::write(&policy, text).unwrap();
+    let out = check_as(&policy, "w;v=1");
+    std::fs::remove_file(&policy).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains(r#"agent id "w;v=1" may be read as ["w;v=1", "w"]: their rules cannot all hold (conflicting pins"#),
+        "{message}"
+    );
+    assert!(!message.contains("no policy agent's"), "{message}");
+    assert!(!message.contains("defaults"), "{message}");
+}
+
 /// The second scenario review (tests/scenarios/scn2_policies.py): the Envoy filter reads an `{id}`
 /// with `;parameters` (`/agents/w;v=1/card`, also `w%3Bv=1`) as that id and as the id before the
 /// `;` (upstreams drop path parameters), holding the card to both rules (DESIGN.md, "Card

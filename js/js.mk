@@ -27,8 +27,8 @@ setup-js:
 
 # The package is rebuilt only when the wasm or a hand-written file changed, in a staging
 # directory swapped in at the end, so a reader of pkg/ (the inspector tests) never sees half of it.
-# The package is built at opt-level 3 (the crate's release profile; the Envoy filter is built
-# at "s"): measured 2026-12-01 on the three bench cards, best of 9 batches, bytes
+# The package is built at opt-level 3 (the crate's release profile, as the Envoy filter):
+# measured 2026-12-01 on the three bench cards, best of 9 batches, bytes
 # in 22-24 -> 17-19 us (minimal), 73-90 -> 61-62 us (typical), 765-875 -> 595-818 us (large),
 # objects in 41-48 -> 32-33 us (minimal), for +12 % raw size (400 -> 447 kB) and +5 % gzip.
 # ("z" measured earlier: 6 % smaller gzip but 2x slower.)

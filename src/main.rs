@@ -27,7 +27,8 @@ usage:
       --min-version V          lowest acceptable card version
       --max-stale DUR          staleness tolerance: 250ms, 10s, 2m, 1h (none given: only a pin passes)
       --pin sha256:HEX         pinned card hash (replaces the watermark check)
-      --policy FILE --agent ID take the requirement from a policy; flags given here override it
+      --policy FILE --agent ID take the requirement from a policy; flags given here override
+                               its members (--require adds to its capabilities)
       --watermark-ms N         replica lag in ms (or --lag-ms N)
       --lag-s N                replica lag in seconds
       --synced-at RFC3339      last successful sync        --age-s N        HTTP Age (added to the lag)

@@ -312,6 +312,7 @@ impl Policy {
             Err(error) => Err(ConflictingAgentRules {
                 given: given.to_owned(),
                 read_as,
+                defaults,
                 error,
             }),
         }
@@ -357,17 +358,27 @@ pub struct ConflictingAgentRules {
     pub given: String,
     /// The policy agents it may be read as, as the policy spells them.
     pub read_as: Vec<String>,
+    /// Whether the defaults are among the rules: the id is no policy agent's.
+    pub defaults: bool,
     /// Why the rules cannot all hold ([`Requirement::tighten`]'s error).
     pub error: InputError,
 }
 
 impl fmt::Display for ConflictingAgentRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "agent id {:?} is no policy agent's but may be read as {:?}: their rules and the defaults cannot all hold ({})",
-            self.given, self.read_as, self.error.message
-        )
+        if self.defaults {
+            write!(
+                f,
+                "agent id {:?} is no policy agent's but may be read as {:?}: their rules and the defaults cannot all hold ({})",
+                self.given, self.read_as, self.error.message
+            )
+        } else {
+            write!(
+                f,
+                "agent id {:?} may be read as {:?}: their rules cannot all hold ({})",
+                self.given, self.read_as, self.error.message
+            )
+        }
     }
 }
 

@@ -329,6 +329,41 @@ fn canonicalize_writes_rfc8785_without_newline() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `--require` adds to a policy rule's capabilities (the other flags replace the rule's members):
+/// the rule's `task.execute.v3`, `binding:JSONRPC` and `protocol:1.0` stay required (the help and
+/// DESIGN.md, "Requirement").
+#[test]
+fn require_flag_adds_to_the_policy_rules_capabilities() {
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--policy",
+            "policies/incident.json",
+            "--agent",
+            "worker-7",
+            "--watermark-ms",
+            "1500",
+            "--require",
+            "capability:pushNotifications",
+            "--now",
+            NOW,
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["capabilities_missing"]);
+    let c = d.get("conditions").and_then(|c| c.get("c"));
+    let message = c.and_then(|c| c.get("message")).and_then(|m| m.as_str());
+    assert_eq!(
+        message,
+        Some(
+            "card for worker-7 does not declare 1 of 4 required capabilities: capability:pushNotifications"
+        )
+    );
+}
+
 #[test]
 fn policy_check_names_the_field() {
     let out = cardgate(&["policy", "check", "policies/incident.json"], "");
@@ -1800,6 +1835,31 @@ fn an_agent_id_folding_onto_two_contradictory_rules_is_refused() {
         assert!(message.contains(r#""straße""#) && message.contains(r#""strasse""#));
     }
     std::fs::remove_file(&policy).unwrap();
+}
+
+/// An id that is a policy agent's and also, cut at `;`, another agent's whose pin differs: exit 2,
+/// and the message does not call the id unknown or bring in the defaults (it said "is no policy
+/// agent's ... and the defaults" for every such id).
+#[test]
+fn conflicting_rules_of_a_known_agent_id_are_named_as_such() {
+    let text = format!(
+        r#"{{"agents":{{"w":{{"pin":"sha256:{}"}},"w;v=1":{{"pin":"sha256:{}"}}}}}}"#,
+        "a".repeat(64),
+        "b".repeat(64)
+    );
+    let policy =
+        std::env::temp_dir().join(format!("cardgate-agent-semi-{}.json", std::process::id()));
+    std::fs::write(&policy, text).unwrap();
+    let out = check_as(&policy, "w;v=1");
+    std::fs::remove_file(&policy).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains(r#"agent id "w;v=1" may be read as ["w;v=1", "w"]: their rules cannot all hold (conflicting pins"#),
+        "{message}"
+    );
+    assert!(!message.contains("no policy agent's"), "{message}");
+    assert!(!message.contains("defaults"), "{message}");
 }
 
 /// The second scenario review (tests/scenarios/scn2_policies.py): the Envoy filter reads an `{id}`

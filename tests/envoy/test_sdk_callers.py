@@ -496,3 +496,36 @@ async def py_plan_h2_default(base):
         except AgentCardResolutionError as e:
             return e.__cause__.response.http_version, e.status_code
     return None
+
+
+# A reading of the Location that cuts it at a decoded `?` or `#` (or decodes it twice) names
+# worker-7's card route; the SDK's HTTP client removes the dot segments first and asks for
+# /cards/worker-7.json, a path no card route covers, which the shipped listener passes unchecked.
+# Until the fifteenth session the gate forwarded these redirects and the SDK delegated on the
+# stale card it found there (the incident, through the gate).
+DOT_SEGMENT_ESCAPES = [
+    "/agents/worker-7/card%3F/../../../cards/worker-7.json",
+    "/agents/worker-7/card%23/../../../cards/worker-7.json",
+    "/agents/worker-7/card%253F/../../../cards/worker-7.json",
+    "../card%3F/../../../cards/worker-7.json",
+    # fetch reads %2e as a dot; httpx sends it as written and Envoy's normalize_path decodes it.
+    "/agents/worker-7/card%3F/%2e%2e/%2E%2E/.%2e/cards/worker-7.json",
+    # %2F: Envoy answers the follow-up with its own redirect to the unescaped, normalized path.
+    "/agents/worker-7/card%3F%2F..%2F..%2F..%2Fcards%2Fworker-7.json",
+]
+
+
+@pytest.mark.parametrize("planner", PLANNERS)
+@pytest.mark.parametrize("location", DOT_SEGMENT_ESCAPES)
+def test_redirect_whose_dot_segments_leave_the_card_route_fails_closed(world, planner, location):
+    world.serve(replica=b"", lag_ms=0, status=302, replica_headers=[("Location", location)])
+    world.serve(path="/cards/worker-7.json", **STALE)
+    out = world.plan(planner, "gate", follow_redirects=True)
+    assert out["stage"] == "discovery", (out["reply"], [(f["url"], f["status"]) for f in out["fetches"]])
+    got, problem, verdict, _, _ = refusal(planner, out)
+    assert (got, verdict) == (502, "rejected") and problem["reasons"][0]["code"] == "body_empty"
+    assert "is not a card route this gate checks" in problem["detail"], problem["detail"]
+    assert world.worker.seen()["requests"] == []
+    # The re-resolving listener asks the primary instead, and the delegation succeeds.
+    out = world.plan(planner, "reresolve", follow_redirects=True)
+    assert out["stage"] == "done" and out["reply"]["state"] == "TASK_STATE_COMPLETED", out

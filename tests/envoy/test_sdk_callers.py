@@ -192,12 +192,14 @@ async def py_plan(base, headers=None, follow_redirects=False, http2=False, via="
 
     out = {"stage": "discovery", "error": None, "card": None, "picked": None, "reply": None, "fetches": fetches}
     options = {"http2": True, "http1": False} if http2 else {}
-    async with httpx.AsyncClient(headers=headers or {}, event_hooks={"response": [keep]}, timeout=10,
+    # via "factory": the headers go as create_from_url's resolver_http_kwargs, not on the client.
+    client_headers = {} if via == "factory" else headers or {}
+    async with httpx.AsyncClient(headers=client_headers, event_hooks={"response": [keep]}, timeout=10,
                                  follow_redirects=follow_redirects, **options) as http:
         try:
             if via == "factory":
                 factory = ClientFactory(ClientConfig(httpx_client=http, streaming=False))
-                client = await factory.create_from_url(base)
+                client = await factory.create_from_url(base, resolver_http_kwargs={"headers": headers or {}})
                 card = client._card  # noqa: SLF001 - what the client was built on
             else:
                 card = await A2ACardResolver(http, base).get_agent_card()
@@ -357,8 +359,8 @@ def test_a_requirement_passed_through_the_sdk_options_is_honoured(world, how, na
     world.serve(replica=generation, lag_ms=lag_ms)
     planner = "node" if how.startswith("node") else "py"
     if planner == "py":
-        # httpx.AsyncClient(headers=...) is the client the SDK is handed: directly
-        # (A2ACardResolver) or through ClientConfig(httpx_client=...) and create_from_url.
+        # httpx.AsyncClient(headers=...), the client A2ACardResolver is handed, or
+        # ClientFactory.create_from_url(..., resolver_http_kwargs={"headers": ...}).
         out = asyncio.run(py_plan(world.base("gate"), headers,
                                   via="factory" if how == "py-factory" else "resolver"))
     else:
@@ -376,6 +378,17 @@ def test_a_requirement_passed_through_the_sdk_options_is_honoured(world, how, na
     if name != "no-loosening":
         again = world.plan(planner, "gate")
         assert again["stage"] == "done", again
+
+
+@pytest.mark.parametrize("planner", PLANNERS)
+def test_a_caller_header_the_gate_cannot_read_is_a_400_at_discovery(world, planner):
+    world.serve(**MISMATCH)
+    out = world.plan(planner, "gate", headers={"cache-control": "max-stale=ten"})
+    assert out["stage"] == "discovery", out
+    got, problem, _, ctype, _ = refusal(planner, out)
+    assert (got, ctype) == (400, "application/problem+json")
+    assert problem["type"] == "urn:cardgate:problem:invalid_caller_requirement", problem
+    assert world.worker.seen()["requests"] == []
 
 
 # -- what a demanding user of each SDK also hits -------------------------------------------------

@@ -518,6 +518,43 @@ impl FilterConfig {
         self.requirement_for_matches(&self.match_all(path))
     }
 
+    /// Whether a caller that follows a redirect from the card route `path` to `target` (a path
+    /// on the same authority) is checked at least as strictly there: every path its HTTP client
+    /// may request ([`redirect::client_paths`]), in every form this filter or an upstream may
+    /// read it ([`path_variants`]), must be a card route whose rule holds `path`'s rule (the same
+    /// rule or a stricter one). One form that is no card route, or that has a looser or other
+    /// rule, and the redirect would hand the caller a card the gate did not check under this
+    /// rule: `Err` says why.
+    ///
+    /// [`redirect::client_paths`]: super::redirect::client_paths
+    pub fn redirect_keeps_rule(&self, path: &str, target: &str) -> Result<(), String> {
+        let rule = |p: &str| self.route_and_requirement(p).map(|(_, _, rule)| rule);
+        let looser =
+            || format!("Location {target:?} is checked under a looser or other policy rule");
+        let Some(Ok(here)) = rule(path) else {
+            return Err(looser());
+        };
+        for request in super::redirect::client_paths(target) {
+            for form in path_variants(&request) {
+                match rule(&form) {
+                    Some(Ok(there)) if here.tighten(&there).is_ok_and(|both| both == there) => {}
+                    None if form == target => {
+                        return Err(format!(
+                            "Location {target:?} is not a card route this gate checks"
+                        ))
+                    }
+                    None => {
+                        return Err(format!(
+                            "Location {target:?} is not a card route this gate checks (a client following it asks for {request:?}, read as {form:?})"
+                        ))
+                    }
+                    Some(_) => return Err(looser()),
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// [`FilterConfig::match_path`] and [`FilterConfig::requirement_for_path`] from one pass over
     /// the path's variants (what the filter needs on each card request).
     #[allow(clippy::type_complexity)]
@@ -1196,5 +1233,46 @@ mod tests {
         assert_eq!((id, m.agent.as_deref()), (RouteId::Listed(0), Some("w7")));
         let (id, m) = c.match_path("/other/.well-known/agent-card.json").unwrap();
         assert_eq!((id, m.agent), (RouteId::WellKnown, None));
+    }
+
+    #[test]
+    fn a_redirect_keeps_the_rule_only_where_every_client_path_is_checked_under_it() {
+        let c = FilterConfig::from_json(
+            br#"{"defaults":{"max_stale":"30s"},
+                 "agents":{"worker-7":{"require":["task.execute.v3"],"max_stale":"10s"}},
+                 "routes":[{"path":"/agents/{id}/card"},
+                           {"path":"/agents/{id}/.well-known/agent-card.json"}]}"#,
+        )
+        .unwrap();
+        let here = "/agents/worker-7/.well-known/agent-card.json";
+        for ok in [
+            "/agents/worker-7/card",
+            "/agents/worker-7/x/../card",
+            "/agents/worker-7/%2e/card",
+            "/agents/Worker-7/card/",
+        ] {
+            assert_eq!(c.redirect_keeps_rule(here, ok), Ok(()), "{ok}");
+        }
+        // A reading cut at a decoded `?` or `#` (or one decoded twice) names worker-7's card
+        // route, but a client resolves the dot segments first and asks for /cards/w.json.
+        for bad in [
+            "/agents/worker-7/card%3F/../../../cards/w.json",
+            "/agents/worker-7/card%23/../../../cards/w.json",
+            "/agents/worker-7/card%253F/../../../cards/w.json",
+            "/agents/worker-7/card%3F/%2e%2e/%2E%2E/.%2e/cards/w.json",
+            "/agents/worker-7/card%3F%2F..%2F..%2F..%2Fcards%2Fw.json",
+            "/cards/w.json",
+        ] {
+            let why = c.redirect_keeps_rule(here, bad).unwrap_err();
+            assert!(
+                why.contains("is not a card route this gate checks"),
+                "{bad}: {why}"
+            );
+        }
+        // Another agent's card route (the defaults: looser).
+        let why = c
+            .redirect_keeps_rule(here, "/agents/worker-7/card%3F/../../someone/card")
+            .unwrap_err();
+        assert!(why.contains("looser or other"), "{why}");
     }
 }

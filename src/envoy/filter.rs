@@ -714,18 +714,12 @@ fn redirect_refusal(config: &FilterConfig, card: &CardRequest, status: u16) -> O
     let why = match redirect::target(&locations, card.path(), card.authority.as_deref()) {
         redirect::Target::None => return None,
         redirect::Target::Elsewhere(why) => why,
+        // Every path the caller's client may ask for there, in every reading, has this route's
+        // rule or a stricter one: its next request is checked at least as strictly.
         redirect::Target::SamePath(target) => {
-            let rule = |path: &str| config.route_and_requirement(path).map(|(_, _, rule)| rule);
-            match (rule(card.path()), rule(&target)) {
-                // The target's rule holds this route's rule already (the same rule, or a
-                // stricter one): the caller's next request is checked at least as strictly.
-                (Some(Ok(here)), Some(Ok(there)))
-                    if here.tighten(&there).is_ok_and(|both| both == there) =>
-                {
-                    return None
-                }
-                (_, None) => format!("Location {target:?} is not a card route this gate checks"),
-                _ => format!("Location {target:?} is checked under a looser or other policy rule"),
+            match config.redirect_keeps_rule(card.path(), &target) {
+                Ok(()) => return None,
+                Err(why) => why,
             }
         }
     };

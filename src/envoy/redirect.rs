@@ -85,6 +85,58 @@ pub fn target(locations: &[Vec<u8>], request_path: &str, authority: Option<&str>
     Target::SamePath(path)
 }
 
+/// The paths a caller's HTTP client requests when it follows a redirect to `target` (a path on
+/// this authority, as [`target`] returns it): its dot segments removed as RFC 3986 (5.2.4) does
+/// (httpx, curl), and as the WHATWG URL parser does for `fetch` (where `%2e`, in either case, is
+/// a dot too: `/a/b/%2E%2e/c` is `/a/c`). The gate must judge these, not `target` itself: a
+/// reading of `target` that cuts it first (at a decoded `?` in `/agents/w/card%3F/../../../x`,
+/// say) names a card route, while the client asks for `/x`. Without repeats, RFC 3986 first.
+pub fn client_paths(target: &str) -> Vec<String> {
+    let rfc = remove_dot_segments(target, false);
+    let whatwg = remove_dot_segments(target, true);
+    if whatwg == rfc {
+        vec![rfc]
+    } else {
+        vec![rfc, whatwg]
+    }
+}
+
+/// RFC 3986 5.2.4 on an absolute path (`..` never climbs above the root; a final `.` or `..`
+/// leaves a trailing slash); with `encoded_dots`, `%2e` counts as `.` (WHATWG's single- and
+/// double-dot segments). A path that does not start with `/` is returned as it is.
+fn remove_dot_segments(path: &str, encoded_dots: bool) -> String {
+    let Some(rest) = path.strip_prefix('/') else {
+        return path.to_owned();
+    };
+    let dots = |segment: &str| -> usize {
+        let lower = segment.to_ascii_lowercase();
+        match lower.as_str() {
+            "." => 1,
+            ".." => 2,
+            "%2e" if encoded_dots => 1,
+            ".%2e" | "%2e." | "%2e%2e" if encoded_dots => 2,
+            _ => 0,
+        }
+    };
+    let segments: Vec<&str> = rest.split('/').collect();
+    let last = segments.len().saturating_sub(1);
+    let mut out: Vec<&str> = Vec::new();
+    for (i, segment) in segments.into_iter().enumerate() {
+        match dots(segment) {
+            0 => out.push(segment),
+            n => {
+                if n == 2 {
+                    out.pop();
+                }
+                if i == last {
+                    out.push("");
+                }
+            }
+        }
+    }
+    format!("/{}", out.join("/"))
+}
+
 /// `Some(after the colon)` when `reference` starts with a URI scheme.
 fn scheme_rest(reference: &str) -> Option<&str> {
     let colon = reference.find(':')?;
@@ -168,6 +220,28 @@ mod tests {
         );
         assert_eq!(target(&loc("\\agents\\w"), req, a), same("/agents/w"));
         assert_eq!(target(&[], req, a), Target::None);
+    }
+
+    #[test]
+    fn client_paths_resolve_dot_segments_as_clients_do() {
+        use super::client_paths;
+        assert_eq!(client_paths("/agents/w/card"), ["/agents/w/card"]);
+        assert_eq!(
+            client_paths("/agents/w/card%3F/../../../cards/w.json"),
+            ["/cards/w.json"]
+        );
+        assert_eq!(client_paths("/a/b/./c/../d"), ["/a/b/d"]);
+        assert_eq!(client_paths("/a/b/.."), ["/a/"]);
+        assert_eq!(client_paths("/a/b/."), ["/a/b/"]);
+        assert_eq!(client_paths("/../../a"), ["/a"]);
+        assert_eq!(client_paths("/a//b/../c"), ["/a//c"]);
+        // fetch reads %2e as a dot; httpx sends it as written (Envoy's normalize_path decodes it).
+        assert_eq!(
+            client_paths("/agents/w/card%3F/%2E%2e/.%2E/%2e./x"),
+            ["/agents/w/card%3F/%2E%2e/.%2E/%2e./x", "/x"]
+        );
+        assert_eq!(client_paths("/a/%2e/b"), ["/a/%2e/b", "/a/b"]);
+        assert_eq!(client_paths("relative"), ["relative"]);
     }
 
     #[test]

@@ -180,6 +180,9 @@ def assert_valid(resp, body=CARD_BYTES):
     ("/agents/worker-7/card", "//cdn.example/agents/worker-7/card"),
     # A relative reference resolved to a path that is no card route.
     ("/agents/worker-7/card", "card.json"),
+    # Read cut at the decoded `?`, this names worker-7's card route; a client removes the dot
+    # segments first and asks for /cards/worker-7.json (tests/envoy/test_sdk_callers.py).
+    ("/agents/worker-7/card", "/agents/worker-7/card%3F/../../../cards/worker-7.json"),
 ])
 @pytest.mark.parametrize("status", ["301 Moved Permanently", "302 Found", "303 See Other",
                                     "307 Temporary Redirect", "308 Permanent Redirect"])

@@ -50,7 +50,13 @@ const withHeaders = (extra) => (input, init = {}) => {
   return globalThis.fetch(input, { ...init, headers });
 };
 
-function factoryFor(headers) {
+function factoryFor(headers, preferred) {
+  if (preferred) {
+    // The SDK's default transports (JSON-RPC and REST), told which binding the caller speaks.
+    return new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: preferred }),
+    );
+  }
   if (headers === null) return new ClientFactory();
   const fetchImpl = withHeaders(headers);
   return new ClientFactory(
@@ -74,7 +80,7 @@ async function run(job) {
   fetches = [];
   const out = { stage: 'discovery', error: null, card: null, picked: null, reply: null };
   let client;
-  const factory = factoryFor(job.headers ?? null);
+  const factory = factoryFor(job.headers ?? null, job.preferred ?? null);
   try {
     client = await factory.createFromUrl(job.base, job.path ?? undefined);
   } catch (e) {

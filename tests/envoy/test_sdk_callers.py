@@ -105,8 +105,9 @@ class NodePlanner:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
                                      text=True, bufsize=1)
 
-    def plan(self, base, path=None, headers=None):
-        self.proc.stdin.write(json.dumps({"base": base, "path": path, "headers": headers}) + "\n")
+    def plan(self, base, path=None, headers=None, preferred=None):
+        job = {"base": base, "path": path, "headers": headers, "preferred": preferred}
+        self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         assert line, "the node planner exited: %s" % self.proc.poll()
@@ -173,7 +174,7 @@ class World:
         if planner == "node":
             # The Node SDK's own options have no redirect or HTTP/2 switch: fetch follows
             # redirects and speaks HTTP/1.1.
-            return self.node.plan(self.base(where) + "/", headers=headers)
+            return self.node.plan(self.base(where) + "/", headers=headers, preferred=options.get("preferred"))
         return asyncio.run(py_plan(self.base(where), headers, **options))
 
 
@@ -544,18 +545,29 @@ def test_redirect_whose_dot_segments_leave_the_card_route_fails_closed(world, pl
     assert out["stage"] == "done" and out["reply"]["state"] == "TASK_STATE_COMPLETED", out
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open (fifteenth session, left to the lead): the gate grants binding:JSONRPC by the interface "
-    "each client picks *for JSONRPC*, but @a2a-js/sdk's default ClientFactory (JSONRPC and REST "
-    "transports, no preferredTransports) takes the first interface in card order it has a "
-    "transport for: here HTTP+JSON, whose url no condition checked"))
-def test_node_default_factory_uses_the_binding_the_gate_granted(world):
+def test_binding_requirement_is_the_binding_the_callers_client_speaks(world):
+    """`binding:JSONRPC` (worker-7's rule) states the binding the caller's client speaks; the
+    gate checks the interface each SDK's client picks *for that binding* (DESIGN.md, "Which
+    interface a client picks"). A client that may speak several bindings and is not told which
+    picks by card order instead: @a2a-js/sdk's default ClientFactory (JSON-RPC and REST
+    transports, no `preferredTransports`) takes the first interface it has a transport for. On a
+    card listing HTTP+JSON (the old endpoint) before JSONRPC, that client speaks REST to an
+    interface no condition was about. The docs tell callers to name the binding
+    (envoy/README.md, js/README.md); this pins what each client does."""
     card = worker_card(3, world.worker)
     card["supportedInterfaces"].insert(0, {"url": "http://127.0.0.1:%d/a2a" % world.worker.port,
                                            "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"})
     world.serve(replica=compact(card), lag_ms=120)
-    out = world.plan("node", "gate")
-    # Today: 200 valid (worker-7's rule requires binding:JSONRPC and protocol:1.0), then the
-    # client sends REST to http://.../a2a/message:send and fails at send (404 here).
-    assert out["stage"] == "discovery" or (out["stage"] == "done" and out["picked"].endswith("/a2a/v3")), (
-        out["stage"], out["picked"], out["error"])
+    # Told the binding it speaks, the Node client uses the JSONRPC interface the gate checked.
+    told = world.plan("node", "gate", preferred=["JSONRPC"])
+    assert told["stage"] == "done" and told["picked"].endswith("/a2a/v3"), (told["stage"], told["picked"], told["error"])
+    assert told["reply"]["state"] == "TASK_STATE_COMPLETED", told
+    # a2a-sdk's default ClientConfig speaks JSON-RPC only: the same interface.
+    py = world.plan("python", "gate")
+    assert py["stage"] == "done" and py["picked"].endswith("/a2a/v3"), (py["stage"], py["picked"], py["error"])
+    # Not told, the Node client follows card order: REST to the first interface (a 404 here).
+    # If @a2a-js/sdk changes this, this assertion fails and the docs must change with it.
+    untold = world.plan("node", "gate")
+    assert untold["stage"] != "done", untold
+    rest = [f for f in untold["fetches"] if f["url"].endswith("/a2a/message:send")]
+    assert rest and all(f["status"] == 404 for f in rest), [f["url"] for f in untold["fetches"]]

@@ -240,7 +240,12 @@ fuzz_target!(|data: &[u8]| {
         let answer_header = lookup(&answer);
         // A redirect's Location, read against the request path (no panic, whatever it says).
         if target == 7 {
-            let _ = redirect::target(&[free.to_vec()], &path, Some("registry.example"));
+            let _ = redirect::target(
+                &[free.to_vec()],
+                &path,
+                Some("registry.example"),
+                Some("http"),
+            );
         }
 
         // Two requests for the path, with caller header sets A and B, and A again: the memo

@@ -164,6 +164,8 @@ struct CardRequest {
     raw_path: String,
     /// `:authority` as received: a redirect elsewhere is not followed through this gate.
     authority: Option<String>,
+    /// `:scheme` as received: a redirect to another scheme leaves this listener.
+    scheme: Option<String>,
     rule_agent: Option<String>,
     route_id: RouteId,
     requirement: Rc<Requirement>,
@@ -711,7 +713,12 @@ fn finish(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32) {
 /// (see [`redirect`]).
 fn redirect_refusal(config: &FilterConfig, card: &CardRequest, status: u16) -> Option<Decision> {
     let locations = card.response.values("location");
-    let why = match redirect::target(&locations, card.path(), card.authority.as_deref()) {
+    let why = match redirect::target(
+        &locations,
+        card.path(),
+        card.authority.as_deref(),
+        card.scheme.as_deref(),
+    ) {
         redirect::Target::None => return None,
         redirect::Target::Elsewhere(why) => why,
         // Every path the caller's client may ask for there, in every reading, has this route's
@@ -974,9 +981,11 @@ impl HttpContext for CardStream {
             }
         };
         let authority = snapshot.first_text(":authority");
+        let scheme = snapshot.first_text(":scheme");
         self.card = Some(CardRequest {
             raw_path,
             authority,
+            scheme,
             rule_agent,
             route_id,
             requirement,

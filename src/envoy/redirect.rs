@@ -26,8 +26,13 @@ pub enum Target {
 }
 
 /// Resolves the `Location` values of a redirect to `request_path` (query removed) made to
-/// `authority`.
-pub fn target(locations: &[Vec<u8>], request_path: &str, authority: Option<&str>) -> Target {
+/// `authority` over `scheme` (the request's `:scheme`).
+pub fn target(
+    locations: &[Vec<u8>],
+    request_path: &str,
+    authority: Option<&str>,
+    scheme: Option<&str>,
+) -> Target {
     let location = match locations {
         [] => return Target::None,
         [one] => one,
@@ -50,11 +55,19 @@ pub fn target(locations: &[Vec<u8>], request_path: &str, authority: Option<&str>
         .unwrap_or(location)
         .replace('\\', "/");
     let path = if let Some(rest) = scheme_rest(&reference) {
-        // Absolute URI: the same authority only (the scheme may be http or https: an ingress
-        // commonly terminates both).
+        // Absolute URI: the same scheme and authority only. Another scheme is another port and
+        // listener (`http:` to `https:` on an egress sidecar leaves for TLS the sidecar cannot
+        // read): the gate cannot vouch that a caller following it is checked there.
         let Some(rest) = rest.strip_prefix("//") else {
             return Target::Elsewhere(format!("Location {location:?} is not an http(s) URL"));
         };
+        let theirs = reference.split(':').next().unwrap_or_default();
+        if !scheme.is_some_and(|ours| ours.eq_ignore_ascii_case(theirs)) {
+            return Target::Elsewhere(format!(
+                "Location {location:?} leaves the request's scheme ({}): another listener, which this gate cannot vouch for",
+                scheme.unwrap_or("unknown")
+            ));
+        }
         match same_authority(rest, authority) {
             Some(path) => path,
             None => {
@@ -195,6 +208,7 @@ mod tests {
     fn targets_on_the_same_authority() {
         let req = "/agents/w/card/";
         let a = Some("Registry.example:8080");
+        let target = |l: &[Vec<u8>], r: &str, a: Option<&str>| super::target(l, r, a, Some("http"));
         assert_eq!(
             target(&loc("/agents/w/card"), req, a),
             same("/agents/w/card")
@@ -211,8 +225,12 @@ mod tests {
             same("/agents/w/card")
         );
         assert_eq!(
-            target(&loc("HTTPS://REGISTRY.example:8080"), req, a),
+            super::target(&loc("HTTPS://REGISTRY.example:8080"), req, a, Some("https")),
             same("/")
+        );
+        assert_eq!(
+            super::target(&loc("Http://registry.example:8080/x"), req, a, Some("HTTP")),
+            same("/x")
         );
         assert_eq!(
             target(&loc("//registry.example:8080/p"), req, a),
@@ -248,10 +266,13 @@ mod tests {
     fn targets_elsewhere() {
         let req = "/agents/w/card";
         let a = Some("registry.example");
+        let target = |l: &[Vec<u8>], r: &str, a: Option<&str>| super::target(l, r, a, Some("http"));
         for l in [
             "http://cdn.example/agents/w/card",
             "//cdn.example/agents/w/card",
             "https://registry.example:443/agents/w/card",
+            // The same authority over another scheme: another port and listener.
+            "https://registry.example/agents/w/card",
             "ftp://registry.example/agents/w/card",
             "javascript:alert(1)",
             "",
@@ -276,5 +297,17 @@ mod tests {
         ));
         // A colon later in a relative path is not a scheme.
         assert_eq!(target(&loc("/a:b"), req, a), same("/a:b"));
+        // Over https, a Location on the same authority over http leaves too; with the
+        // request's scheme unknown, any absolute Location does (a relative one stays).
+        let over = |l: &str, scheme| super::target(&loc(l), req, a, scheme);
+        assert!(matches!(
+            over("http://registry.example/agents/w/card", Some("https")),
+            Target::Elsewhere(why) if why.contains("scheme (https)")
+        ));
+        assert!(matches!(
+            over("http://registry.example/agents/w/card", None),
+            Target::Elsewhere(_)
+        ));
+        assert_eq!(over("/agents/w/card", None), same("/agents/w/card"));
     }
 }

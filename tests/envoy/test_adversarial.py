@@ -229,6 +229,24 @@ def test_redirect_without_a_location_is_not_followed_and_passes(shipped_envoy, r
     assert resp.header("a2a-card-verdict") is None, resp
 
 
+def test_redirect_to_another_scheme_on_the_same_authority_fails_closed(shipped_envoy, replica):
+    # A caller following http -> https reaches another port and listener (on an egress sidecar,
+    # TLS the sidecar cannot read): the gate cannot vouch that the card there is checked.
+    port = shipped_envoy.ports["registry_ingress"]
+    path = "/agents/worker-7/card"
+    for scheme in ("https", "HTTPS"):
+        replica.script(path, raw_answer("301 Moved Permanently",
+                                        [("Location", "%s://127.0.0.1:%d%s" % (scheme, port, path))], b""))
+        doc = assert_problem(get(shipped_envoy, path), 502, "body_empty")
+        assert "leaves the request's scheme (http)" in doc["detail"], doc
+    # The same scheme and authority: this listener checks the caller's next request.
+    replica.script(path, raw_answer("301 Moved Permanently",
+                                    [("Location", "http://127.0.0.1:%d%s" % (port, path))], b""))
+    resp = get(shipped_envoy, path)
+    assert resp.status == 301 and resp.header("a2a-card-verdict") is None, resp
+    assert resp.header("location") == "http://127.0.0.1:%d%s" % (port, path), resp
+
+
 def test_redirect_on_a_head_fails_closed_too(shipped_envoy, replica):
     replica.script("/agents/worker-7/card", raw_answer("302 Found", [("Location", "/cards/worker-7.json")], b""))
     resp = get(shipped_envoy, "/agents/worker-7/card", method="HEAD")

@@ -184,7 +184,7 @@ fn same_authority(rest: &str, authority: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_followed_redirect, target, Target};
+    use super::{is_followed_redirect, Target};
 
     fn loc(v: &str) -> Vec<Vec<u8>> {
         vec![v.as_bytes().to_vec()]

@@ -66,6 +66,8 @@ test-envoy: filter
 	$(CARGO) clippy --lib --tests --features envoy --target-dir $(ENVOY_TARGET_DIR) -- -D warnings
 	$(CARGO) test --lib --features envoy --target-dir $(ENVOY_TARGET_DIR) envoy::
 	$(CARGO) build --release --bin cardgate
+	# tests/envoy/test_sdk_callers.py's Node planner (sdk_caller.mjs) runs the real @a2a-js/sdk.
+	node js/npm-ci.mjs --need @a2a-js/sdk/package.json
 	@for v in $(ENVOY_VERSIONS); do \
 	  for c in $(ENVOY_CONFIGS); do \
 	    echo "envoy $$v --mode validate $$c"; \

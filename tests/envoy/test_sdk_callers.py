@@ -100,17 +100,25 @@ class NodePlanner:
     """sdk_caller.mjs, one JSON line per delegation."""
 
     def __init__(self, workdir):
-        self.err = open(os.path.join(workdir, "node-planner.log"), "w")
+        self.err_path = os.path.join(workdir, "node-planner.log")
+        self.err = open(self.err_path, "w")
         self.proc = subprocess.Popen([NODE, os.path.join(HERE, "sdk_caller.mjs")], cwd=harness.ROOT,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
                                      text=True, bufsize=1)
 
     def plan(self, base, path=None, headers=None, preferred=None):
         job = {"base": base, "path": path, "headers": headers, "preferred": preferred}
-        self.proc.stdin.write(json.dumps(job) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            with open(self.err_path) as f:
+                raise AssertionError("the node planner exited (%s): %s" % (self.proc.poll(), f.read()[-2000:]))
         line = self.proc.stdout.readline()
-        assert line, "the node planner exited: %s" % self.proc.poll()
+        if not line:
+            self.proc.wait(5)
+            with open(self.err_path) as f:
+                raise AssertionError("the node planner exited (%s): %s" % (self.proc.poll(), f.read()[-2000:]))
         out = json.loads(line)
         for f in out["fetches"]:
             f["body"] = base64.b64decode(f.pop("body_b64"))

@@ -54,14 +54,13 @@ pub fn target(
         .next()
         .unwrap_or(location)
         .replace('\\', "/");
-    let path = if let Some(rest) = scheme_rest(&reference) {
+    let path = if let Some((theirs, rest)) = scheme_rest(&reference) {
         // Absolute URI: the same scheme and authority only. Another scheme is another port and
         // listener (`http:` to `https:` on an egress sidecar leaves for TLS the sidecar cannot
         // read): the gate cannot vouch that a caller following it is checked there.
         let Some(rest) = rest.strip_prefix("//") else {
             return Target::Elsewhere(format!("Location {location:?} is not an http(s) URL"));
         };
-        let theirs = reference.split(':').next().unwrap_or_default();
         if !scheme.is_some_and(|ours| ours.eq_ignore_ascii_case(theirs)) {
             return Target::Elsewhere(format!(
                 "Location {location:?} leaves the request's scheme ({}): another listener, which this gate cannot vouch for",
@@ -150,8 +149,8 @@ fn remove_dot_segments(path: &str, encoded_dots: bool) -> String {
     format!("/{}", out.join("/"))
 }
 
-/// `Some(after the colon)` when `reference` starts with a URI scheme.
-fn scheme_rest(reference: &str) -> Option<&str> {
+/// `Some((scheme, after the colon))` when `reference` starts with a URI scheme.
+fn scheme_rest(reference: &str) -> Option<(&str, &str)> {
     let colon = reference.find(':')?;
     let scheme = reference.get(..colon)?;
     let first = scheme.bytes().next()?;
@@ -164,10 +163,10 @@ fn scheme_rest(reference: &str) -> Option<&str> {
     }
     let rest = reference.get(colon + 1..)?;
     if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
-        Some(rest)
+        Some((scheme, rest))
     } else {
         // Another scheme: never the same place (an empty rest makes the caller fail closed).
-        Some("")
+        Some((scheme, ""))
     }
 }
 

@@ -3,7 +3,9 @@
 // This file is not a module on its own: js/build.mjs wraps it for CommonJS (node/index.cjs) and
 // for the browser ES module (web/index.js). It defines `createApi(raw, env)`, where `raw` is the
 // wasm-bindgen glue (src/js.rs) and `env.ready()` throws if the wasm module is not instantiated
-// yet and `env.isProxy(value)`, when the host has it (Node), tells a Proxy.
+// yet, `env.isProxy(value)`, when the host has it (Node), tells a Proxy, and
+// `env.filtersCorsHeaders` is true where fetch hides a cross-origin answer's unexposed headers
+// (the browser build).
 //
 // Every decision comes from the Rust core, which reads requirement and observation objects
 // itself (serde-wasm-bindgen) and returns canonical decision JSON; this file turns cards into bytes,
@@ -810,6 +812,7 @@ function createApi(raw, env) {
     syncedAtHeader: 'x-replica-synced-at',
     consul: true,
     age: true,
+    corsExposed: false,
   });
 
   function headerValue(headers, name) {
@@ -819,7 +822,7 @@ function createApi(raw, env) {
   }
 
   const WATERMARK_HEADERS = ['lagMsHeader', 'lagSHeader', 'syncedAtHeader'];
-  const WATERMARK_FLAGS = ['consul', 'age'];
+  const WATERMARK_FLAGS = ['consul', 'age', 'corsExposed'];
   // RFC 9110 token: what a header name may be (the Envoy filter's `watermark` asks the same).
   const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -846,6 +849,25 @@ function createApi(raw, env) {
       );
     }
     return Object.assign({}, DEFAULT_WATERMARK, watermark);
+  }
+
+  /** The watermark headers a browser may have hidden from `response` (a list for the message),
+   * or null. A browser shows a cross-origin (`cors`) answer's headers only when its server lists
+   * them in Access-Control-Expose-Headers (or they are CORS-safelisted, which no watermark header
+   * is), and nothing tells a hidden header from an absent one: a hidden `Age`, or a hidden source
+   * that contradicts an exposed one, would let a card pass that the same answer read in full
+   * refuses. So such an answer is a failed source unless the caller states that its server
+   * exposes them (`corsExposed`). Only where the host filters (`env.filtersCorsHeaders`: the
+   * browser build); Node's fetch reports `cors` after a cross-origin redirect but shows every
+   * header. */
+  function hiddenWatermark(response, watermark) {
+    if (!env.filtersCorsHeaders || response.type !== 'cors') return null;
+    const w = watermarkOf(watermark);
+    if (w.corsExposed) return null;
+    const names = [w.lagMsHeader, w.lagSHeader, w.syncedAtHeader].filter((n) => typeof n === 'string' && n !== '');
+    if (w.consul) names.push('X-Consul-LastContact', 'X-Consul-KnownLeader');
+    if (w.age) names.push('Age');
+    return names.join(', ');
   }
 
   /** Reads the configured watermark headers of a fetch Response into an observation. */
@@ -1007,7 +1029,14 @@ function createApi(raw, env) {
     try {
       let response;
       try {
-        response = await deadline.race(fetchImpl(url, { method: 'GET', headers, signal: deadline.signal }));
+        // `no-store`: a browser's HTTP cache would otherwise answer with a stored card and its
+        // headers as they were when stored (the lag then, `Age` not brought up to date: seen in
+        // Chromium 156), so a card of any age could pass. The browser then also sends
+        // `Cache-Control: no-cache`, and caches on the way revalidate (Fetch standard). Node's
+        // fetch keeps no cache; a caller's own fetch gets the same request.
+        response = await deadline.race(
+          fetchImpl(url, { method: 'GET', headers, signal: deadline.signal, cache: 'no-store' }),
+        );
       } catch (e) {
         if (deadline.failed()) throw deadline.failed();
         const code = e && e.cause && e.cause.code ? ` (${e.cause.code})` : '';
@@ -1033,6 +1062,18 @@ function createApi(raw, env) {
       if (response.status === 206) {
         discard(response);
         throw new AgentCardFetchError(`GET ${url} answered 206 Partial Content, not a whole card`, url, 206);
+      }
+      const hidden = hiddenWatermark(response, opts.watermark);
+      if (hidden !== null) {
+        discard(response);
+        throw new AgentCardFetchError(
+          `GET ${url} answered cross-origin: the browser hides every response header its server does not list in ` +
+            `Access-Control-Expose-Headers, so a watermark header missing here may be hidden, not absent ` +
+            `(a hidden Age or a contradicting lag would make the card look fresher than it is). List ${hidden} ` +
+            `there (or *), then set options.watermark.corsExposed = true`,
+          url,
+          response.status,
+        );
       }
       let body;
       try {

@@ -72,7 +72,9 @@ writeFileSync(
     `const api = createApi(raw, {\n` +
     `  ready() {\n` +
     `    if (!ready) throw new Error('cardgate: the wasm module is not loaded yet; await init() first');\n` +
-    `  },\n});\n\n` +
+    `  },\n` +
+    `  // A browser hides the headers of a cross-origin answer that its server does not expose.\n` +
+    `  filtersCorsHeaders: true,\n});\n\n` +
     `/** Loads the wasm module. input: URL, Response, bytes or WebAssembly.Module of\n` +
     ` * cardgate_bg.wasm; by default the file next to this module (import.meta.url). */\n` +
     `export default async function init(input) {\n` +

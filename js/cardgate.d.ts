@@ -211,7 +211,7 @@ export interface AbortSignalLike {
 /** Minimal `fetch`: the global one, undici's, or a test double. */
 export type FetchLike = (
   url: string,
-  init: { method: string; headers: Record<string, string>; signal?: unknown },
+  init: { method: string; headers: Record<string, string>; signal?: unknown; cache?: 'no-store' },
 ) => Promise<ResponseLike>;
 
 /** Which response headers carry the watermark. A header name set to `null` or `false` is not
@@ -229,6 +229,12 @@ export interface WatermarkOptions {
   consul?: boolean;
   /** Read `Age` (cache time, added to the lag). Default true. */
   age?: boolean;
+  /** Browser build: the card's server lists every watermark header read here (or `*`) in
+   * `Access-Control-Expose-Headers`. Without it a cross-origin (`response.type === 'cors'`)
+   * answer is a failed source (`AgentCardFetchError`): the browser hides unexposed headers, and a
+   * hidden `Age` or contradicting lag cannot be told from an absent one. Default false; the Node
+   * build sees every header and ignores it. */
+  corsExposed?: boolean;
 }
 
 export declare const DEFAULT_WATERMARK: Readonly<Required<WatermarkOptions>>;

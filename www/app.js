@@ -556,12 +556,24 @@ async function fetchSource(url) {
   }
   const read = [];
   const observation = {};
+  // A cross-origin answer shows only the headers its server exposes: one missing here may be
+  // hidden (a cache's Age, a lag contradicting another), so none is used unless the user states
+  // that the server exposes them all (as the package's `watermark.corsExposed`).
+  const hidden = res.type === 'cors' && !$('cors-exposed').checked;
   for (const [header, , key] of WATERMARK_HEADERS) {
     const v = res.headers.get(header);
     read.push([header, key, v]);
-    if (v !== null) observation[key] = v; // header text, passed as received
+    if (v !== null && !hidden) observation[key] = v; // header text, passed as received
   }
-  return { ok: true, status: res.status, bytes, read, observation };
+  return { ok: true, status: res.status, bytes, read, observation, hidden };
+}
+
+/** The note shown when a cross-origin answer's headers were not used (see fetchSource). */
+function hiddenNote(url) {
+  return el('p', { class: 'cors-note' },
+    `${url} is on another origin: the browser hides every response header its server does not list in `,
+    el('code', {}, 'Access-Control-Expose-Headers'),
+    ', so the watermark headers read were not used (no watermark: not fresh). Once the server exposes all of them, tick “The server lists every one of these headers” and fetch again.');
 }
 
 function headersReadList(read) {
@@ -596,6 +608,7 @@ async function fetchCard() {
     if (got.observation[key] !== undefined) $(id).value = got.observation[key];
   }
   status.replaceChildren(el('p', {}, `HTTP ${got.status}, ${got.bytes.length} bytes. Headers read:`), headersReadList(got.read));
+  if (got.hidden) status.append(hiddenNote(url));
   setCardText(new TextDecoder('utf-8').decode(got.bytes), got.bytes);
 }
 
@@ -634,6 +647,9 @@ async function compareSources() {
   const now = compareNow();
   const obs = (got) => ({ ...got.observation, now });
   status.textContent = '';
+  for (const side of ['replica', 'primary']) {
+    if (side === 'replica' ? replica.hidden : primary.hidden) status.append(hiddenNote(urls[side]));
+  }
   $('compare-results').hidden = false;
   if (!replica.ok || !primary.ok) {
     renderCompareFailure({ replica, primary }, urls, req, obs);

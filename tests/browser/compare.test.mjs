@@ -34,7 +34,8 @@ before(async () => {
     const headers = {
       'content-type': 'application/json',
       'access-control-allow-origin': '*',
-      'access-control-expose-headers': 'X-Replica-Lag-Ms, Age',
+      // Every header the page reads, so that the user's "the server exposes them" is true.
+      'access-control-expose-headers': 'X-Replica-Lag-Ms, X-Replica-Lag-S, X-Replica-Synced-At, X-Consul-LastContact, X-Consul-KnownLeader, Age',
     };
     const routes = {
       '/replica/.well-known/agent-card.json': ['replica', REPLICA_BODY, '40000'],
@@ -66,8 +67,10 @@ async function text(page, selector) {
   return (await page.locator(selector).innerText()).replace(/\s+/g, ' ').trim();
 }
 
-/** Fills the requirement (form step 2) and both URLs, then compares by keyboard. */
-async function compare(page, replicaPath, primaryPath) {
+/** Fills the requirement (form step 2) and both URLs, then compares by keyboard. The fixture is
+ * on another origin: `exposed` ticks "the server lists every one of these headers". */
+async function compare(page, replicaPath, primaryPath, { exposed = true } = {}) {
+  await page.locator('#cors-exposed').setChecked(exposed);
   await page.locator('#req-require').fill(STALE.requirement.require.join('\n'));
   await page.locator('#req-max-stale').fill(STALE.requirement.max_stale);
   await page.locator('#replica-url').fill(`${other}${replicaPath}`);
@@ -78,6 +81,21 @@ async function compare(page, replicaPath, primaryPath) {
 }
 
 describe('replica vs primary in Chromium', () => {
+  test('another origin: without the statement that the server exposes the watermark headers, no side is fresh', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await compare(page, '/replica/.well-known/agent-card.json', '/primary/.well-known/agent-card.json', { exposed: false });
+    // The primary's exposed lag of 0 ms is not used: a hidden Age could have been anything.
+    assert.match(await page.locator('#side-primary').getAttribute('class'), /\brejected\b/);
+    assert.match(await text(page, '#side-primary'), /freshness_unverifiable/);
+    assert.doesNotMatch(await page.locator('#compare-resolution').getAttribute('class'), /\bvalid\b/);
+    const status = await text(page, '#compare-status');
+    assert.ok(status.includes(`${other}/primary/.well-known/agent-card.json is on another origin`), status);
+    assert.match(status, /Access-Control-Expose-Headers/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('stale v2 replica and fresh v3 primary: both verdicts, the rename at a glance, re-resolution at attempt 2', async () => {
     const { context, page, requests, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
@@ -176,6 +194,8 @@ describe('replica vs primary in Chromium', () => {
     await gotoInspector(page, site.url);
     await page.locator('#req-require').fill('task.execute.v3');
     await page.locator('#req-max-stale').fill('10s');
+    // A checkbox like any other (step 1); this test is about the comparison's own controls.
+    await page.locator('#cors-exposed').check();
     const focused = () => page.evaluate(() => {
       const e = document.activeElement;
       return { id: e.id, href: e.getAttribute('href'), outline: getComputedStyle(e).outlineStyle };

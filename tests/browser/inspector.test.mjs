@@ -371,7 +371,7 @@ describe('cardgate inspector in Chromium', () => {
       if (req.url === '/exposed') {
         Object.assign(headers, {
           'x-replica-lag-ms': '40000', age: '3',
-          'access-control-expose-headers': 'X-Replica-Lag-Ms, Age',
+          'access-control-expose-headers': 'X-Replica-Lag-Ms, X-Replica-Lag-S, X-Replica-Synced-At, X-Consul-LastContact, X-Consul-KnownLeader, Age',
         });
       } else if (req.url === '/hidden') {
         headers['x-replica-lag-ms'] = '40000';
@@ -391,6 +391,8 @@ describe('cardgate inspector in Chromium', () => {
       await page.locator('#req-require').fill('task.execute.v2');
       await page.locator('#req-max-stale').fill('10s');
 
+      // The fixture is on another origin and exposes every header the page reads: said so.
+      await page.locator('#cors-exposed').check();
       await page.locator('#card-url').fill(`${other}/exposed`);
       await page.locator('#fetch-card').click();
       await verdictIs(page, 'rejected');

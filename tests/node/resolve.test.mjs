@@ -35,6 +35,7 @@ const ROUTES = {
   '/missing.json': () => [404, {}, 'not found'],
   '/huge.json': () => [200, { 'x-replica-lag-ms': '0' }, '{"name":"' + 'x'.repeat(8 << 20) + '"}'],
   '/error.json': () => [503, {}, JSON.stringify(FRESH)],
+  '/stale-cached.json': () => [200, { 'x-replica-lag-ms': '40000', 'cache-control': 'max-age=600' }, JSON.stringify(FRESH)],
   '/.well-known/agent-card.json': () => [200, { 'x-replica-lag-ms': '1' }, JSON.stringify(FRESH)],
   '/agents/w7/.well-known/agent-card.json': () => [200, { 'x-replica-lag-ms': '2' }, JSON.stringify(FRESH)],
 };
@@ -431,6 +432,7 @@ test('bad watermark options are a TypeError naming the member, before the networ
   const bad = [
     [{ lag_ms_header: 'x-lag' }, /options\.watermark\.lag_ms_header is not a watermark option/],
     [{ consul: 'yes' }, /options\.watermark\.consul must be a boolean/],
+    [{ corsExposed: 1 }, /options\.watermark\.corsExposed must be a boolean/],
     [{ lagMsHeader: 'x lag' }, /options\.watermark\.lagMsHeader must be a header name/],
     [{ syncedAtHeader: 5 }, /options\.watermark\.syncedAtHeader must be a header name/],
     ['x-lag', /options\.watermark must be an object/],
@@ -445,4 +447,45 @@ test('bad watermark options are a TypeError naming the member, before the networ
   const obs = cg.observationFromHeaders(new Headers({ 'x-lag': '7', age: '1' }),
     { lagMsHeader: 'x-lag', lagSHeader: null, syncedAtHeader: false, consul: false, age: true }, null);
   assert.deepEqual(obs, { lag_ms: '7', age_s: '1', now: null });
+});
+
+test('every card request is sent with cache: no-store (a browser cache would answer with a stored card and its old headers)', async () => {
+  const calls = [];
+  const fetchSpy = async (url, init) => {
+    calls.push(init);
+    return fetch(url, init);
+  };
+  await cg.resolveAgentCard(`${base}/fresh.json`, REQ, { fetch: fetchSpy });
+  await assert.rejects(cg.resolveAgentCard([`${base}/stale.json`, `${base}/fresh-old-card.json`], REQ, { fetch: fetchSpy }));
+  const resolver = new cg.CardGateResolver({ requirement: REQ, fetch: fetchSpy });
+  await resolver.resolve(`${base}/`);
+  assert.equal(calls.length, 4);
+  for (const init of calls) assert.equal(init.cache, 'no-store');
+});
+
+test('Node build: an answer fetch calls `cors` (after a redirect to another origin) is read in full, corsExposed or not', async () => {
+  // Node's fetch reports `type: 'cors'` once a redirect crossed origins but hides no header (no
+  // browser, no CORS filtering), so the browser build's rule for hidden headers does not apply.
+  const other = base.replace('127.0.0.1', 'localhost');
+  const hop = createServer((req, res) => {
+    res.writeHead(302, { location: `${other}${req.url}` });
+    res.end();
+  });
+  await new Promise((resolve) => hop.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${hop.address().port}`;
+    const types = [];
+    const fetchSpy = async (u, init) => {
+      const r = await fetch(u, init);
+      types.push(r.type);
+      return r;
+    };
+    assert.deepEqual(await cg.resolveAgentCard(`${url}/fresh.json`, REQ, { fetch: fetchSpy }), FRESH);
+    await assert.rejects(cg.resolveAgentCard(`${url}/stale-cached.json`, REQ, { fetch: fetchSpy, watermark: { corsExposed: false } }),
+      (e) => e instanceof cg.StaleAgentCardError && e.reasons[0].code === 'watermark_exceeded');
+    assert.deepEqual(types, ['cors', 'cors']);
+  } finally {
+    hop.closeAllConnections();
+    await new Promise((resolve) => hop.close(resolve));
+  }
 });

@@ -65,7 +65,7 @@ try {
 }
 
 const resolved = await resolveAgentCard<{ name: string }>('http://127.0.0.1:1/card.json', requirement, {
-  watermark: { ...DEFAULT_WATERMARK, lagMsHeader: 'x-lag', consul: false },
+  watermark: { ...DEFAULT_WATERMARK, lagMsHeader: 'x-lag', consul: false, corsExposed: true },
   headers: { authorization: 'Bearer x' },
   now: Date.now(),
   onDecision: (d, info) => void [d.verdict, info.url],

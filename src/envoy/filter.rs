@@ -909,14 +909,14 @@ impl HttpContext for CardStream {
         // redirect, so this one judges it as the caller following it would be judged.
         if let Some(original) = snapshot.first_text(redirect::ORIGINAL_URL) {
             if let Some(decision) = redirect::internal_refusal(&config, &original, path) {
+                // Observe mode counts and logs it, and lets the request go on.
+                count(&decision, None, path, config.mode);
                 if let Outcome::Replace(reply) =
                     response::outcome(&decision, config.mode, config.retry_after_s)
                 {
-                    count(&decision, None, path, config.mode);
                     self.send(&reply);
                     return Action::Pause;
                 }
-                count(&decision, None, path, config.mode);
             }
         }
         // The same path with the same caller headers as a recent request: the same route and

@@ -121,6 +121,12 @@ LISTENERS = {
     "gate_only": lambda: listener("gate_only", [gate()]),
     "small_buffers": lambda: small_buffers(listener("small_buffers", [gate()])),
     "cache_before": lambda: listener("cache_before", [cache(VARY), gate()]),
+    # The same, with the cache disabled on the card route (and only there).
+    "cache_before_off_on_cards": lambda: listener("cache_before_off_on_cards", [cache(VARY), gate()], [
+        {"match": {"prefix": "/c/"}, "route": {"cluster": "registry", "timeout": "10s"},
+         "typed_per_filter_config": {"envoy.filters.http.cache": {
+             "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig", "disabled": True}}},
+        {"match": {"prefix": "/"}, "route": {"cluster": "registry", "timeout": "10s"}}]),
     "cache_after": lambda: listener("cache_after", [gate(), cache()]),
     "cache_after_no_age": lambda: listener("cache_after_no_age", [gate(PLUGIN_NO_AGE, "cardgate_no_age"), cache()]),
     "compressor_before": lambda: listener("compressor_before", [compressor(), gate()]),
@@ -191,6 +197,14 @@ def test_cache_before_the_gate_answers_past_it(chain, registry):
     assert chain.counter("cardgate.verdict.rejected") == before
     # The same card through the gate alone is refused.
     assert get(chain, "cache_after", path).status == 503
+    # With the cache disabled on the card routes the gate runs (and other routes stay cached).
+    resp = get(chain, "cache_before_off_on_cards", path)
+    assert resp.status == 503 and resp.header("a2a-card-verdict") == "rejected", resp
+    other = "/other/%d" % next(_ids)
+    serve(registry, other, 0, headers=[("Cache-Control", "max-age=60")])
+    get(chain, "cache_before_off_on_cards", other)
+    assert get(chain, "cache_before_off_on_cards", other).status == 200
+    assert registry.count("replica", other) == 1
 
 
 def test_cache_after_the_gate_counts_age(chain, registry):

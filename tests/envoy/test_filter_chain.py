@@ -271,6 +271,11 @@ def test_shared_cache_in_front_does_not_stretch_a_verdict_with_max_stale(front, 
     # Within max-age the cache answers (the registry is not asked again).
     again = harness.request(front.ports["front"], path, headers=caller)
     assert again.status == 200 and registry.count("replica", path) == 1, again
+    # Why the gate's Vary must stay: with it removed, a caller requiring a capability the card
+    # lacks gets the stored `valid` too (through the gate alone: 409).
+    stricter = harness.request(front.ports["front"], path, headers={"a2a-require-capabilities": "other.cap"})
+    assert stricter.status == 200 and stricter.header("a2a-card-verdict") == "valid", stricter
+    assert registry.count("replica", path) == 1
     # The replica falls further behind; the stored verdict expires.
     serve(registry, path, 40000)
     time.sleep(2.2)

@@ -904,6 +904,21 @@ impl HttpContext for CardStream {
         if !head && !method.eq_ignore_ascii_case(b"GET") {
             return Action::Continue;
         }
+        // Envoy followed a card route's redirect itself (a route's `internal_redirect_policy`)
+        // and runs the filter chain again for the target: the first stream never saw the
+        // redirect, so this one judges it as the caller following it would be judged.
+        if let Some(original) = snapshot.first_text(redirect::ORIGINAL_URL) {
+            if let Some(decision) = redirect::internal_refusal(&config, &original, path) {
+                // Observe mode counts and logs it, and lets the request go on.
+                count(&decision, None, path, config.mode);
+                if let Outcome::Replace(reply) =
+                    response::outcome(&decision, config.mode, config.retry_after_s)
+                {
+                    self.send(&reply);
+                    return Action::Pause;
+                }
+            }
+        }
         // The same path with the same caller headers as a recent request: the same route and
         // requirement (the memo lives and dies with the configuration).
         let caller_key = snapshot.caller_key();

@@ -97,6 +97,36 @@ pub fn target(
     Target::SamePath(path)
 }
 
+/// The request header Envoy sets on a request it recreates to follow a redirect itself
+/// (`internal_redirect_policy`): the URL the caller asked for.
+pub const ORIGINAL_URL: &str = "x-envoy-original-url";
+
+/// The decision refusing a redirect Envoy followed internally from `original` (a URL whose path
+/// is a card route) to this request's `path`, unless every reading of `path` has that route's
+/// rule or a stricter one (the rule of the filter's redirect refusal; the authority may differ: the
+/// recreated request comes through this filter chain whatever its host). `None` when the
+/// original path is no card route, or the target keeps the rule.
+pub fn internal_refusal(
+    config: &crate::envoy::config::FilterConfig,
+    original: &str,
+    path: &str,
+) -> Option<crate::Decision> {
+    let rest = original
+        .split_once("://")
+        .map_or(original, |(_, rest)| rest);
+    let original_path = crate::envoy::routes::strip_query(
+        rest.find('/').and_then(|i| rest.get(i..)).unwrap_or("/"),
+    );
+    // Only a redirect from a card route (its rule readable or not) is the gate's business.
+    let _card_route = config.route_and_requirement(original_path)?;
+    let why = config.redirect_keeps_rule(original_path, path).err()?;
+    Some(crate::Decision::malformed(
+        crate::reason::ReasonCode::BodyEmpty,
+        "",
+        format!("Envoy followed a redirect from the card route {original_path:?} itself (the route's internal_redirect_policy): {why}, so the caller would get a card the gate never checked under that route's rule (no card to check)"),
+    ))
+}
+
 /// The paths a caller's HTTP client requests when it follows a redirect to `target` (a path on
 /// this authority, as [`target`] returns it): its dot segments removed as RFC 3986 (5.2.4) does
 /// (httpx, curl), and as the WHATWG URL parser does for `fetch` (where `%2e`, in either case, is
@@ -183,7 +213,7 @@ fn same_authority(rest: &str, authority: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_followed_redirect, Target};
+    use super::{internal_refusal, is_followed_redirect, Target};
 
     fn loc(v: &str) -> Vec<Vec<u8>> {
         vec![v.as_bytes().to_vec()]
@@ -308,5 +338,32 @@ mod tests {
             Target::Elsewhere(_)
         ));
         assert_eq!(over("/agents/w/card", None), same("/agents/w/card"));
+    }
+
+    #[test]
+    fn internal_redirects_keep_the_card_routes_rule() {
+        let config = crate::envoy::config::FilterConfig::from_json(
+            br#"{"defaults":{"max_stale":"10s"},"agents":{"strict":{"max_stale":"1s"}},
+                "routes":[{"path":"/c/{id}/card"}],"well_known":false}"#,
+        )
+        .unwrap();
+        let refused = |original: &str, path: &str| {
+            internal_refusal(&config, original, path).map(|d| d.error_class())
+        };
+        let malformed = Some(Some(crate::ErrorClass::MalformedCard));
+        // Off the card routes, or to a looser rule: refused.
+        assert_eq!(
+            refused("http://h:1/c/a/card", "/elsewhere/card.json"),
+            malformed
+        );
+        assert_eq!(refused("http://h/c/a/card?v=2", "/x"), malformed);
+        assert_eq!(refused("/c/a/card", "/x"), malformed);
+        assert_eq!(refused("http://h/c/strict/card", "/c/a/card"), malformed);
+        // The same or a stricter rule, or no card route to begin with: the request is checked
+        // as usual.
+        assert_eq!(refused("http://other:2/c/a/card", "/c/b/card"), None);
+        assert_eq!(refused("http://h/c/a/card", "/c/strict/card"), None);
+        assert_eq!(refused("http://h/x", "/y"), None);
+        assert_eq!(refused("garbage", "/y"), None);
     }
 }

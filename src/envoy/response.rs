@@ -121,6 +121,15 @@ pub fn capped_cache_control(values: &[&[u8]], cap_s: u64) -> String {
     if let Some(s) = s_maxage {
         kept.push(format!("s-maxage={}", s.min(cap_s)));
     }
+    // A caller states its tolerance as `max-stale=N`, which to an HTTP cache also means "an
+    // answer expired up to N s ago will do" (RFC 9111, 5.2.1.2): `must-revalidate` forbids that
+    // (5.2.2.2), so no cache serves the verdict past the lifetime above.
+    if !kept
+        .iter()
+        .any(|d| d.eq_ignore_ascii_case("must-revalidate"))
+    {
+        kept.push("must-revalidate".to_owned());
+    }
     kept.join(", ")
 }
 
@@ -797,9 +806,17 @@ mod tests {
             let v: Vec<&[u8]> = vals.iter().map(|s| s.as_bytes()).collect();
             capped_cache_control(&v, cap)
         };
-        assert_eq!(cc(&["max-age=60"], 7), "max-age=7");
-        assert_eq!(cc(&["public, max-age=3"], 7), "public, max-age=3");
-        assert_eq!(cc(&[], 7), "max-age=7");
+        assert_eq!(cc(&["max-age=60"], 7), "max-age=7, must-revalidate");
+        assert_eq!(
+            cc(&["public, max-age=3"], 7),
+            "public, max-age=3, must-revalidate"
+        );
+        assert_eq!(cc(&[], 7), "max-age=7, must-revalidate");
+        // One must-revalidate, whoever wrote it first.
+        assert_eq!(
+            cc(&["Must-Revalidate, max-age=60"], 7),
+            "Must-Revalidate, max-age=7"
+        );
         assert_eq!(
             cc(
                 &[
@@ -808,12 +825,15 @@ mod tests {
                 ],
                 4
             ),
-            "public, max-age=4, s-maxage=4"
+            "public, max-age=4, s-maxage=4, must-revalidate"
         );
-        assert_eq!(cc(&["max-age=abc, immutable"], 9), "max-age=0");
+        assert_eq!(
+            cc(&["max-age=abc, immutable"], 9),
+            "max-age=0, must-revalidate"
+        );
         assert_eq!(
             cc(&["no-cache=\"a, b\", MAX-AGE=100"], 5),
-            "no-cache=\"a, b\", max-age=5"
+            "no-cache=\"a, b\", max-age=5, must-revalidate"
         );
         let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
         let d = |ms: &'static str| {
@@ -878,7 +898,7 @@ mod tests {
             ("content-type", "application/json; charset=utf-8"),
             (VERDICT, "valid"),
             (STALENESS_MS, "2500"),
-            ("cache-control", "public, max-age=7"),
+            ("cache-control", "public, max-age=7, must-revalidate"),
             (CARD_SOURCE, "primary"),
             (CARD_ATTEMPTS, "2"),
         ] {

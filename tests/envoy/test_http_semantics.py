@@ -383,7 +383,7 @@ def test_valid_card_cache_lifetime_is_capped_to_the_tolerance_left(gate):
                            ("Vary", "Accept")])
     resp = gate.get(path)
     assert resp.status == 200, resp
-    assert cache_control(resp) == {"public": None, "max-age": "7", "s-maxage": "7"}, resp.headers
+    assert cache_control(resp) == {"public": None, "max-age": "7", "s-maxage": "7", "must-revalidate": None}, resp.headers
     assert resp.header("expires") is None
     assert resp.header("cdn-cache-control") is None
     assert resp.header("surrogate-control") is None
@@ -391,12 +391,12 @@ def test_valid_card_cache_lifetime_is_capped_to_the_tolerance_left(gate):
     assert "accept" in vary and "a2a-card-pin" in vary and "a2a-require-capabilities" in vary
     # No Cache-Control upstream: one is added. A shorter upstream lifetime is kept.
     bare = script(reg, "/agents/%s/card" % fresh_id(), lag_ms="0")
-    assert cache_control(gate.get(bare)) == {"max-age": "10"}
+    assert cache_control(gate.get(bare)) == {"max-age": "10", "must-revalidate": None}
     short = script(reg, "/agents/%s/card" % fresh_id(), lag_ms="0", headers=[("Cache-Control", "max-age=3")])
-    assert cache_control(gate.get(short)) == {"max-age": "3"}
+    assert cache_control(gate.get(short)) == {"max-age": "3", "must-revalidate": None}
     # At the edge of the tolerance: nothing left.
     edge = script(reg, "/agents/%s/card" % fresh_id(), lag_ms="9999", headers=[("Cache-Control", "max-age=60")])
-    assert cache_control(gate.get(edge)) == {"max-age": "0"}
+    assert cache_control(gate.get(edge)) == {"max-age": "0", "must-revalidate": None}
     # A caller's tighter tolerance caps it further.
     assert cache_control(gate.get(path, {"Cache-Control": "max-stale=5"}))["max-age"] == "2"
 
@@ -407,7 +407,7 @@ def test_pinned_cache_lifetime(gate):
                   headers=[("Cache-Control", "max-age=60")])
     resp = gate.get(path, {"a2a-card-pin": oracle_hash(CARD)})
     assert resp.status == 200, resp
-    assert cache_control(resp) == {"max-age": "9"}
+    assert cache_control(resp) == {"max-age": "9", "must-revalidate": None}
     # Pin-only rule: no tolerance to spend, caches after the gate must revalidate.
     card, _ = pin_case_card()
     body = json.dumps(card, separators=(",", ":"), ensure_ascii=False).encode()
@@ -415,7 +415,7 @@ def test_pinned_cache_lifetime(gate):
     resp = gate.get("/agents/pin-2/card")
     assert resp.status == 200, resp
     assert resp.header("a2a-card-freshness") == "pinned"
-    assert cache_control(resp) == {"max-age": "0"}
+    assert cache_control(resp) == {"max-age": "0", "must-revalidate": None}
 
 
 def test_rejections_and_passthrough_keep_their_own_cache_headers(gate):

@@ -109,7 +109,7 @@ def test_stale_replica_then_valid_primary_serves_the_primary_card(rr_envoy, regi
     assert resp.header_all("a2a-card-verdict") == ["valid"]
     assert resp.header("a2a-card-staleness-ms") == "0"
     assert resp.header("content-type") == "application/json; charset=utf-8"
-    assert resp.header("cache-control") == "max-age=10"
+    assert resp.header("cache-control") == "max-age=10, must-revalidate"
     assert registry.count("primary", path) == 1
     # The primary was asked for the whole card, as the gate asks every upstream.
     seen = dict(registry.last_request_headers(path))

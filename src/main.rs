@@ -712,12 +712,15 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         let timeout_ms = p.timeout_ms.map_or(remaining, |t| t.min(remaining));
         let asked_at = elapsed();
         let mut timed_out = false;
+        let final_url;
         let answer = match fetch::get(url, timeout_ms, card_limits.max_card_bytes) {
             Err(failure) => {
                 timed_out = failure.timed_out;
+                final_url = failure.final_url;
                 Answer::Failed(failure.reason)
             }
             Ok(fetched) => {
+                final_url = fetched.final_url.clone();
                 let now = match fixed_now {
                     Some(now) => now,
                     None => system_now()?,
@@ -751,7 +754,7 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         } else {
             elapsed()
         };
-        step = resolution.record(url, answer, now);
+        step = resolution.record_from(url, final_url.as_deref(), answer, now);
     }
     if step == Step::TryNext {
         resolution.stop(Outcome::SourcesExhausted);
@@ -762,8 +765,10 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
 /// The HTTP side of `resolve`: one bounded GET per source (native builds only).
 #[cfg(feature = "resolve")]
 mod fetch {
+    use cardgate::resolution;
     use std::io::Read;
     use std::time::Duration;
+    use ureq::ResponseExt;
 
     /// What a source's 2xx answer carried.
     pub enum Body {
@@ -786,6 +791,8 @@ mod fetch {
     pub struct Failure {
         pub reason: String,
         pub timed_out: bool,
+        /// The URL that answered (an error status) after redirects.
+        pub final_url: Option<String>,
     }
 
     impl From<String> for Failure {
@@ -793,6 +800,7 @@ mod fetch {
             Failure {
                 reason,
                 timed_out: false,
+                final_url: None,
             }
         }
     }
@@ -801,6 +809,8 @@ mod fetch {
     pub struct Fetched {
         headers: Vec<(String, Vec<u8>)>,
         pub body: Body,
+        /// The URL that answered, when redirects led elsewhere.
+        pub final_url: Option<String>,
     }
 
     impl Fetched {
@@ -846,16 +856,30 @@ mod fetch {
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
     /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
     /// `Err` with the reason the resolution records.
+    ///
+    /// Redirects (DESIGN.md "Redirects"): at most `resolution::MAX_REDIRECTS` are followed
+    /// (ureq's `TooManyRedirects` past them), and a source asked over https is fetched with
+    /// ureq's `https_only`, so a redirect to http is refused before any request leaves in the
+    /// clear (`RequireHttpsOnly`, naming the target); both become the core's
+    /// `redirect_refusal` text. The redirect history gives the URL that answered.
     pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, Failure> {
+        let https = url
+            .get(..6)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https:"));
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(timeout_ms)))
             .http_status_as_error(false)
+            .https_only(https)
+            .max_redirects(u32::try_from(resolution::MAX_REDIRECTS).unwrap_or(u32::MAX))
+            .max_redirects_will_error(true)
+            .save_redirect_history(true)
             .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
         let timed_out = |what: &str| Failure {
             reason: format!("timeout after {timeout_ms} ms{what}"),
             timed_out: true,
+            final_url: None,
         };
         let failed = |e: ureq::Error| match e {
             ureq::Error::Timeout(_) => timed_out(""),
@@ -863,6 +887,11 @@ mod fetch {
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
                 Failure::from("connection refused".to_owned())
             }
+            ureq::Error::TooManyRedirects => Failure::from(resolution::too_many_redirects(url)),
+            ureq::Error::RequireHttpsOnly(to) => Failure::from(
+                resolution::redirect_refusal(url, &to, 0)
+                    .unwrap_or_else(|| format!("{url} redirected to {to}, which is not https")),
+            ),
             other => Failure::from(other.to_string()),
         };
         let response = agent
@@ -873,9 +902,20 @@ mod fetch {
             .header("accept-encoding", "identity")
             .call()
             .map_err(failed)?;
+        // The history lists the URL asked, then each redirect's target.
+        let final_url = response
+            .get_redirect_history()
+            .filter(|h| h.len() > 1)
+            .and_then(|h| h.last())
+            .map(ToString::to_string);
+        let fail = |reason: String| Failure {
+            reason,
+            timed_out: false,
+            final_url: final_url.clone(),
+        };
         let status = response.status();
         if !status.is_success() {
-            return Err(Failure::from(match status.canonical_reason() {
+            return Err(fail(match status.canonical_reason() {
                 Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
                 None => format!("HTTP {}", status.as_u16()),
             }));
@@ -883,7 +923,7 @@ mod fetch {
         // A 206 carries part of a representation, never a whole card (no range was asked for):
         // a failed source, as in the Envoy filter's re-resolution and the npm package.
         if status.as_u16() == 206 {
-            return Err(Failure::from(
+            return Err(fail(
                 "HTTP 206 Partial Content: not a whole card".to_owned(),
             ));
         }
@@ -905,7 +945,7 @@ mod fetch {
         // length would read other bytes than the chunks the gate would check.
         let has = |name: &str| headers.iter().any(|(n, _)| n == name);
         if has("transfer-encoding") && has("content-length") {
-            return Err(Failure::from(
+            return Err(fail(
                 "the answer has both Transfer-Encoding and Content-Length (ambiguous framing)"
                     .to_owned(),
             ));
@@ -921,6 +961,7 @@ mod fetch {
             return Ok(Fetched {
                 body: Body::Encoded(Box::new(decision)),
                 headers,
+                final_url,
             });
         }
         let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
@@ -931,8 +972,11 @@ mod fetch {
             .take(cap)
             .read_to_end(&mut bytes)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::TimedOut => timed_out(" while reading the body"),
-                _ => Failure::from(format!("reading the body failed: {e}")),
+                std::io::ErrorKind::TimedOut => Failure {
+                    final_url: final_url.clone(),
+                    ..timed_out(" while reading the body")
+                },
+                _ => fail(format!("reading the body failed: {e}")),
             })?;
         let body = if bytes.len() <= limit {
             Body::Whole(bytes)
@@ -948,6 +992,10 @@ mod fetch {
                 complete,
             }
         };
-        Ok(Fetched { headers, body })
+        Ok(Fetched {
+            headers,
+            body,
+            final_url,
+        })
     }
 }

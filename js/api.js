@@ -1217,7 +1217,7 @@ function createApi(raw, env) {
    * nothing shows an http hop, so a redirected https source fails. */
   function browserRedirect(url, answered, response) {
     if (!/^https:/i.test(url)) return;
-    const why = raw.redirectRefusal(url, answered === null ? '' : answered, 0);
+    const why = answered === null ? null : raw.redirectRefusal(url, answered, 0);
     if (why !== undefined && why !== null) {
       discard(response);
       throw redirectFailure(url, why, response.status, answered);

@@ -54,6 +54,8 @@ usage:
       --max-attempts N         most sources asked, the first included (default 3)
       --deadline DUR           no source is asked after this, from the start (default 5s)
       --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)
+      redirects: at most 5 per source, never from an https URL to http (either is a failed
+      source); an attempt records the URL that answered as final_url
   cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without signatures)
   cardgate canonicalize FILE.json|-      write the RFC 8785 canonical form (no trailing newline; 16 MiB max)
   cardgate policy check FILE             validate a policy file (1 MiB max)

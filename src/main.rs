@@ -855,6 +855,20 @@ mod fetch {
         Ok(text.to_owned())
     }
 
+    /// The core's text for ureq's refusal to follow a redirect of the source `url`: past the
+    /// bound (`TooManyRedirects`), or to a non-https URL from an https source
+    /// (`RequireHttpsOnly(<to>)`, raised before connecting to `<to>`); `None` for other errors.
+    pub fn redirect_failure(url: &str, e: &ureq::Error) -> Option<String> {
+        match e {
+            ureq::Error::TooManyRedirects => Some(resolution::too_many_redirects(url)),
+            ureq::Error::RequireHttpsOnly(to) => Some(
+                resolution::redirect_refusal(url, to, 0)
+                    .unwrap_or_else(|| format!("{url} redirected to {to}, which is not https")),
+            ),
+            _ => None,
+        }
+    }
+
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
     /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
     /// `Err` with the reason the resolution records.
@@ -889,12 +903,9 @@ mod fetch {
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
                 Failure::from("connection refused".to_owned())
             }
-            ureq::Error::TooManyRedirects => Failure::from(resolution::too_many_redirects(url)),
-            ureq::Error::RequireHttpsOnly(to) => Failure::from(
-                resolution::redirect_refusal(url, &to, 0)
-                    .unwrap_or_else(|| format!("{url} redirected to {to}, which is not https")),
-            ),
-            other => Failure::from(other.to_string()),
+            other => {
+                Failure::from(redirect_failure(url, &other).unwrap_or_else(|| other.to_string()))
+            }
         };
         let response = agent
             .get(url)
@@ -999,5 +1010,48 @@ mod fetch {
             body,
             final_url,
         })
+    }
+}
+
+#[cfg(all(test, feature = "resolve"))]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::fetch::redirect_failure;
+
+    // ureq 3.5.2 raises these while following redirects (run.rs: `https_only` is checked for each
+    // hop's URL before connecting; the bound when a further 3xx arrives). End to end the https
+    // path cannot run here: rustls with webpki roots trusts no local certificate.
+    #[test]
+    fn ureq_redirect_refusals_read_as_the_core_says() {
+        let asked = "https://registry.example/card";
+        let why = redirect_failure(
+            asked,
+            &ureq::Error::RequireHttpsOnly("http://registry.example/card".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            Some(why),
+            cardgate::resolution::redirect_refusal(asked, "http://registry.example/card", 0)
+        );
+        assert_eq!(
+            redirect_failure(asked, &ureq::Error::TooManyRedirects).as_deref(),
+            Some("https://registry.example/card redirected more than 5 times (the limit)")
+        );
+        assert_eq!(redirect_failure(asked, &ureq::Error::RedirectFailed), None);
+    }
+
+    /// The agent `get` builds refuses a non-https URL when the source is https: asked directly
+    /// here (no TLS needed), the same check ureq applies to every redirect target.
+    #[test]
+    fn https_only_is_what_refuses_the_downgrade() {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .https_only(true)
+            .build()
+            .into();
+        let e = agent.get("http://127.0.0.1:9/card").call().unwrap_err();
+        assert!(
+            matches!(&e, ureq::Error::RequireHttpsOnly(to) if to == "http://127.0.0.1:9/card"),
+            "{e}"
+        );
     }
 }

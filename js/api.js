@@ -81,6 +81,8 @@ function createApi(raw, env) {
       this.url = String(url);
       /** HTTP status, or null when no response arrived. */
       this.status = status;
+      /** The URL that answered (`status`) when redirects led away from `url`, else null. */
+      this.finalUrl = null;
     }
   }
 
@@ -1021,47 +1023,149 @@ function createApi(raw, env) {
     return { bytes: out, over: true, seen, complete };
   }
 
-  /** GETs one card URL within `timeoutMs`: `{bytes, over, seen, complete, observation}`, or
-   * throws AgentCardFetchError (AgentCardTimeoutError when the timeout fired). */
+  // The statuses fetch follows (Fetch standard, "redirect status").
+  const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
+  // Request headers a fetch drops when a redirect leaves the origin (Fetch standard: the
+  // `Authorization` header; undici also drops these two).
+  const CROSS_ORIGIN_DROPPED = ['authorization', 'cookie', 'proxy-authorization'];
+
+  /** `url` without its fragment (what fetch's `response.url` shows), or `url` when it does not
+   * parse. */
+  function withoutFragment(url) {
+    try {
+      const u = new URL(url);
+      u.hash = '';
+      return u.href;
+    } catch (_) {
+      return url;
+    }
+  }
+
+  /** A failed source whose attempt records `why` as it is (the core's redirect refusal, the same
+   * text as `cardgate resolve`'s). */
+  function redirectFailure(url, why, status, finalUrl) {
+    const error = new AgentCardFetchError(`GET ${url} failed: ${why}`, url, status);
+    error.finalUrl = finalUrl;
+    redirectRefusals.set(error, why);
+    return error;
+  }
+  const redirectRefusals = new WeakMap();
+
+  /** The URL that answered when a fetch followed redirects itself (`response.redirected`, or a
+   * `response.url` other than the one asked), else null. */
+  function followedTo(response, asked) {
+    const answered = typeof response.url === 'string' ? response.url : '';
+    if (response.redirected === true || (answered !== '' && answered !== withoutFragment(asked))) {
+      return answered !== '' ? answered : null;
+    }
+    return null;
+  }
+
+  /** GETs one card URL within `timeoutMs`: `{bytes, over, seen, complete, observation,
+   * finalUrl}`, or throws AgentCardFetchError (AgentCardTimeoutError when the timeout fired).
+   *
+   * Redirects (DESIGN.md "Redirects"): in Node, each is followed here (`redirect: 'manual'`),
+   * asking the core's `redirectRefusal` first: more than 5, or a source asked over https
+   * redirected to http (at any hop), is a failed source; a fetch that followed redirects itself
+   * anyway cannot show the hops, so it fails an https source. In the browser build the browser
+   * follows (`redirect: 'manual'` gives an opaque answer there) and only the URL that answered
+   * is checked; see `browserRedirect`. */
   async function fetchCard(fetchImpl, url, opts, timeoutMs) {
     const headers = Object.assign({ accept: 'application/json', 'a2a-version': '1.0' }, opts.headers || {});
     const deadline = startDeadline(url, timeoutMs, opts.signal);
+    const manual = !env.filtersCorsHeaders;
     try {
       let response;
-      try {
-        // `no-store`: a browser's HTTP cache would otherwise answer with a stored card and its
-        // headers as they were when stored (the lag then, `Age` not brought up to date: seen in
-        // Chromium 156), so a card of any age could pass. The browser then also sends
-        // `Cache-Control: no-cache`, and caches on the way revalidate (Fetch standard). Node's
-        // fetch keeps no cache; a caller's own fetch gets the same request.
-        response = await deadline.race(
-          fetchImpl(url, { method: 'GET', headers, signal: deadline.signal, cache: 'no-store' }),
-        );
-      } catch (e) {
-        if (deadline.failed()) throw deadline.failed();
-        const code = e && e.cause && e.cause.code ? ` (${e.cause.code})` : '';
-        throw new AgentCardFetchError(`GET ${url} failed: ${e && e.message ? e.message : e}${code}`, url, null, e);
+      let current = url;
+      let hopHeaders = headers;
+      let followed = 0;
+      for (;;) {
+        try {
+          // `no-store`: a browser's HTTP cache would otherwise answer with a stored card and its
+          // headers as they were when stored (the lag then, `Age` not brought up to date: seen in
+          // Chromium 156), so a card of any age could pass. The browser then also sends
+          // `Cache-Control: no-cache`, and caches on the way revalidate (Fetch standard). Node's
+          // fetch keeps no cache; a caller's own fetch gets the same request.
+          response = await deadline.race(
+            fetchImpl(current, {
+              method: 'GET',
+              headers: hopHeaders,
+              signal: deadline.signal,
+              cache: 'no-store',
+              redirect: manual ? 'manual' : 'follow',
+            }),
+          );
+        } catch (e) {
+          if (deadline.failed()) throw deadline.failed();
+          const code = e && e.cause && e.cause.code ? ` (${e.cause.code})` : '';
+          const via = current === url ? '' : ` (redirected to ${current})`;
+          throw new AgentCardFetchError(`GET ${url} failed${via}: ${e && e.message ? e.message : e}${code}`, url, null, e);
+        }
+        // The race prefers a fetch that had settled when it began, even after the caller's signal
+        // or the timeout fired (a fetch that ignores its signal): that resolution has failed.
+        if (deadline.failed()) {
+          if (response !== null && typeof response === 'object') discard(response);
+          throw deadline.failed();
+        }
+        if (response === null || typeof response !== 'object' || response.headers === null ||
+          typeof response.headers !== 'object' || typeof response.headers.get !== 'function') {
+          throw new AgentCardFetchError(`GET ${url}: fetch returned ${describe(response)} without headers, not a Response`, url, null);
+        }
+        if (!manual || !REDIRECT_STATUSES.includes(response.status)) break;
+        discard(response);
+        const location = response.headers.get('location');
+        let to = null;
+        try {
+          to = location === null ? null : new URL(location, current).href;
+        } catch (_) {
+          // not a URL: below
+        }
+        if (to === null) {
+          const why = location === null ? 'without a Location header' : `with a Location that is not a URL: ${JSON.stringify(location)}`;
+          throw redirectFailure(url, `${current} answered ${response.status} ${why}`, response.status, current === url ? null : current);
+        }
+        const why = raw.redirectRefusal(url, to, followed);
+        if (why !== undefined && why !== null) throw redirectFailure(url, why, response.status, null);
+        if (new URL(to).origin !== new URL(current).origin) {
+          hopHeaders = Object.assign({}, hopHeaders);
+          for (const name of Object.keys(hopHeaders)) {
+            if (CROSS_ORIGIN_DROPPED.includes(name.toLowerCase())) delete hopHeaders[name];
+          }
+        }
+        current = to;
+        followed += 1;
       }
-      // The race prefers a fetch that had settled when it began, even after the caller's signal
-      // or the timeout fired (a fetch that ignores its signal): that resolution has failed.
-      if (deadline.failed()) {
-        if (response !== null && typeof response === 'object') discard(response);
-        throw deadline.failed();
-      }
-      if (response === null || typeof response !== 'object' || response.headers === null ||
-        typeof response.headers !== 'object' || typeof response.headers.get !== 'function') {
-        throw new AgentCardFetchError(`GET ${url}: fetch returned ${describe(response)} without headers, not a Response`, url, null);
+      let finalUrl = current === url ? null : current;
+      const itself = followedTo(response, current);
+      if (itself !== null || response.redirected === true) {
+        if (manual) {
+          // A fetch that ignored `redirect: 'manual'` (a caller's): the hops it followed are
+          // unknown, so a source asked over https cannot be shown to have stayed on https (a
+          // source asked over http was never protected; nor can its hops be counted).
+          if (/^https:/i.test(url)) {
+            discard(response);
+            throw redirectFailure(
+              url,
+              `${url}: options.fetch followed redirects itself (it ignored redirect: 'manual'), so whether every hop stayed on https cannot be checked`,
+              response.status,
+              itself,
+            );
+          }
+        } else {
+          browserRedirect(url, itself, response);
+        }
+        finalUrl = itself;
       }
       if (!response.ok) {
         discard(response);
         const text = response.statusText ? ` ${response.statusText}` : '';
-        throw new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status);
+        throw withFinal(new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status), finalUrl);
       }
       // A 206 carries part of a representation, never a whole card (nothing asked for a range):
       // a failed source, as in the Envoy filter and `cardgate resolve`.
       if (response.status === 206) {
         discard(response);
-        throw new AgentCardFetchError(`GET ${url} answered 206 Partial Content, not a whole card`, url, 206);
+        throw withFinal(new AgentCardFetchError(`GET ${url} answered 206 Partial Content, not a whole card`, url, 206), finalUrl);
       }
       const hidden = hiddenWatermark(response, opts.watermark);
       if (hidden !== null) {
@@ -1093,9 +1197,40 @@ function createApi(raw, env) {
         },
       };
       body.observation = observationFromHeaders(read, opts.watermark, opts.now);
+      body.finalUrl = finalUrl;
       return body;
     } finally {
       deadline.done();
+    }
+  }
+
+  function withFinal(error, finalUrl) {
+    error.finalUrl = finalUrl;
+    return error;
+  }
+
+  /** The browser build's check of a fetch the browser followed: the URL that answered
+   * (`response.url`) must be https when the source was asked over https (else the core's
+   * refusal). The hops in between are not visible; on an https page the browser blocks each
+   * http hop as mixed content (Fetch standard, main fetch runs on every redirect), so an answer
+   * there stayed on https (loopback hosts aside: they are not mixed content). On any other page
+   * nothing shows an http hop, so a redirected https source fails. */
+  function browserRedirect(url, answered, response) {
+    if (!/^https:/i.test(url)) return;
+    const why = answered === null ? null : raw.redirectRefusal(url, answered, 0);
+    if (why !== undefined && why !== null) {
+      discard(response);
+      throw redirectFailure(url, why, response.status, answered);
+    }
+    const page = typeof globalThis.location === 'object' && globalThis.location !== null ? globalThis.location.protocol : undefined;
+    if (page !== 'https:') {
+      discard(response);
+      throw redirectFailure(
+        url,
+        `${url} redirected to ${answered === null ? 'another URL' : answered}: on a page that is not https the browser does not block http hops, and it does not show them, so whether every hop stayed on https cannot be checked`,
+        response.status,
+        answered,
+      );
     }
   }
 
@@ -1118,8 +1253,14 @@ function createApi(raw, env) {
     const decision = body.over
       ? JSON.parse(raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete))
       : evaluate(body.bytes, requirement, observation);
-    if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url: String(url), observation });
-    return { decision, body: body.bytes, requirement };
+    if (typeof opts.onDecision === 'function') opts.onDecision(decision, withFinalUrl({ url: String(url), observation }, body.finalUrl));
+    return { decision, body: body.bytes, requirement, finalUrl: body.finalUrl };
+  }
+
+  /** `info` with `finalUrl` when redirects led elsewhere (absent otherwise, as before). */
+  function withFinalUrl(info, finalUrl) {
+    if (finalUrl) info.finalUrl = finalUrl;
+    return info;
   }
 
   // ---------------------------------------------------------------- re-resolution over sources
@@ -1184,6 +1325,7 @@ function createApi(raw, env) {
 
   /** What a failed source's attempt records: the error without the `GET <url> ` prefix. */
   function failureText(error, url) {
+    if (redirectRefusals.has(error)) return redirectRefusals.get(error);
     const text = error && error.message ? String(error.message) : String(error);
     const prefix = `GET ${url} `;
     return text.startsWith(prefix) ? text.slice(prefix.length) : text;
@@ -1225,23 +1367,27 @@ function createApi(raw, env) {
           // A fetch that timed out took its whole timeout (a timer may fire a moment before the
           // clock says so): given the rest of the deadline, the deadline has passed.
           const now = e instanceof AgentCardTimeoutError ? Math.max(clock(), askedAt + timeout) : clock();
-          step = resolution.recordFailed(url, failureText(e, url), now);
+          step = resolution.recordFailed(url, failureText(e, url), now, e.finalUrl || undefined);
           continue;
         }
         const observation = body.observation;
+        const finalUrl = body.finalUrl || undefined;
         step = body.over
-          ? resolution.recordTooLarge(url, body.bytes, body.seen, body.complete, clock())
-          : callCore('input', () => resolution.recordCard(url, body.bytes, withClock(observation), clock()));
+          ? resolution.recordTooLarge(url, body.bytes, body.seen, body.complete, clock(), finalUrl)
+          : callCore('input', () => resolution.recordCard(url, body.bytes, withClock(observation), clock(), finalUrl));
         const decision = JSON.parse(resolution.lastDecision());
-        if (typeof opts.onDecision === 'function') opts.onDecision(decision, { url, observation });
-        if (step === 'accept') accepted = { url, body: body.bytes };
+        if (typeof opts.onDecision === 'function') opts.onDecision(decision, withFinalUrl({ url, observation }, body.finalUrl));
+        if (step === 'accept') accepted = { url, body: body.bytes, finalUrl: body.finalUrl };
       }
       if (step === 'try_next') resolution.stop('sources_exhausted');
       const attempts = JSON.parse(resolution.attempts());
       const decision = JSON.parse(resolution.finish());
       const url = accepted !== null ? accepted.url : decision.resolution ? decision.resolution.source : attempts[0].source;
-      const outcome = { url: url === null ? null : url, decision, attempts };
-      if (typeof opts.onResolution === 'function') opts.onResolution(decision, { url: outcome.url, attempts });
+      // The URL that served the card of the final decision, when redirects led elsewhere.
+      const served = accepted !== null ? accepted : attempts.filter((a) => a.verdict !== 'failed' && a.source === url).pop();
+      const finalUrl = served ? served.finalUrl || served.final_url : undefined;
+      const outcome = withFinalUrl({ url: url === null ? null : url, decision, attempts }, finalUrl);
+      if (typeof opts.onResolution === 'function') opts.onResolution(decision, withFinalUrl({ url: outcome.url, attempts }, finalUrl));
       if (decision.verdict !== 'valid' || accepted === null) {
         const error = toError(decision, url === null ? undefined : { url });
         error.attempts = attempts;
@@ -1269,11 +1415,11 @@ function createApi(raw, env) {
       const got = await resolveSources(urls, requirement, options);
       return Object.assign(got, { card: JSON.parse(decoder.decode(got.body)) });
     }
-    const { decision, body, requirement: req } = await fetchDecision(url, requirement, options);
+    const { decision, body, requirement: req, finalUrl } = await fetchDecision(url, requirement, options);
     assertValid(decision, { url });
     // The core parsed these exact bytes strictly (I-JSON, no duplicate members), so JSON.parse
     // reads the same document the decision was made on.
-    return { card: JSON.parse(decoder.decode(body)), decision, body, requirement: req, url: String(url), attempts: null };
+    return withFinalUrl({ card: JSON.parse(decoder.decode(body)), decision, body, requirement: req, url: String(url), attempts: null }, finalUrl);
   }
 
   /** Gates a card the caller already holds (e.g. before `ClientFactory.createFromAgentCard`):
@@ -1366,7 +1512,7 @@ function createApi(raw, env) {
         throw e;
       }
       const { card, decision, body, requirement: req } = got;
-      this.lastResolution = { url: got.url, decision, attempts: got.attempts };
+      this.lastResolution = withFinalUrl({ url: got.url, decision, attempts: got.attempts }, got.finalUrl);
       const normalized = this._normalize(card, got.url);
       const entry = {
         url: got.url,

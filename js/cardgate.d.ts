@@ -97,10 +97,13 @@ export declare class MalformedAgentCardError extends CardGateError {
   readonly retry: 're-resolve';
 }
 
-/** The fetch failed (network error or non-2xx answer): no card was evaluated. */
+/** The fetch failed (network error, non-2xx answer, a refused redirect: more than 5, or from
+ * https to http): no card was evaluated. */
 export declare class AgentCardFetchError extends Error {
   constructor(message: string, url: string, status: number | null, cause?: unknown);
   readonly url: string;
+  /** The URL that answered (`status`) when redirects led away from `url`, else null. */
+  readonly finalUrl: string | null;
   /** HTTP status, or null when no response arrived. */
   readonly status: number | null;
   /** With a list of sources, only the caller's `signal` ends the resolution with this error
@@ -196,6 +199,10 @@ export interface ResponseLike {
   status: number;
   statusText?: string;
   headers: HeadersLike;
+  /** The URL that answered; with `redirected`, how a fetch that followed redirects itself (one
+   * that ignores `redirect: 'manual'`) is told: then an https source fails in the Node build. */
+  url?: string;
+  redirected?: boolean;
   body?: unknown;
   arrayBuffer(): Promise<ArrayBuffer>;
 }
@@ -208,10 +215,18 @@ export interface AbortSignalLike {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-/** Minimal `fetch`: the global one, undici's, or a test double. */
+/** Minimal `fetch`: the global one, undici's, or a test double. The Node build asks for
+ * `redirect: 'manual'` and follows 301/302/303/307/308 itself (at most 5; never from an https
+ * source to http); the browser build asks for `'follow'`. */
 export type FetchLike = (
   url: string,
-  init: { method: string; headers: Record<string, string>; signal?: unknown; cache?: 'no-store' },
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    signal?: unknown;
+    cache?: 'no-store';
+    redirect?: 'manual' | 'follow';
+  },
 ) => Promise<ResponseLike>;
 
 /** Which response headers carry the watermark. A header name set to `null` or `false` is not
@@ -264,7 +279,15 @@ export interface ResolveOptions {
   timeoutMs?: number;
   /** Called with every decision (valid or not) before the card is returned or the error thrown:
    * the place for logs and metrics. With a list of sources, once per source that served a card. */
-  onDecision?: (decision: Decision, info: { url: string; observation: ObservationJson }) => void;
+  onDecision?: (
+    decision: Decision,
+    info: {
+      url: string;
+      /** The URL that served the card, when redirects led away from `url`. */
+      finalUrl?: string;
+      observation: ObservationJson;
+    },
+  ) => void;
   /** With a list of sources: most attempts, the first included. Default `DEFAULT_MAX_ATTEMPTS`
    * (3). */
   maxAttempts?: number;
@@ -287,6 +310,9 @@ export interface ResolutionResult {
   /** The card URL whose card was accepted, or refused in the final decision; null when no
    * source served a card. */
   url: string | null;
+  /** The URL that served that card, when redirects led away from `url` (the attempt's
+   * `final_url`); absent otherwise. */
+  finalUrl?: string;
   /** Every attempt (null for a single URL). */
   attempts: ResolutionAttempt[] | null;
 }

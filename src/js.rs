@@ -527,6 +527,15 @@ fn whole_ms(ms: f64) -> u64 {
     }
 }
 
+/// Whether the wrapper may follow a redirect to `to` met while fetching `asked`, after
+/// `followed` redirects: `undefined` to follow, else why the source failed
+/// ([`crate::resolution::redirect_refusal`]: at most `MAX_REDIRECTS`, https never to http).
+#[wasm_bindgen(js_name = redirectRefusal)]
+pub fn redirect_refusal(asked: &str, to: &str, followed: f64) -> Option<String> {
+    let followed = usize::try_from(whole_ms(followed)).unwrap_or(usize::MAX);
+    crate::resolution::redirect_refusal(asked, to, followed)
+}
+
 /// A re-resolution in progress ([`crate::resolution::Resolution`]) for the wrapper's fetch
 /// loop: the wrapper fetches each source and reads the clock; the requirement, the rule, the
 /// bounds and the final decision are the core's. Each `record*` method returns the step:
@@ -547,8 +556,16 @@ impl ResolutionRaw {
         })
     }
 
-    fn record(&mut self, source: &str, answer: Answer, now_ms: f64) -> Result<String, JsValue> {
-        let step = self.running()?.record(source, answer, whole_ms(now_ms));
+    fn record(
+        &mut self,
+        source: &str,
+        final_url: Option<String>,
+        answer: Answer,
+        now_ms: f64,
+    ) -> Result<String, JsValue> {
+        let step =
+            self.running()?
+                .record_from(source, final_url.as_deref(), answer, whole_ms(now_ms));
         Ok(match step {
             Step::Accept => "accept",
             Step::TryNext => "try_next",
@@ -582,7 +599,8 @@ impl ResolutionRaw {
     }
 
     /// Records the card `source` served (its exact bytes) with the observation its headers
-    /// gave (object or JSON text; throws the error object for a bad one).
+    /// gave (object or JSON text; throws the error object for a bad one). `final_url`: the URL
+    /// that answered after redirects (every `record*` method takes it last, optional).
     #[wasm_bindgen(js_name = recordCard)]
     pub fn record_card(
         &mut self,
@@ -590,10 +608,11 @@ impl ResolutionRaw {
         card: &[u8],
         observation_in: JsValue,
         now_ms: f64,
+        final_url: Option<String>,
     ) -> Result<String, JsValue> {
         let observation = observation(observation_in, "observation")?;
         let decision = crate::evaluate(card, &self.requirement, &observation);
-        self.record(source, Answer::Card(Box::new(decision)), now_ms)
+        self.record(source, final_url, Answer::Card(Box::new(decision)), now_ms)
     }
 
     /// Records a body the wrapper stopped reading past the default limit ([`body_too_large_raw`]).
@@ -605,9 +624,10 @@ impl ResolutionRaw {
         seen_bytes: f64,
         complete: bool,
         now_ms: f64,
+        final_url: Option<String>,
     ) -> Result<String, JsValue> {
         let decision = too_large(start, seen_bytes, complete);
-        self.record(source, Answer::Card(Box::new(decision)), now_ms)
+        self.record(source, final_url, Answer::Card(Box::new(decision)), now_ms)
     }
 
     /// Records a source that served no card (`why`: a timeout, a refused connection, an HTTP
@@ -618,8 +638,9 @@ impl ResolutionRaw {
         source: &str,
         why: &str,
         now_ms: f64,
+        final_url: Option<String>,
     ) -> Result<String, JsValue> {
-        self.record(source, Answer::Failed(why.to_owned()), now_ms)
+        self.record(source, final_url, Answer::Failed(why.to_owned()), now_ms)
     }
 
     /// The decision JSON of the last attempt, when it carried a card.

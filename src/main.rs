@@ -54,6 +54,8 @@ usage:
       --max-attempts N         most sources asked, the first included (default 3)
       --deadline DUR           no source is asked after this, from the start (default 5s)
       --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)
+      redirects: at most 5 per source, never from an https URL to http (either is a failed
+      source); an attempt records the URL that answered as final_url
   cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without signatures)
   cardgate canonicalize FILE.json|-      write the RFC 8785 canonical form (no trailing newline; 16 MiB max)
   cardgate policy check FILE             validate a policy file (1 MiB max)
@@ -712,12 +714,15 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         let timeout_ms = p.timeout_ms.map_or(remaining, |t| t.min(remaining));
         let asked_at = elapsed();
         let mut timed_out = false;
+        let final_url;
         let answer = match fetch::get(url, timeout_ms, card_limits.max_card_bytes) {
             Err(failure) => {
                 timed_out = failure.timed_out;
+                final_url = failure.final_url;
                 Answer::Failed(failure.reason)
             }
             Ok(fetched) => {
+                final_url = fetched.final_url.clone();
                 let now = match fixed_now {
                     Some(now) => now,
                     None => system_now()?,
@@ -751,7 +756,7 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         } else {
             elapsed()
         };
-        step = resolution.record(url, answer, now);
+        step = resolution.record_from(url, final_url.as_deref(), answer, now);
     }
     if step == Step::TryNext {
         resolution.stop(Outcome::SourcesExhausted);
@@ -762,8 +767,10 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
 /// The HTTP side of `resolve`: one bounded GET per source (native builds only).
 #[cfg(feature = "resolve")]
 mod fetch {
+    use cardgate::resolution;
     use std::io::Read;
     use std::time::Duration;
+    use ureq::ResponseExt;
 
     /// What a source's 2xx answer carried.
     pub enum Body {
@@ -786,6 +793,8 @@ mod fetch {
     pub struct Failure {
         pub reason: String,
         pub timed_out: bool,
+        /// The URL that answered (an error status) after redirects.
+        pub final_url: Option<String>,
     }
 
     impl From<String> for Failure {
@@ -793,6 +802,7 @@ mod fetch {
             Failure {
                 reason,
                 timed_out: false,
+                final_url: None,
             }
         }
     }
@@ -801,6 +811,8 @@ mod fetch {
     pub struct Fetched {
         headers: Vec<(String, Vec<u8>)>,
         pub body: Body,
+        /// The URL that answered, when redirects led elsewhere.
+        pub final_url: Option<String>,
     }
 
     impl Fetched {
@@ -843,19 +855,47 @@ mod fetch {
         Ok(text.to_owned())
     }
 
+    /// The core's text for ureq's refusal to follow a redirect of the source `url`: past the
+    /// bound (`TooManyRedirects`), or to a non-https URL from an https source
+    /// (`RequireHttpsOnly(<to>)`, raised before connecting to `<to>`); `None` for other errors.
+    pub fn redirect_failure(url: &str, e: &ureq::Error) -> Option<String> {
+        match e {
+            ureq::Error::TooManyRedirects => Some(resolution::too_many_redirects(url)),
+            ureq::Error::RequireHttpsOnly(to) => Some(
+                resolution::redirect_refusal(url, to, 0)
+                    .unwrap_or_else(|| format!("{url} redirected to {to}, which is not https")),
+            ),
+            _ => None,
+        }
+    }
+
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
     /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
     /// `Err` with the reason the resolution records.
+    ///
+    /// Redirects (DESIGN.md "Redirects"): at most `resolution::MAX_REDIRECTS` are followed
+    /// (ureq's `TooManyRedirects` past them), and a source asked over https is fetched with
+    /// ureq's `https_only`, so a redirect to http is refused before any request leaves in the
+    /// clear (`RequireHttpsOnly`, naming the target); both become the core's
+    /// `redirect_refusal` text. The redirect history gives the URL that answered.
     pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, Failure> {
+        let https = url
+            .get(..6)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https:"));
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(timeout_ms)))
             .http_status_as_error(false)
+            .https_only(https)
+            .max_redirects(u32::try_from(resolution::MAX_REDIRECTS).unwrap_or(u32::MAX))
+            .max_redirects_will_error(true)
+            .save_redirect_history(true)
             .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
         let timed_out = |what: &str| Failure {
             reason: format!("timeout after {timeout_ms} ms{what}"),
             timed_out: true,
+            final_url: None,
         };
         let failed = |e: ureq::Error| match e {
             ureq::Error::Timeout(_) => timed_out(""),
@@ -863,7 +903,9 @@ mod fetch {
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
                 Failure::from("connection refused".to_owned())
             }
-            other => Failure::from(other.to_string()),
+            other => {
+                Failure::from(redirect_failure(url, &other).unwrap_or_else(|| other.to_string()))
+            }
         };
         let response = agent
             .get(url)
@@ -873,9 +915,20 @@ mod fetch {
             .header("accept-encoding", "identity")
             .call()
             .map_err(failed)?;
+        // The history lists the URL asked, then each redirect's target.
+        let final_url = response
+            .get_redirect_history()
+            .filter(|h| h.len() > 1)
+            .and_then(|h| h.last())
+            .map(ToString::to_string);
+        let fail = |reason: String| Failure {
+            reason,
+            timed_out: false,
+            final_url: final_url.clone(),
+        };
         let status = response.status();
         if !status.is_success() {
-            return Err(Failure::from(match status.canonical_reason() {
+            return Err(fail(match status.canonical_reason() {
                 Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
                 None => format!("HTTP {}", status.as_u16()),
             }));
@@ -883,7 +936,7 @@ mod fetch {
         // A 206 carries part of a representation, never a whole card (no range was asked for):
         // a failed source, as in the Envoy filter's re-resolution and the npm package.
         if status.as_u16() == 206 {
-            return Err(Failure::from(
+            return Err(fail(
                 "HTTP 206 Partial Content: not a whole card".to_owned(),
             ));
         }
@@ -905,7 +958,7 @@ mod fetch {
         // length would read other bytes than the chunks the gate would check.
         let has = |name: &str| headers.iter().any(|(n, _)| n == name);
         if has("transfer-encoding") && has("content-length") {
-            return Err(Failure::from(
+            return Err(fail(
                 "the answer has both Transfer-Encoding and Content-Length (ambiguous framing)"
                     .to_owned(),
             ));
@@ -921,6 +974,7 @@ mod fetch {
             return Ok(Fetched {
                 body: Body::Encoded(Box::new(decision)),
                 headers,
+                final_url,
             });
         }
         let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
@@ -931,8 +985,11 @@ mod fetch {
             .take(cap)
             .read_to_end(&mut bytes)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::TimedOut => timed_out(" while reading the body"),
-                _ => Failure::from(format!("reading the body failed: {e}")),
+                std::io::ErrorKind::TimedOut => Failure {
+                    final_url: final_url.clone(),
+                    ..timed_out(" while reading the body")
+                },
+                _ => fail(format!("reading the body failed: {e}")),
             })?;
         let body = if bytes.len() <= limit {
             Body::Whole(bytes)
@@ -948,6 +1005,53 @@ mod fetch {
                 complete,
             }
         };
-        Ok(Fetched { headers, body })
+        Ok(Fetched {
+            headers,
+            body,
+            final_url,
+        })
+    }
+}
+
+#[cfg(all(test, feature = "resolve"))]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::fetch::redirect_failure;
+
+    // ureq 3.5.2 raises these while following redirects (run.rs: `https_only` is checked for each
+    // hop's URL before connecting; the bound when a further 3xx arrives). End to end the https
+    // path cannot run here: rustls with webpki roots trusts no local certificate.
+    #[test]
+    fn ureq_redirect_refusals_read_as_the_core_says() {
+        let asked = "https://registry.example/card";
+        let why = redirect_failure(
+            asked,
+            &ureq::Error::RequireHttpsOnly("http://registry.example/card".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            Some(why),
+            cardgate::resolution::redirect_refusal(asked, "http://registry.example/card", 0)
+        );
+        assert_eq!(
+            redirect_failure(asked, &ureq::Error::TooManyRedirects).as_deref(),
+            Some("https://registry.example/card redirected more than 5 times (the limit)")
+        );
+        assert_eq!(redirect_failure(asked, &ureq::Error::RedirectFailed), None);
+    }
+
+    /// The agent `get` builds refuses a non-https URL when the source is https: asked directly
+    /// here (no TLS needed), the same check ureq applies to every redirect target.
+    #[test]
+    fn https_only_is_what_refuses_the_downgrade() {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .https_only(true)
+            .build()
+            .into();
+        let e = agent.get("http://127.0.0.1:9/card").call().unwrap_err();
+        assert!(
+            matches!(&e, ureq::Error::RequireHttpsOnly(to) if to == "http://127.0.0.1:9/card"),
+            "{e}"
+        );
     }
 }

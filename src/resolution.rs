@@ -89,10 +89,50 @@ pub enum Answer {
 pub struct Attempt {
     /// Where the card was asked for.
     pub source: String,
+    /// The URL that answered, when redirects led elsewhere than `source`.
+    pub final_url: Option<String>,
     /// What came back.
     pub answer: Answer,
     /// Host milliseconds since the resolution started.
     pub elapsed_ms: u64,
+}
+
+/// Most redirects a host follows for one source; a further redirect makes the source a failed
+/// one ([`redirect_refusal`]).
+pub const MAX_REDIRECTS: usize = 5;
+
+/// Whether `url` is an `https:` URL (the scheme in any ASCII case).
+fn is_https(url: &str) -> bool {
+    url.get(..6)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"))
+}
+
+/// Whether a host may follow a redirect to `to` met while fetching the source `asked`, after
+/// `followed` redirects: `None` to follow it, or why the source failed.
+///
+/// - More than [`MAX_REDIRECTS`]: failed (checked first, whatever the target).
+/// - A source asked over `https:` must be answered over `https:`: a redirect from it (at any
+///   hop) to anything else is a downgrade. The card and the watermark headers of such an answer
+///   cross the network in the clear, where anyone on the path can forge `x-replica-lag-ms: 0`
+///   or the card, so the conditions they carry cannot be verified. `http:` to `https:` and
+///   same-scheme redirects are followed; a source asked over `http:` was never protected.
+pub fn redirect_refusal(asked: &str, to: &str, followed: usize) -> Option<String> {
+    if followed >= MAX_REDIRECTS {
+        return Some(too_many_redirects(asked));
+    }
+    if is_https(asked) && !is_https(to) {
+        return Some(format!(
+            "{asked} redirected to {to}: a source asked over https must answer over https (the \
+             card and its watermark headers would cross the network unprotected, where anyone \
+             on the path can forge them)"
+        ));
+    }
+    None
+}
+
+/// Why a source that redirected more than [`MAX_REDIRECTS`] times failed.
+pub fn too_many_redirects(asked: &str) -> String {
+    format!("{asked} redirected more than {MAX_REDIRECTS} times (the limit)")
 }
 
 /// The rule alone: what to do after one decision, before any bound is applied.
@@ -155,6 +195,18 @@ impl Resolution {
     /// Records what `source` answered at host time `now_ms` and says what to do next. After
     /// [`Step::Accept`] or [`Step::Stop`] further records are ignored and repeat that step.
     pub fn record(&mut self, source: &str, answer: Answer, now_ms: u64) -> Step {
+        self.record_from(source, None, answer, now_ms)
+    }
+
+    /// [`Resolution::record`] for an answer that came from `final_url` after redirects (`None`,
+    /// or the same text as `source`: no redirect). The attempt records it as `final_url`.
+    pub fn record_from(
+        &mut self,
+        source: &str,
+        final_url: Option<&str>,
+        answer: Answer,
+        now_ms: u64,
+    ) -> Step {
         if let Some(outcome) = self.outcome {
             return if outcome == Outcome::Accepted {
                 Step::Accept
@@ -169,6 +221,7 @@ impl Resolution {
         };
         self.attempts.push(Attempt {
             source: source.to_string(),
+            final_url: final_url.filter(|u| *u != source).map(str::to_owned),
             answer,
             elapsed_ms,
         });
@@ -213,16 +266,26 @@ impl Resolution {
                     .iter()
                     .rposition(|a| matches!(a.answer, Answer::Card(_)))
             });
+        // A redirected attempt is something to report: where the card came from.
         let single_plain = self.attempts.len() == 1
             && chosen.is_some()
+            && self.attempts.iter().all(|a| a.final_url.is_none())
             && matches!(
                 outcome,
                 Outcome::Accepted | Outcome::CapabilityMismatch | Outcome::AttemptsExhausted
             );
         let attempts = self.attempt_summaries();
-        let source = chosen
-            .and_then(|i| self.attempts.get(i))
-            .map(|a| a.source.clone());
+        let chosen_attempt = chosen.and_then(|i| self.attempts.get(i));
+        let source = chosen_attempt.map(|a| a.source.clone());
+        let from = match chosen_attempt {
+            Some(Attempt {
+                source,
+                final_url: Some(to),
+                ..
+            }) => format!("{source} (redirected to {to})"),
+            Some(a) => a.source.clone(),
+            None => "no source".to_owned(),
+        };
         let mut decision = match chosen.map(|i| self.attempts.swap_remove(i).answer) {
             Some(Answer::Card(d)) => *d,
             _ => {
@@ -249,7 +312,6 @@ impl Resolution {
             return decision;
         }
         let tried = self.attempts.len() + usize::from(chosen.is_some());
-        let from = source.as_deref().unwrap_or("no source");
         let message = match outcome {
             Outcome::Accepted => format!("accepted the card from {from} at attempt {tried}"),
             Outcome::CapabilityMismatch => format!(
@@ -321,6 +383,10 @@ pub struct CardAttempt {
     pub elapsed_ms: u64,
     /// The decision's error class; `null` when valid.
     pub error_class: Option<ErrorClass>,
+    /// The URL that served the card when redirects led away from `source`; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "js", tsify(optional))]
+    pub final_url: Option<String>,
     /// The decision's reasons, code and message only.
     pub reasons: Vec<AttemptReason>,
     /// The card URL (or cluster, or label) asked.
@@ -360,8 +426,13 @@ pub struct AttemptReason {
 pub struct FailedAttempt {
     /// ms since the resolution started, when the failure was recorded.
     pub elapsed_ms: u64,
-    /// Why: a timeout, a refused connection, an HTTP error status.
+    /// Why: a timeout, a refused connection, an HTTP error status, a refused redirect.
     pub error: String,
+    /// The URL that answered (an error status) when redirects led away from `source`; absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "js", tsify(optional))]
+    pub final_url: Option<String>,
     /// The card URL (or cluster, or label) asked.
     pub source: String,
     /// `"failed"`.
@@ -379,12 +450,14 @@ impl ResolutionAttempt {
     /// The wire form of one recorded attempt.
     fn of(a: &Attempt) -> ResolutionAttempt {
         let source = a.source.clone();
+        let final_url = a.final_url.clone();
         let elapsed_ms = a.elapsed_ms;
         match &a.answer {
             Answer::Card(d) => ResolutionAttempt::Card(CardAttempt {
                 card_hash: d.card_hash().map(|h| h.as_str().to_owned()),
                 elapsed_ms,
                 error_class: d.error_class(),
+                final_url,
                 reasons: d
                     .reasons()
                     .iter()
@@ -405,9 +478,130 @@ impl ResolutionAttempt {
             Answer::Failed(why) => ResolutionAttempt::Failed(FailedAttempt {
                 elapsed_ms,
                 error: why.clone(),
+                final_url,
                 source,
                 verdict: Failed,
             }),
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_from_https_stay_on_https() {
+        let asked = "https://registry.example/card";
+        assert_eq!(
+            redirect_refusal(asked, "https://other.example/card", 0),
+            None
+        );
+        assert_eq!(redirect_refusal("http://a/card", "https://a/card", 0), None);
+        assert_eq!(redirect_refusal("http://a/card", "http://b/card", 4), None);
+        // An http source that went through https may come back: it was never protected.
+        assert_eq!(redirect_refusal("http://a/card", "http://c/card", 1), None);
+        for to in [
+            "http://registry.example/card",
+            "HTTP://x/",
+            "ftp://x/card",
+            "x",
+        ] {
+            let why = redirect_refusal(asked, to, 0).expect("a downgrade is refused");
+            assert!(
+                why.starts_with(&format!("{asked} redirected to {to}: ")),
+                "{why}"
+            );
+        }
+        // At any hop, and the scheme in any case.
+        assert!(redirect_refusal("HTTPS://a/", "http://a/", 3).is_some());
+        assert_eq!(redirect_refusal("HTTPS://a/", "hTTpS://b/", 3), None);
+    }
+
+    #[test]
+    fn redirects_are_bounded() {
+        assert_eq!(
+            redirect_refusal("http://a/", "http://a/", MAX_REDIRECTS - 1),
+            None
+        );
+        let why = redirect_refusal("http://a/", "http://a/", MAX_REDIRECTS).unwrap();
+        assert_eq!(why, "http://a/ redirected more than 5 times (the limit)");
+        // The bound is checked first, as a client that stops at the bound does.
+        assert_eq!(
+            redirect_refusal("https://a/", "http://a/", MAX_REDIRECTS),
+            Some(why.replace("http:", "https:"))
+        );
+    }
+
+    const ONE: ResolutionLimits = ResolutionLimits {
+        max_attempts: 1,
+        deadline_ms: 5000,
+    };
+
+    /// A card without a watermark: stale, so one attempt ends the resolution only at
+    /// `max_attempts` 1.
+    fn stale() -> Decision {
+        crate::evaluate(
+            br#"{"name":"a","version":"1.0.0","skills":[]}"#,
+            &crate::Requirement::default(),
+            &crate::Observation::default(),
+        )
+    }
+
+    #[test]
+    fn a_redirect_is_recorded_and_reported() {
+        // Without a redirect (or one back to the same URL) the single attempt is the plain decision.
+        for final_url in [None, Some("http://a/card")] {
+            let mut r = Resolution::new(ONE, 0);
+            r.record_from(
+                "http://a/card",
+                final_url,
+                Answer::Card(Box::new(stale())),
+                1,
+            );
+            assert_eq!(r.finish().to_json(), stale().to_json());
+        }
+        let mut r = Resolution::new(ONE, 0);
+        r.record_from(
+            "http://a/card",
+            Some("http://b/card"),
+            Answer::Card(Box::new(stale())),
+            1,
+        );
+        let json = r.finish().to_json();
+        assert!(
+            json.contains(
+                r#""error_class":"stale_agent_card","final_url":"http://b/card","reasons""#
+            ),
+            "{json}"
+        );
+        assert!(
+            json.contains(r#""message":"no valid card in 1 attempts"#),
+            "{json}"
+        );
+        assert!(json.contains(r#""source":"http://a/card""#), "{json}");
+    }
+
+    #[test]
+    fn a_failed_redirect_names_where_it_ended() {
+        let mut r = Resolution::new(ResolutionLimits::default(), 0);
+        r.record_from(
+            "http://a/card",
+            Some("http://b/card"),
+            Answer::Failed("HTTP 404 Not Found".into()),
+            1,
+        );
+        r.record(
+            "http://c/card",
+            Answer::Failed("connection refused".into()),
+            2,
+        );
+        let json = r.finish().to_json();
+        assert!(
+            json.contains(r#"{"elapsed_ms":1,"error":"HTTP 404 Not Found","final_url":"http://b/card","source":"http://a/card","verdict":"failed"}"#),
+            "{json}"
+        );
+        assert!(json.contains(r#"{"elapsed_ms":2,"error":"connection refused","source":"http://c/card","verdict":"failed"}"#), "{json}");
     }
 }

@@ -1338,6 +1338,119 @@ fn resolve_every_source_down_is_source_unavailable() {
     );
 }
 
+/// A redirect to `to` (a path on the same server, or an absolute URL).
+fn redirect(status: u16, to: &str) -> Serve {
+    Serve::With(status, vec![("location", to.to_string())], vec![])
+}
+
+/// `(source, final_url, error)` of each attempt (`-` when absent).
+fn attempt_urls(d: &cardgate::json::Value) -> Vec<[String; 3]> {
+    let list = d.get("resolution").unwrap().get("attempts").unwrap();
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let s = |k: &str| a.get(k).and_then(|v| v.as_str()).unwrap_or("-").to_string();
+            [s("source"), s("final_url"), s("error")]
+        })
+        .collect()
+}
+
+#[test]
+fn resolve_records_the_url_that_answered_after_redirects() {
+    // 302 then 301 (a relative Location each), then the card with its own watermark header.
+    let server = Server::start(vec![
+        ("/a", redirect(302, "/b")),
+        ("/b", redirect(301, "/card")),
+        ("/card", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    let urls = [server.url("/a")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(d.get("verdict").unwrap().as_str(), Some("valid"));
+    // A single redirected attempt is reported: the card came from elsewhere than the URL asked.
+    assert_eq!(
+        attempt_urls(&d),
+        [[urls[0].clone(), server.url("/card"), "-".into()]]
+    );
+    assert_eq!(resolution_str(&d, "source"), Some(urls[0].clone()));
+    assert_eq!(
+        resolution_str(&d, "message"),
+        Some(format!(
+            "accepted the card from {} (redirected to {}) at attempt 1",
+            urls[0],
+            server.url("/card")
+        ))
+    );
+    assert_eq!(
+        (server.hits("/a"), server.hits("/b"), server.hits("/card")),
+        (1, 1, 1)
+    );
+    // Without a redirect the same card prints the plain decision, as before.
+    let (plain, _) = resolve(&[server.url("/card")], &[]);
+    assert_eq!(plain.status.code(), Some(0));
+    assert!(decision(&plain).get("resolution").is_none());
+}
+
+#[test]
+fn resolve_follows_at_most_five_redirects() {
+    let server = Server::start(vec![
+        ("/r0", redirect(307, "/r1")),
+        ("/r1", redirect(308, "/r2")),
+        ("/r2", redirect(303, "/r3")),
+        ("/r3", redirect(302, "/r4")),
+        ("/r4", redirect(301, "/r5")),
+        ("/r5", redirect(302, "/card")),
+        ("/card", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    // Five redirects: followed.
+    let (out, _) = resolve(&[server.url("/r1")], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Six: a failed source, and the next source is asked.
+    let urls = [server.url("/r0"), server.url("/card")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(
+        attempt_urls(&d),
+        [
+            [
+                urls[0].clone(),
+                "-".into(),
+                format!("{} redirected more than 5 times (the limit)", urls[0])
+            ],
+            [urls[1].clone(), "-".into(), "-".into()],
+        ]
+    );
+    assert_eq!(server.hits("/r5"), 2, "the sixth redirect is not followed");
+}
+
+#[test]
+fn resolve_a_redirect_to_an_error_names_where_it_ended() {
+    let server = Server::start(vec![("/moved", redirect(301, "/gone"))]);
+    let refused = fixture::refused_url();
+    // http -> https (an upgrade) is followed: here to a port where nothing listens.
+    let upgrade = refused.replacen("http:", "https:", 1);
+    let server2 = Server::start(vec![("/up", redirect(302, &upgrade))]);
+    let urls = [server.url("/moved"), server2.url("/up")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["source_unavailable"]);
+    assert_eq!(
+        attempt_urls(&d),
+        [
+            [
+                urls[0].clone(),
+                server.url("/gone"),
+                "HTTP 404 Not Found".into()
+            ],
+            [urls[1].clone(), "-".into(), "connection refused".into()],
+        ]
+    );
+}
+
 #[test]
 fn resolve_max_attempts_bounds_the_sources_asked() {
     let server = Server::start(vec![

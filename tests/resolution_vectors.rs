@@ -76,7 +76,8 @@ pub fn run(case: &Value) -> (cardgate::Decision, usize) {
             }
         };
         tried += 1;
-        if resolution.record(name, answer, at) != Step::TryNext {
+        let final_url = source.get("final_url").and_then(Value::as_str);
+        if resolution.record_from(name, final_url, answer, at) != Step::TryNext {
             break;
         }
     }
@@ -119,6 +120,17 @@ fn every_resolution_vector_gives_the_recorded_decision() {
                                 a.get("error_class").cloned().unwrap_or(Value::Null),
                             ])
                         })
+                        .collect(),
+                ),
+            }),
+            // Each attempt's final_url (null when absent).
+            "final_urls" => Some(match resolution.and_then(|r| r.get("attempts")) {
+                None => Value::Null,
+                Some(list) => Value::Array(
+                    list.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| a.get("final_url").cloned().unwrap_or(Value::Null))
                         .collect(),
                 ),
             }),

@@ -38,6 +38,8 @@ function actual(key, decision, tried) {
       return resolution ? resolution[key] : null;
     case 'attempts':
       return resolution ? resolution.attempts.map((a) => [a.source, a.verdict, a.error_class ?? null]) : null;
+    case 'final_urls':
+      return resolution ? resolution.attempts.map((a) => a.final_url ?? null) : null;
     default:
       return decision[key] === undefined ? null : decision[key];
   }
@@ -69,8 +71,8 @@ function replay(c) {
       }
       const step =
         source.failed !== undefined
-          ? r.recordFailed(source.source, source.failed, source.at_ms)
-          : r.recordCard(source.source, caseBytes(source), JSON.stringify(source.observation ?? {}), source.at_ms);
+          ? r.recordFailed(source.source, source.failed, source.at_ms, source.final_url)
+          : r.recordCard(source.source, caseBytes(source), JSON.stringify(source.observation ?? {}), source.at_ms, source.final_url);
       tried += 1;
       if (step !== 'try_next') break;
     }
@@ -381,8 +383,15 @@ test('the resolution vectors end to end through resolveAgentCard over HTTP', asy
       names.set(url(path), s.source);
       const obs = s.observation ?? {};
       assert.deepEqual(Object.keys(obs).filter((k) => k !== 'lag_ms'), [], `${c.name}: only lag_ms maps to a header here`);
-      if (s.failed !== undefined) serve(path, 503, {}, s.failed);
-      else serve(path, 200, obs.lag_ms === undefined ? {} : { 'x-replica-lag-ms': obs.lag_ms }, caseBytes(s));
+      // A source with final_url redirects there, where the answer is served.
+      let answered = path;
+      if (s.final_url !== undefined) {
+        answered = `/vector/${i}/answered/${s.final_url}`;
+        names.set(url(answered), s.final_url);
+        serve(path, 302, { location: answered }, '');
+      }
+      if (s.failed !== undefined) serve(answered, 503, {}, s.failed);
+      else serve(answered, 200, obs.lag_ms === undefined ? {} : { 'x-replica-lag-ms': obs.lag_ms }, caseBytes(s));
       return url(path);
     });
     const before = urls.map((u) => count(new URL(u).pathname));
@@ -397,7 +406,10 @@ test('the resolution vectors end to end through resolveAgentCard over HTTP', asy
     const named = JSON.parse(JSON.stringify(decision));
     if (named.resolution) {
       named.resolution.source = named.resolution.source === null ? null : names.get(named.resolution.source);
-      for (const a of named.resolution.attempts) a.source = names.get(a.source);
+      for (const a of named.resolution.attempts) {
+        a.source = names.get(a.source);
+        if (a.final_url !== undefined) a.final_url = names.get(a.final_url);
+      }
     }
     assert.deepEqual(diffs(c.expect, named, tried), [], `${c.name}: ${JSON.stringify(named)}`);
   }

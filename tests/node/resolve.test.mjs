@@ -464,8 +464,10 @@ test('every card request is sent with cache: no-store (a browser cache would ans
 });
 
 test('Node build: an answer fetch calls `cors` (after a redirect to another origin) is read in full, corsExposed or not', async () => {
-  // Node's fetch reports `type: 'cors'` once a redirect crossed origins but hides no header (no
-  // browser, no CORS filtering), so the browser build's rule for hidden headers does not apply.
+  // Node's fetch reports `type: 'cors'` once a redirect it followed crossed origins but hides no
+  // header (no browser, no CORS filtering), so the browser build's rule for hidden headers does not
+  // apply. The Node build now follows redirects itself (`redirect: 'manual'`, tests/node/
+  // redirect.test.mjs): each hop is a request of its own, answered `basic`.
   const other = base.replace('127.0.0.1', 'localhost');
   const hop = createServer((req, res) => {
     res.writeHead(302, { location: `${other}${req.url}` });
@@ -483,7 +485,7 @@ test('Node build: an answer fetch calls `cors` (after a redirect to another orig
     assert.deepEqual(await cg.resolveAgentCard(`${url}/fresh.json`, REQ, { fetch: fetchSpy }), FRESH);
     await assert.rejects(cg.resolveAgentCard(`${url}/stale-cached.json`, REQ, { fetch: fetchSpy, watermark: { corsExposed: false } }),
       (e) => e instanceof cg.StaleAgentCardError && e.reasons[0].code === 'watermark_exceeded');
-    assert.deepEqual(types, ['cors', 'cors']);
+    assert.deepEqual(types, ['basic', 'basic', 'basic', 'basic']);
   } finally {
     hop.closeAllConnections();
     await new Promise((resolve) => hop.close(resolve));

@@ -1,5 +1,6 @@
 // Type-checked (tsc --noEmit --strict) against the installed package, Node ES module entry.
 import init, {
+  AgentCardFetchError,
   assertValid,
   canonicalize,
   cardHash,
@@ -68,7 +69,7 @@ const resolved = await resolveAgentCard<{ name: string }>('http://127.0.0.1:1/ca
   watermark: { ...DEFAULT_WATERMARK, lagMsHeader: 'x-lag', consul: false, corsExposed: true },
   headers: { authorization: 'Bearer x' },
   now: Date.now(),
-  onDecision: (d, info) => void [d.verdict, info.url],
+  onDecision: (d, info) => void [d.verdict, info.url, info.finalUrl?.length],
   // The DOM's / Node's AbortSignal fits AbortSignalLike; the timeout is per resolution.
   signal: new AbortController().signal,
   timeoutMs: 2500,
@@ -81,7 +82,9 @@ void name;
 const fromList = await resolveAgentCard<{ version: string }>(['http://127.0.0.1:1/replica', new URL('http://127.0.0.1:1/primary')], requirement, {
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
   deadlineMs: 2000,
-  onResolution: (d, info) => void [d.resolution?.outcome, info.url, info.attempts?.length],
+  onResolution: (d, info) => void [d.resolution?.outcome, info.url, info.attempts?.length, info.finalUrl?.length],
+  // Redirects: the Node build asks for `manual` and follows them itself.
+  fetch: (url, init) => fetch(url, { method: init.method, headers: init.headers, redirect: init.redirect }),
 });
 void fromList.version;
 try {
@@ -89,15 +92,20 @@ try {
 } catch (e) {
   if (e instanceof CardGateError && e.attempts) {
     const first: ResolutionAttempt | undefined = e.attempts[0];
-    if (first && first.verdict === 'failed') void first.error.length;
-    else if (first) void first.error_class;
+    if (first && first.verdict === 'failed') void [first.error.length, first.final_url?.length];
+    else if (first) void [first.error_class, first.final_url?.length];
   }
 }
 const viaSources = new CardGateResolver({ requirement, sources: ['http://127.0.0.1:1/r/', 'http://127.0.0.1:1/p/'] });
 const mapped = new CardGateResolver({ requirement, sources: async (base) => [base, base.replace('/r/', '/p/')] });
 await viaSources.resolve('http://127.0.0.1:1/r/');
 const last = mapped.lastResolution;
-if (last) void [last.url, last.decision.verdict, last.attempts];
+if (last) void [last.url, last.decision.verdict, last.attempts, last.finalUrl];
+try {
+  await resolveAgentCard('https://127.0.0.1:1/card.json', requirement);
+} catch (e) {
+  if (e instanceof AgentCardFetchError) void [e.url, e.finalUrl?.length, e.status];
+}
 
 // @ts-expect-error: a number is not a card
 evaluate(42, {});

@@ -1,0 +1,319 @@
+// Redirects while resolving a card (DESIGN.md "Redirects"): the package follows them itself in
+// Node (`redirect: 'manual'`), at most 5, never from an https source to http, and records the
+// URL that answered as the attempt's `final_url`, as `cardgate resolve` does.
+//
+// End to end: real HTTP servers on 127.0.0.1 (chains, the bound, an error after a redirect,
+// headers across origins, parity with the CLI), and, in a child process that trusts a
+// self-signed certificate (NODE_EXTRA_CA_CERTS), a real https server behind Node's own fetch
+// (https -> http refused before the http request, http -> https followed). A caller's fetch that
+// ignores `redirect: 'manual'` and the browser build's check run on test doubles.
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { ensureConsumer, importPackage, importWebPackage } from './consumer.mjs';
+import { CLI } from './helpers.mjs';
+
+const cg = await importPackage();
+// Asynchronous: the servers answering the child live in this process.
+const run = (file, args, env) =>
+  promisify(execFile)(file, args, { encoding: 'utf8', env: env ?? process.env }).then(
+    ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+    (e) => ({ status: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+
+const CARD = {
+  name: 'worker-7',
+  version: '3.0.0',
+  supportedInterfaces: [{ url: 'http://127.0.0.1:1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: {},
+  skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'Runs one planner task.', tags: [] }],
+};
+const REQ = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s' };
+const DOWNGRADE =
+  ': a source asked over https must answer over https (the card and its watermark headers would cross the ' +
+  'network unprotected, where anyone on the path can forge them)';
+
+/** A server whose routes are `path -> (base) => [status, headers, body]`; records every request. */
+function serve(routes, tls) {
+  const requests = [];
+  const handler = (req, res) => {
+    requests.push({ path: req.url, headers: req.headers });
+    const route = routes[req.url];
+    const [status, headers, body] = route ? route(server.base) : [404, {}, 'no route'];
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(body);
+  };
+  const server = tls ? createTlsServer(tls, handler) : createServer(handler);
+  server.requests = requests;
+  server.hits = (path) => requests.filter((r) => r.path === path).length;
+  server.start = async (host = '127.0.0.1') => {
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server.base = `${tls ? 'https' : 'http'}://${host}:${server.address().port}`;
+    return server;
+  };
+  server.stop = () => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  };
+  return server;
+}
+
+const fresh = () => [200, { 'x-replica-lag-ms': '0' }, JSON.stringify(CARD)];
+const moved = (status, to) => () => [status, { location: to }, ''];
+
+const ROUTES = {
+  '/card': fresh,
+  '/a': moved(302, '/b'),
+  '/b': moved(301, '/card'),
+  '/moved': moved(301, '/gone'),
+  '/nowhere': () => [302, {}, ''],
+  '/r0': moved(307, '/r1'),
+  '/r1': moved(308, '/r2'),
+  '/r2': moved(303, '/r3'),
+  '/r3': moved(302, '/r4'),
+  '/r4': moved(301, '/r5'),
+  '/r5': moved(302, '/card'),
+};
+
+let http;
+let other; // the same server under another origin (localhost instead of 127.0.0.1)
+before(async () => {
+  http = await serve({
+    ...ROUTES,
+    '/cross': () => [302, { location: `${other}/card` }, ''],
+    '/same': moved(302, '/card'),
+  }).start();
+  other = http.base.replace('127.0.0.1', 'localhost');
+});
+after(() => http.stop());
+
+/** Resolves `sources` and returns the final decision and the attempts, valid or not. */
+async function resolution(sources, options = {}) {
+  let got = null;
+  try {
+    await cg.resolveAgentCard(sources, REQ, { ...options, onResolution: (decision, info) => (got = { decision, info }) });
+  } catch (e) {
+    if (got === null) throw e;
+  }
+  return got;
+}
+
+const urls = (attempts) => attempts.map((a) => [a.source, a.final_url ?? '-', a.error ?? a.verdict]);
+
+test('a redirected card records the URL that answered; without a redirect nothing changes', async () => {
+  const { decision, info } = await resolution([`${http.base}/a`]);
+  assert.equal(decision.verdict, 'valid');
+  assert.deepEqual(urls(info.attempts), [[`${http.base}/a`, `${http.base}/card`, 'valid']]);
+  assert.equal(info.url, `${http.base}/a`);
+  assert.equal(info.finalUrl, `${http.base}/card`);
+  assert.equal(decision.resolution.message, `accepted the card from ${http.base}/a (redirected to ${http.base}/card) at attempt 1`);
+  // A single URL (the plain path): the same URL on onDecision and on the result.
+  const seen = [];
+  const card = await cg.resolveAgentCard(`${http.base}/a`, REQ, { onDecision: (_, i) => seen.push(i) });
+  assert.equal(card.name, 'worker-7');
+  assert.equal(seen[0].finalUrl, `${http.base}/card`);
+  // No redirect: the plain decision, no final_url, no finalUrl.
+  const plain = await resolution([`${http.base}/card`]);
+  assert.equal(plain.decision.resolution, undefined);
+  assert.equal('final_url' in plain.info.attempts[0], false);
+  assert.equal('finalUrl' in plain.info, false);
+});
+
+test('at most 5 redirects are followed; a sixth makes a failed source', async () => {
+  assert.equal((await resolution([`${http.base}/r1`])).decision.verdict, 'valid');
+  const before = http.hits('/r5');
+  const { decision, info } = await resolution([`${http.base}/r0`, `${http.base}/card`]);
+  assert.equal(decision.verdict, 'valid');
+  assert.deepEqual(urls(info.attempts), [
+    [`${http.base}/r0`, '-', `${http.base}/r0 redirected more than 5 times (the limit)`],
+    [`${http.base}/card`, '-', 'valid'],
+  ]);
+  assert.equal(http.hits('/r5') - before, 1, 'the sixth redirect is not followed');
+});
+
+test('a redirect that ends in an error status names where it ended; one without Location fails', async () => {
+  const { decision, info } = await resolution([`${http.base}/moved`, `${http.base}/nowhere`]);
+  assert.equal(decision.reasons[0].code, 'source_unavailable');
+  assert.deepEqual(urls(info.attempts), [
+    [`${http.base}/moved`, `${http.base}/gone`, 'answered 404 Not Found, not 2xx'],
+    [`${http.base}/nowhere`, '-', `${http.base}/nowhere answered 302 without a Location header`],
+  ]);
+});
+
+test('the same attempts as cardgate resolve, final_url included', { skip: !existsSync(CLI) && 'no native CLI' }, async () => {
+  const sources = [`${http.base}/r0`, `${http.base}/moved`, `${http.base}/a`];
+  const cli = await run(CLI, ['resolve', ...sources, '--require', 'task.execute.v3', '--min-version', '3.0.0', '--max-stale', '10s']);
+  assert.equal(cli.status, 0, cli.stderr);
+  const native = JSON.parse(cli.stdout);
+  const { decision } = await resolution(sources);
+  const strip = (d) => JSON.parse(JSON.stringify(d, (k, v) => (k === 'elapsed_ms' ? 0 : v)));
+  // The npm package says "answered 404 Not Found, not 2xx" where the CLI says "HTTP 404 Not
+  // Found" (unchanged wording of both hosts); everything else is the same.
+  const npm = strip(decision);
+  npm.resolution.attempts[1].error = 'HTTP 404 Not Found';
+  assert.deepEqual(npm, strip(native));
+  assert.equal(native.resolution.attempts[2].final_url, `${http.base}/card`);
+});
+
+test('credentials stay on their origin: Authorization and Cookie are dropped on a cross-origin hop', async () => {
+  const headers = { authorization: 'Bearer secret', cookie: 'a=b', 'x-trace': '1' };
+  await cg.resolveAgentCard(`${http.base}/same`, REQ, { headers });
+  const same = http.requests.at(-1);
+  assert.equal(same.headers.authorization, 'Bearer secret');
+  await cg.resolveAgentCard(`${http.base}/cross`, REQ, { headers });
+  const cross = http.requests.at(-1);
+  assert.equal(cross.headers.host, other.replace('http://', ''));
+  assert.equal(cross.headers.authorization, undefined);
+  assert.equal(cross.headers.cookie, undefined);
+  assert.equal(cross.headers['x-trace'], '1');
+});
+
+// ---------------------------------------------------------------- https, on test doubles
+
+/** A fetch double: `url -> [status, headers, body]`; records each call (URL and init). */
+function fakeFetch(routes, calls = []) {
+  const f = async (url, init) => {
+    calls.push({ url, init });
+    const route = routes[url];
+    if (!route) throw new TypeError(`fetch failed: no route for ${url}`);
+    const [status, headers, body] = route;
+    return new Response(status === 200 ? body : null, { status, headers });
+  };
+  f.calls = calls;
+  return f;
+}
+const CARD_TEXT = JSON.stringify(CARD);
+
+test('https -> http is a failed source at any hop, the http URL never asked; http -> https is followed', async () => {
+  const fetch = fakeFetch({
+    'https://a.example/card': [302, { location: 'http://b.example/card' }, ''],
+    'https://c.example/card': [301, { location: 'https://d.example/card' }, ''],
+    'https://d.example/card': [302, { location: 'http://e.example/card' }, ''],
+    'http://f.example/card': [302, { location: 'https://g.example/card' }, ''],
+    'https://g.example/card': [200, { 'x-replica-lag-ms': '0' }, CARD_TEXT],
+    'http://b.example/card': [200, { 'x-replica-lag-ms': '0' }, CARD_TEXT],
+    'http://e.example/card': [200, { 'x-replica-lag-ms': '0' }, CARD_TEXT],
+  });
+  const { decision, info } = await resolution(['https://a.example/card', 'https://c.example/card', 'http://f.example/card'], { fetch });
+  assert.equal(decision.verdict, 'valid');
+  assert.deepEqual(urls(info.attempts), [
+    ['https://a.example/card', '-', `https://a.example/card redirected to http://b.example/card${DOWNGRADE}`],
+    ['https://c.example/card', '-', `https://c.example/card redirected to http://e.example/card${DOWNGRADE}`],
+    ['http://f.example/card', 'https://g.example/card', 'valid'],
+  ]);
+  const asked = fetch.calls.map((c) => c.url);
+  assert.deepEqual(asked, ['https://a.example/card', 'https://c.example/card', 'https://d.example/card', 'http://f.example/card', 'https://g.example/card']);
+  assert.ok(fetch.calls.every((c) => c.init.redirect === 'manual'));
+  // A single URL: the typed fetch error, whose message names both URLs.
+  await assert.rejects(cg.resolveAgentCard('https://a.example/card', REQ, { fetch }), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError);
+    assert.equal(e.message, `GET https://a.example/card failed: https://a.example/card redirected to http://b.example/card${DOWNGRADE}`);
+    return true;
+  });
+});
+
+/** A fetch that ignores `redirect: 'manual'`: it answers as if it had followed to `to`. */
+const followsItself = (to) => async () => ({
+    ok: true,
+    status: 200,
+    statusText: 'OK',
+    url: to,
+    redirected: true,
+    headers: new Headers({ 'x-replica-lag-ms': '0' }),
+    body: null,
+    arrayBuffer: async () => new TextEncoder().encode(CARD_TEXT).buffer,
+  });
+
+test("a caller's fetch that follows redirects itself fails an https source (the hops are unknown)", async () => {
+  const { decision, info } = await resolution(['https://a.example/card'], { fetch: followsItself('https://b.example/card') });
+  assert.equal(decision.verdict, 'rejected');
+  assert.deepEqual(urls(info.attempts), [
+    [
+      'https://a.example/card',
+      'https://b.example/card',
+      "https://a.example/card: options.fetch followed redirects itself (it ignored redirect: 'manual'), so whether every hop stayed on https cannot be checked",
+    ],
+  ]);
+  // An http source was never protected: its card is judged, with the URL that answered.
+  const http = await resolution(['http://a.example/card'], { fetch: followsItself('https://b.example/card') });
+  assert.equal(http.decision.verdict, 'valid');
+  assert.deepEqual(urls(http.info.attempts), [['http://a.example/card', 'https://b.example/card', 'valid']]);
+});
+
+test('the browser build lets the browser follow and checks the URL that answered', async () => {
+  const web = await importWebPackage();
+  await web.default(readFileSync(join(ensureConsumer(), 'node_modules', 'cardgate', 'web', 'cardgate_bg.wasm')));
+  const attemptsOf = async (source, fetch) => {
+    let got = null;
+    await web.resolveAgentCard([source], REQ, { fetch, onResolution: (_, i) => (got = i) }).catch(() => {});
+    return urls(got.attempts);
+  };
+  const calls = [];
+  const follow = (to) => async (url, init) => (calls.push(init.redirect), followsItself(to)());
+  assert.deepEqual(await attemptsOf('https://a.example/card', follow('http://b.example/card')), [
+    ['https://a.example/card', 'http://b.example/card', `https://a.example/card redirected to http://b.example/card${DOWNGRADE}`],
+  ]);
+  assert.deepEqual(calls, ['follow']);
+  // https -> https: on a page that is not https nothing shows an http hop in between.
+  const [[, , why]] = await attemptsOf('https://a.example/card', follow('https://c.example/card'));
+  assert.match(why, /on a page that is not https the browser does not block http hops/);
+  // On an https page the browser blocks every http hop (mixed content): accepted.
+  globalThis.location = { protocol: 'https:' };
+  try {
+    assert.deepEqual(await attemptsOf('https://a.example/card', follow('https://c.example/card')), [
+      ['https://a.example/card', 'https://c.example/card', 'valid'],
+    ]);
+  } finally {
+    delete globalThis.location;
+  }
+  assert.deepEqual(await attemptsOf('http://a.example/card', follow('https://c.example/card')), [
+    ['http://a.example/card', 'https://c.example/card', 'valid'],
+  ]);
+});
+
+// ---------------------------------------------------------------- https, end to end
+
+test("Node's own fetch over real TLS: https -> http refused before the http request, http -> https followed", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cardgate-redirect-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  try {
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+    ], { stdio: 'pipe' });
+  } catch (e) {
+    t.skip(`openssl failed: ${e.message}`);
+    return;
+  }
+  const plain = await serve({ '/card': fresh, '/up': () => [302, { location: `${tls.base}/card` }, ''] }).start();
+  const tls = await serve(
+    {
+      '/card': fresh,
+      '/down': () => [302, { location: `${plain.base}/card` }, ''],
+      '/hop': moved(307, '/card'),
+    },
+    { key: readFileSync(key), cert: readFileSync(cert) },
+  ).start();
+  t.after(() => Promise.all([plain.stop(), tls.stop()]));
+  const cases = [[[`${tls.base}/down`], REQ], [[`${plain.base}/up`], REQ], [[`${tls.base}/hop`], REQ]];
+  const child = await run(
+    process.execPath,
+    [join(import.meta.dirname, 'redirect-child.mjs'), join(ensureConsumer(), 'esm.mjs'), JSON.stringify(cases)],
+    { ...process.env, NODE_EXTRA_CA_CERTS: cert },
+  );
+  assert.equal(child.status, 0, child.stderr);
+  const [down, up, hop] = JSON.parse(child.stdout);
+  assert.deepEqual(urls(down.attempts), [[`${tls.base}/down`, '-', `${tls.base}/down redirected to ${plain.base}/card${DOWNGRADE}`]]);
+  assert.equal(plain.hits('/card'), 0, 'the http URL was never asked');
+  assert.deepEqual(urls(up.attempts), [[`${plain.base}/up`, `${tls.base}/card`, 'valid']]);
+  assert.equal(up.finalUrl, `${tls.base}/card`);
+  assert.deepEqual(urls(hop.attempts), [[`${tls.base}/hop`, `${tls.base}/card`, 'valid']]);
+});

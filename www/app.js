@@ -554,18 +554,39 @@ async function fetchSource(url) {
   if (!res.ok) {
     return { ok: false, message: `HTTP ${res.status} ${res.statusText}; the body was not loaded as a card.` };
   }
+  // Redirects (DESIGN.md "Redirects"): the browser follows them and shows only the URL that
+  // answered. A source asked over https that answered over http sent its card and watermark in
+  // the clear: a failed fetch, as in the package. On a page that is not https the browser blocks
+  // no http hop and shows none, so a redirected https source's headers are not used either.
+  const answered = res.url || url;
+  const redirected = res.redirected || answered !== url;
+  const httpsAsked = /^https:/i.test(url);
+  if (httpsAsked && /^http:/i.test(answered)) {
+    return {
+      ok: false,
+      message: `${url} redirected to ${answered}: a source asked over https must answer over https (the card and its watermark headers crossed the network in the clear).`,
+    };
+  }
+  const unseenHops = httpsAsked && redirected && location.protocol !== 'https:';
   const read = [];
   const observation = {};
   // A cross-origin answer shows only the headers its server exposes: one missing here may be
   // hidden (a cache's Age, a lag contradicting another), so none is used unless the user states
   // that the server exposes them all (as the package's `watermark.corsExposed`).
-  const hidden = res.type === 'cors' && !$('cors-exposed').checked;
+  const corsHidden = res.type === 'cors' && !$('cors-exposed').checked;
+  const hidden = corsHidden || unseenHops;
   for (const [header, , key] of WATERMARK_HEADERS) {
     const v = res.headers.get(header);
     read.push([header, key, v]);
     if (v !== null && !hidden) observation[key] = v; // header text, passed as received
   }
-  return { ok: true, status: res.status, bytes, read, observation, hidden };
+  return { ok: true, status: res.status, bytes, read, observation, hidden, corsHidden, unseenHops, answered: redirected ? answered : null };
+}
+
+/** The note shown when a redirected https source's headers were not used (see fetchSource). */
+function unseenHopsNote(url, answered) {
+  return el('p', { class: 'cors-note' },
+    `${url} redirected to ${answered}. On a page that is not https the browser does not block http hops and does not show them, so whether the answer stayed on https cannot be checked: its watermark headers were not used (no watermark: not fresh). Open the inspector over https, or fetch ${answered} directly.`);
 }
 
 /** The note shown when a cross-origin answer's headers were not used (see fetchSource). */
@@ -607,8 +628,10 @@ async function fetchCard() {
   for (const [id, key] of OBS_FIELDS) {
     if (got.observation[key] !== undefined) $(id).value = got.observation[key];
   }
-  status.replaceChildren(el('p', {}, `HTTP ${got.status}, ${got.bytes.length} bytes. Headers read:`), headersReadList(got.read));
-  if (got.hidden) status.append(hiddenNote(url));
+  const via = got.answered ? ` from ${got.answered} (redirected)` : '';
+  status.replaceChildren(el('p', {}, `HTTP ${got.status}, ${got.bytes.length} bytes${via}. Headers read:`), headersReadList(got.read));
+  if (got.corsHidden) status.append(hiddenNote(url));
+  if (got.unseenHops) status.append(unseenHopsNote(url, got.answered));
   setCardText(new TextDecoder('utf-8').decode(got.bytes), got.bytes);
 }
 
@@ -648,7 +671,9 @@ async function compareSources() {
   const obs = (got) => ({ ...got.observation, now });
   status.textContent = '';
   for (const side of ['replica', 'primary']) {
-    if (side === 'replica' ? replica.hidden : primary.hidden) status.append(hiddenNote(urls[side]));
+    const got = side === 'replica' ? replica : primary;
+    if (got.corsHidden) status.append(hiddenNote(urls[side]));
+    if (got.unseenHops) status.append(unseenHopsNote(urls[side], got.answered));
   }
   $('compare-results').hidden = false;
   if (!replica.ok || !primary.ok) {

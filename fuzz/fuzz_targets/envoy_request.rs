@@ -246,6 +246,14 @@ fuzz_target!(|data: &[u8]| {
                 Some("registry.example"),
                 Some("http"),
             );
+            // The same text as `x-envoy-original-url` on a request Envoy recreated to follow a
+            // redirect itself: a refusal is always a malformed_card decision.
+            if let Some(refusal) = redirect::internal_refusal(&st.config, &free_text, &path) {
+                assert_eq!(
+                    refusal.error_class(),
+                    Some(cardgate::ErrorClass::MalformedCard)
+                );
+            }
         }
 
         // Two requests for the path, with caller header sets A and B, and A again: the memo

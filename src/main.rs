@@ -879,9 +879,7 @@ mod fetch {
     /// clear (`RequireHttpsOnly`, naming the target); both become the core's
     /// `redirect_refusal` text. The redirect history gives the URL that answered.
     pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, Failure> {
-        let https = url
-            .get(..6)
-            .is_some_and(|s| s.eq_ignore_ascii_case("https:"));
+        let https = resolution::is_https(url);
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(timeout_ms)))
             .http_status_as_error(false)

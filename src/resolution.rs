@@ -102,7 +102,7 @@ pub struct Attempt {
 pub const MAX_REDIRECTS: usize = 5;
 
 /// Whether `url` is an `https:` URL (the scheme in any ASCII case).
-fn is_https(url: &str) -> bool {
+pub fn is_https(url: &str) -> bool {
     url.get(..6)
         .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"))
 }

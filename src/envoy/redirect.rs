@@ -114,9 +114,7 @@ pub fn internal_refusal(
     let rest = original
         .split_once("://")
         .map_or(original, |(_, rest)| rest);
-    let original_path = crate::envoy::routes::strip_query(
-        rest.find('/').and_then(|i| rest.get(i..)).unwrap_or("/"),
-    );
+    let original_path = crate::envoy::routes::strip_query(authority_and_path(rest)?.1);
     // Only a redirect from a card route (its rule readable or not) is the gate's business.
     let _card_route = config.route_and_requirement(original_path)?;
     let why = config.redirect_keeps_rule(original_path, path).err()?;
@@ -203,12 +201,18 @@ fn scheme_rest(reference: &str) -> Option<(&str, &str)> {
 /// The path of `//authority/path...` when the authority is the request's (ASCII case aside),
 /// `/` when it has no path.
 fn same_authority(rest: &str, authority: Option<&str>) -> Option<String> {
-    let (host, path) = match rest.find('/') {
-        Some(i) => (rest.get(..i)?, rest.get(i..)?),
-        None => (rest, "/"),
-    };
+    let (host, path) = authority_and_path(rest)?;
     let authority = authority?;
     (!host.is_empty() && host.eq_ignore_ascii_case(authority)).then(|| path.to_owned())
+}
+
+/// `authority/path...` (a URL after its `//`) split before the path's first `/`; the path is
+/// `/` when there is none.
+fn authority_and_path(rest: &str) -> Option<(&str, &str)> {
+    match rest.find('/') {
+        Some(i) => Some((rest.get(..i)?, rest.get(i..)?)),
+        None => Some((rest, "/")),
+    }
 }
 
 #[cfg(test)]

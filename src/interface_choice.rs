@@ -27,6 +27,10 @@
 //!   pick the same way (the transport's own `pickMatchingInterface` then lands on an interface of
 //!   the same kind: exactly `"1.0"` when the pick is, else the pick itself).
 //!
+//! - a2a-sdk's transport producers then take their v0.3 transport when `packaging` reads the
+//!   pick's version as `0.3 <= v < 1.0` (`is_legacy_version`), in PEP 440 order, where
+//!   `1.0.0-rc.1` lies below 1.0: such a pick serves no `protocol:1.0` ([`Choice::OtherWire`]).
+//!
 //! A caller's a2a-sdk and `packaging` versions are not known to the gate, so a binding is served
 //! only when every one of these clients picks a serving interface ([`choices`]): one with a url
 //! (on one without, the client is built but sends nowhere, or in a browser to the page's own
@@ -221,7 +225,7 @@ fn speaks_v0_3(version: &str, client: PyClient) -> Option<bool> {
 fn declares_v0_3(version: &str) -> Option<bool> {
     let (major, minor) = major_minor(version)?.split_once('.')?;
     let mm = (saturating_number(major), saturating_number(minor));
-    Some((0, 3) <= mm && mm < (1, 0))
+    Some(((0, 3)..(1, 0)).contains(&mm))
 }
 
 /// `_find_best_interface` of `client` over the interfaces with exactly this binding.

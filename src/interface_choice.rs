@@ -27,6 +27,10 @@
 //!   pick the same way (the transport's own `pickMatchingInterface` then lands on an interface of
 //!   the same kind: exactly `"1.0"` when the pick is, else the pick itself).
 //!
+//! - a2a-sdk's transport producers then take their v0.3 transport when `packaging` reads the
+//!   pick's version as `0.3 <= v < 1.0` (`is_legacy_version`), in PEP 440 order, where
+//!   `1.0.0-rc.1` lies below 1.0: such a pick serves no `protocol:1.0` ([`Choice::OtherWire`]).
+//!
 //! A caller's a2a-sdk and `packaging` versions are not known to the gate, so a binding is served
 //! only when every one of these clients picks a serving interface ([`choices`]): one with a url
 //! (on one without, the client is built but sends nowhere, or in a browser to the page's own
@@ -50,6 +54,13 @@ pub enum Choice<'r> {
     /// or in a browser to the page's own origin), or, for an HTTP binding, not a plain absolute
     /// http(s) URL. It serves nothing.
     UnusableUrl(&'r str, Url),
+    /// An a2a-sdk client picks an interface with this `protocolVersion` and talks to it in the
+    /// other protocol generation than the version's `Major.Minor` says: its transport producer
+    /// takes its v0.3 transport exactly when `packaging` reads the version as
+    /// `0.3 <= v < 1.0` (`is_legacy_version`), so `1.0.0-rc.1`, a pre-release below 1.0 to it,
+    /// gets v0.3 requests, and `0.3.0-rc.1`, below 0.3, gets 1.0 ones. The flag is whether it
+    /// speaks v0.3. It serves the binding, but no required protocol version.
+    OtherWire(&'r str, bool),
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
     NoInterface,
     /// The gate cannot tell which interface it picks; the string is the spelling that decides
@@ -126,6 +137,7 @@ fn picked_serves(choice: Choice<'_>, protocols: &[&str]) -> bool {
         Choice::Picked(version) => {
             protocols.is_empty() || major_minor(version).is_some_and(|mm| protocols.contains(&mm))
         }
+        Choice::OtherWire(..) => protocols.is_empty(),
         Choice::UnusableUrl(..) | Choice::NoInterface | Choice::Unknown(_) => false,
     }
 }
@@ -161,6 +173,12 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
             "{client}: its client picks the interface with protocolVersion {version:?} for it, {}",
             url.unusable_because(binding).unwrap_or("whose url it cannot use")
         ),
+        Choice::OtherWire(version, legacy) => format!(
+            "{client}: its client picks the interface with protocolVersion {version:?} for it and speaks {} to it (packaging reads that version {}), not protocol:{}",
+            if legacy { "v0.3" } else { "v1.0" },
+            if legacy { "as 0.3 <= v < 1.0" } else { "outside 0.3 <= v < 1.0" },
+            protocols.join(" or protocol:")
+        ),
         Choice::NoInterface => format!("{client}: its client picks no interface for it"),
         Choice::Unknown(spelling) => format!(
             "{client}: which interface its client picks for it is not known ({spelling:?} is not read here)"
@@ -168,8 +186,50 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
     })
 }
 
-/// `_find_best_interface` of `client` over the interfaces with exactly this binding.
+/// What `client` does for `binding`: its pick ([`python_pick`]), and which of its transports
+/// talks to it ([`speaks_v0_3`]).
 fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'r> {
+    match python_pick(reading, binding, client) {
+        Choice::Picked(version) => match (speaks_v0_3(version, client), declares_v0_3(version)) {
+            (Some(legacy), Some(declared)) if legacy != declared => {
+                Choice::OtherWire(version, legacy)
+            }
+            _ => Choice::Picked(version),
+        },
+        other => other,
+    }
+}
+
+/// Whether a2a-sdk's transport producers take their v0.3 transport for an interface at
+/// `version` (`a2a.compat.v0_3.versions.is_legacy_version`: `packaging` reads it as
+/// `0.3 <= v < 1.0`); `None` for a version `packaging` does not read (the producers then take
+/// the 1.0 transport, but such a version has no `Major.Minor` either).
+fn speaks_v0_3(version: &str, client: PyClient) -> Option<bool> {
+    let folded;
+    let text = if client.old_packaging && version.contains(FOLDED_BY_OLD_PACKAGING) {
+        folded = fold_as_old_packaging(version);
+        folded.as_str()
+    } else {
+        version
+    };
+    match packaging_version(text) {
+        Release::Valid(v) => {
+            Some(v.cmp_plain(0, 3) != Ordering::Less && v.cmp_plain(1, 0) == Ordering::Less)
+        }
+        Release::Invalid | Release::Raises => None,
+    }
+}
+
+/// Whether the gate's `Major.Minor` of `version` is a v0.3-generation one (`0.3 <= M.m < 1.0`);
+/// `None` when it has none.
+fn declares_v0_3(version: &str) -> Option<bool> {
+    let (major, minor) = major_minor(version)?.split_once('.')?;
+    let mm = (saturating_number(major), saturating_number(minor));
+    Some(((0, 3)..(1, 0)).contains(&mm))
+}
+
+/// `_find_best_interface` of `client` over the interfaces with exactly this binding.
+fn python_pick<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'r> {
     let candidates = reading
         .interfaces
         .iter()
@@ -647,6 +707,31 @@ mod tests {
     }
 
     #[test]
+    fn python_speaks_v0_3_exactly_where_packaging_reads_0_3_to_1_0() {
+        // a2a-sdk's producers take the v0.3 transport for 0.3 <= v < 1.0 (checked with the real
+        // ClientFactory: CompatJsonRpcTransport for the first four, JsonRpcTransport for the rest).
+        for v in ["1.0.0-rc.1", "1.0.0-alpha", "1.0.0-dev", "1.0.0-dev.1"] {
+            let r = reading(&[("JSONRPC", v)]);
+            assert_eq!(py(&r, "JSONRPC"), Choice::OtherWire(v, true), "{v}");
+            assert!(serves(Sdk::Python, &r, "JSONRPC", &[]), "{v}");
+            assert!(!serves(Sdk::Python, &r, "JSONRPC", &["1.0"]), "{v}");
+        }
+        for v in [
+            "1.0", "1.0.0", "1.0.0+x", "1.0.0-0", "0.3", "0.3.0+x", "0.9.9",
+        ] {
+            let r = reading(&[("JSONRPC", v)]);
+            assert_eq!(py(&r, "JSONRPC"), Choice::Picked(v), "{v}");
+        }
+        // Below 0.3 to packaging but 0.3 to the gate: the 1.0 transport.
+        let r = reading(&[("JSONRPC", "0.3.0-dev")]);
+        assert_eq!(py(&r, "JSONRPC"), Choice::OtherWire("0.3.0-dev", false));
+        assert!(!serves(Sdk::Python, &r, "JSONRPC", &["0.3"]));
+        // No Major.Minor to the gate: an ordinary pick, which serves no protocol anyway.
+        let r = reading(&[("JSONRPC", "1.0rc1")]);
+        assert_eq!(py(&r, "JSONRPC"), Choice::Picked("1.0rc1"));
+    }
+
+    #[test]
     fn python_reads_versions_as_packaging_does() {
         // What packaging 26.4 gives (checked with Python 3.11): (major, minor), or refused.
         let cases: &[(&str, Option<(u64, u64)>)] = &[
@@ -789,7 +874,9 @@ mod tests {
             let r = reading(&versions.iter().map(|v| ("JSONRPC", *v)).collect::<Vec<_>>());
             for (client, want) in PY_CLIENTS.iter().zip(want) {
                 let got = match python(&r, "JSONRPC", *client) {
-                    Choice::Picked(v) => versions.iter().position(|x| *x == v),
+                    Choice::Picked(v) | Choice::OtherWire(v, _) => {
+                        versions.iter().position(|x| *x == v)
+                    }
                     Choice::NoInterface | Choice::Unknown(_) => None,
                     Choice::UnusableUrl(v, _) => {
                         panic!("every interface here has a url, not {v:?}")

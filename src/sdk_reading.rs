@@ -390,36 +390,52 @@ const HTTP_AUTH_SCHEME: [Field; 3] = [
     Field("scheme", "scheme", Shape::Str, 0),
     Field("bearerFormat", "bearer_format", Shape::Str, 0),
 ];
-const OAUTH_FLOW: [Field; 6] = [
-    Field("authorizationUrl", "authorization_url", Shape::Str, 0),
-    Field(
-        "deviceAuthorizationUrl",
-        "device_authorization_url",
-        Shape::Str,
-        0,
-    ),
-    Field("tokenUrl", "token_url", Shape::Str, 0),
-    Field("refreshUrl", "refresh_url", Shape::Str, 0),
-    Field("scopes", "scopes", Shape::StrMap, 0),
-    Field("pkceRequired", "pkce_required", Shape::Bool, 0),
+// The five flow messages of `OAuthFlows`, each with its own fields (a member another flow has,
+// such as `authorizationUrl` in `clientCredentials`, is unknown there and ignored by protobuf).
+const AUTHORIZATION_URL: Field = Field("authorizationUrl", "authorization_url", Shape::Str, 0);
+const DEVICE_AUTHORIZATION_URL: Field = Field(
+    "deviceAuthorizationUrl",
+    "device_authorization_url",
+    Shape::Str,
+    0,
+);
+const TOKEN_URL: Field = Field("tokenUrl", "token_url", Shape::Str, 0);
+const REFRESH_URL: Field = Field("refreshUrl", "refresh_url", Shape::Str, 0);
+const SCOPES: Field = Field("scopes", "scopes", Shape::StrMap, 0);
+const PKCE_REQUIRED: Field = Field("pkceRequired", "pkce_required", Shape::Bool, 0);
+const AUTHORIZATION_CODE_FLOW: [Field; 5] = [
+    AUTHORIZATION_URL,
+    TOKEN_URL,
+    REFRESH_URL,
+    SCOPES,
+    PKCE_REQUIRED,
 ];
+const CLIENT_CREDENTIALS_FLOW: [Field; 3] = [TOKEN_URL, REFRESH_URL, SCOPES];
+const IMPLICIT_FLOW: [Field; 3] = [AUTHORIZATION_URL, REFRESH_URL, SCOPES];
+const PASSWORD_FLOW: [Field; 3] = [TOKEN_URL, REFRESH_URL, SCOPES];
+const DEVICE_CODE_FLOW: [Field; 4] = [DEVICE_AUTHORIZATION_URL, TOKEN_URL, REFRESH_URL, SCOPES];
 /// `OAuthFlows`: one flow at most (a oneof), unlike v0.3, where several could be listed.
 const OAUTH_FLOWS: [Field; 5] = [
     Field(
         "authorizationCode",
         "authorization_code",
-        Shape::Msg(&OAUTH_FLOW),
+        Shape::Msg(&AUTHORIZATION_CODE_FLOW),
         1,
     ),
     Field(
         "clientCredentials",
         "client_credentials",
-        Shape::Msg(&OAUTH_FLOW),
+        Shape::Msg(&CLIENT_CREDENTIALS_FLOW),
         1,
     ),
-    Field("implicit", "implicit", Shape::Msg(&OAUTH_FLOW), 1),
-    Field("password", "password", Shape::Msg(&OAUTH_FLOW), 1),
-    Field("deviceCode", "device_code", Shape::Msg(&OAUTH_FLOW), 1),
+    Field("implicit", "implicit", Shape::Msg(&IMPLICIT_FLOW), 1),
+    Field("password", "password", Shape::Msg(&PASSWORD_FLOW), 1),
+    Field(
+        "deviceCode",
+        "device_code",
+        Shape::Msg(&DEVICE_CODE_FLOW),
+        1,
+    ),
 ];
 const OAUTH2_SCHEME: [Field; 3] = [
     Field("description", "description", Shape::Str, 0),
@@ -1407,11 +1423,15 @@ mod tests {
     /// its search anywhere): every field's names are distinct from every other field's.
     #[test]
     fn field_names_are_unique() {
-        let messages: [&[Field]; 18] = [
+        let messages: [&[Field]; 22] = [
             &API_KEY_SCHEME,
             &API_KEY_SCHEME_V03,
             &HTTP_AUTH_SCHEME,
-            &OAUTH_FLOW,
+            &AUTHORIZATION_CODE_FLOW,
+            &CLIENT_CREDENTIALS_FLOW,
+            &IMPLICIT_FLOW,
+            &PASSWORD_FLOW,
+            &DEVICE_CODE_FLOW,
             &OAUTH_FLOWS,
             &OAUTH2_SCHEME,
             &OPEN_ID_CONNECT_SCHEME,

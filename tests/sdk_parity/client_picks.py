@@ -18,7 +18,10 @@ requirement {binding:X} (+ protocol:P, for each P some reading declares): grante
 has at least one judged reading that accepts it and in every such reading the pick exists and,
 when P is required and every accepting reading declares P (DESIGN.md: a required version the
 card does not declare is missing on its own), cardgate's strict Major.Minor of the pick's
-protocolVersion is P. cardgate is asked once per card and P (`{"require": [every binding:X,
+protocolVersion is P, and, for the a2a-sdk readings, the transport its factory builds for the pick
+speaks P's generation (py_pick.py's `wire`: "0.3" for 0.3 <= P < 1.0, else "1.0"; a2a-sdk takes
+its v0.3 transport for a version packaging reads as 0.3 <= v < 1.0, so a pick at `1.0.0-rc.1`
+gets v0.3 requests and does not serve protocol:1.0). cardgate is asked once per card and P (`{"require": [every binding:X,
 protocol:P]}`, and once without P): a binding is granted when it is not in
 missing_capabilities of a `valid` / `capability_mismatch` answer.
   UNSAFE       cardgate grants binding:X (with P) where the truth does not. The test fails.
@@ -85,6 +88,16 @@ def model_py(interfaces, x, old_rule=False, fold=False):
         if k is not None:
             return k
     return None
+
+
+def generation(p):
+    """The protocol generation a2a-sdk speaks at Major.Minor `p`: "0.3" for 0.3 <= p < 1.0, else
+    "1.0" (numbers compared without int(), which refuses more than 4,300 digits)."""
+    def num(digits):
+        digits = digits.lstrip("0") or "0"
+        return (len(digits), digits)
+    mm = tuple(num(d) for d in p.split("."))
+    return "0.3" if (num("0"), num("3")) <= mm < (num("1"), num("0")) else "1.0"
 
 
 def model_js(interfaces, x):
@@ -179,7 +192,10 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
                 chosen = (pr.get("picks") or {}).get(x) if pr["ok"] else None
                 if chosen is None:
                     return False
-                return not declared or major_minor(chosen["version"]) == p
+                if not declared:
+                    return True
+                return major_minor(chosen["version"]) == p and (
+                    n not in PY_READINGS or chosen.get("wire") == generation(p))
 
             truth = bool(accepting) and all(fine(n) for n in accepting)
             rows.append({"card": e, "binding": x, "protocol": p, "declared": declared, "truth": truth,

@@ -18,6 +18,11 @@ own label prefix (the first word):
   corder  interface lists (v1, JSONRPC) on which a2a-sdk's old pick (before 1.2.3: a first exact
           "1.0", then full PEP 440 order) and its Major.Minor pick (1.2.3 on) differ, or packaging
           before 26.1 (Unicode case folding) and 26.1 on do (ORDERS); always in a --count sample
+  cwire   one or two interfaces (JSONRPC, HTTP+JSON) at WIRE versions, alone and before or after
+          an exact "1.0": semver pre-releases, development and post-releases of 1.0.0 and 0.3.0
+          that the gate's Major.Minor reads as 1.0 / 0.3 but packaging as below 1.0 / 0.3, so
+          a2a-sdk's factory builds the other generation's transport (`is_legacy_version`:
+          `1.0.0-rc.1` gets its v0.3 transport); always in a --count sample
   crand   seeded random cards: 1-4 interfaces, bindings from BINDINGS, versions from VERSIONS,
           each interface in camelCase, snake_case or both spellings, on a v1, proto-shaped,
           snake, legacy or hybrid card
@@ -41,7 +46,13 @@ VERSIONS = ["1.0", "1.0.0", "1.0.1", "1", "01.0", "0.3", "0.3.0", "0.2", "2.0", 
             " 1.0", "1.0rc1", "1.0.0-beta", "1.0.post1", "x", "1.0a",
             "1." + "0" * 4400,  # past CPython's 4300-digit int() limit: packaging's Version raises ValueError
             # packaging before 26.1 reads U+017F as s, U+212A as k, U+0131 and U+0130 as i (26.1 on: invalid)
-            "1.0.po\u017ft1", "1.0+\u212a", "1.0prev\u0131ew1", "0.3-prev\u0130ew1", "0.3rc1"]
+            "1.0.po\u017ft1", "1.0+\u212a", "1.0prev\u0131ew1", "0.3-prev\u0130ew1", "0.3rc1",
+            "1.0.0-rc.1", "0.3.0-dev"]  # a2a-sdk speaks v0.3 to the first, 1.0 to the second (cwire)
+# Versions the gate reads as Major.Minor 1.0 or 0.3 (digits, dots, then `-` or `+`), around packaging's
+# 0.3 <= v < 1.0, which decides a2a-sdk's transport generation.
+WIRE = ["1.0.0-rc.1", "1.0.0-alpha", "1.0.0-beta.2", "1.0.0-dev", "1.0.0-dev.1", "1.0.0-pre", "1.0.0-c1",
+        "1.0.0-preview", "1.0.0-0", "1.0.0-1", "1.0.0-post1", "1.0.0+b", "1.0.0-rc.1+b", "1.0.0-RC1",
+        "0.3.0-rc.1", "0.3.0-dev", "0.3.0-0", "0.3.0+b", "0.9.0-rc.1", "1.1.0-rc.1", "1.0.1-rc.1", "0.3.1-a"]
 LONG = "1." + "0" * 4301  # the shortest part int() refuses
 # What each a2a-sdk client picks (old rule with packaging < 26.1 / Major.Minor with 26.1 on).
 ORDERS = [["0.3", "1.0.0"],  # 0.3, the first at least 0.3 / 1.0.0
@@ -162,15 +173,26 @@ def grid_order():
             for vs in ORDERS]
 
 
+def grid_wire():
+    out = []
+    for v in WIRE:
+        for b in ("JSONRPC", "HTTP+JSON"):
+            out.append((f"cwire v1 {b}@{v}", card("v1", [(b, v, "camel")])))
+        out.append((f"cwire v1 {v} then 1.0", card("v1", [("JSONRPC", v, "camel"), ("JSONRPC", "1.0", "camel")])))
+        out.append((f"cwire v1 1.0 then {v}", card("v1", [("JSONRPC", "1.0", "camel"), ("JSONRPC", v, "camel")])))
+        out.append((f"cwire v1 0.3 then {v}", card("v1", [("JSONRPC", "0.3", "camel"), ("JSONRPC", v, "camel")])))
+    return out
+
+
 GRIDS = [grid_pair, grid_bind, grid_shape]
 RANDOM_CARDS = 1000
 
 
 def generate(count=None, seed=7, random_cards=RANDOM_CARDS):
-    """The corder cards, every grid card, then `random_cards` seeded random ones; the corder cards and
-    a seeded sample of the others, `count` in all, if given."""
+    """The corder and cwire cards, every grid card, then `random_cards` seeded random ones; the corder
+    and cwire cards and a seeded sample of the others, `count` in all, if given."""
     rng = random.Random(seed)
-    orders = [{"label": label, "card": c} for label, c in grid_order()]
+    orders = [{"label": label, "card": c} for label, c in grid_order() + grid_wire()]
     entries = [{"label": label, "card": c} for grid in GRIDS for label, c in grid()]
     for _ in range(random_cards):
         label, c = random_card(rng)

@@ -34,7 +34,7 @@ one input detail that changes what a caller ends up with; the label's first word
   deep      every field of every message a2a-sdk's ParseDict reaches (security schemes, OAuth flows,
             scopes, requirements, signatures, provider...): other JSON types, the NUL-suffixed proto
             name, extension syntax, both spellings, before and after the member, good/null/wrong
-            values; v0.3 security schemes as both SDKs map them; requirement lists at card and skill
+            values; in each OAuth flow, the fields only other flows have (unknown there); v0.3 security schemes as both SDKs map them; requirement lists at card and skill
   reserved  skill ids and extension uris spelled like other capability kinds (`capability:streaming`,
             `binding:GRPC`...), probed; legacy interface lists whose picks differ between the SDKs
   version   the card's `version` (condition (a)) in odd spellings, escapes, aliases, duplicates and
@@ -777,6 +777,24 @@ def gen_deep():
                 if order == "after":
                     h[alias] = copy.deepcopy(v)
                 out.append({"label": f"deep {where}.{json.dumps(alias)} {sn} {order} {val}", "card": c})
+    # Each OAuth flow message has its own fields: a field of another flow (`authorizationUrl` in
+    # clientCredentials) is an unknown member there, whatever its value or NUL-suffixed spelling.
+    flow_spots = [(path, desc) for path, desc in spots if desc.name.endswith("OAuthFlow")]
+    every = {f.name: f for _, desc in flow_spots for f in desc.fields}
+    for path, desc in flow_spots:
+        where = ".".join(map(str, path))
+        own = {f.name for f in desc.fields}
+        for name, f in sorted(every.items()):
+            if name in own:
+                continue
+            for alias, (vn, v) in [(f.json_name, wrong_values(f)[0]), (f.json_name, ("good", True if f.cpp_type == f.CPPTYPE_BOOL else "https://x")),
+                                   (f.name + "\u0000", wrong_values(f)[0]), (f.name, wrong_values(f)[1])]:
+                c = full_card()
+                h = c
+                for k in path:
+                    h = h[k]
+                h[alias] = v
+                out.append({"label": f"deep foreign {where}.{json.dumps(alias)}={vn}", "card": c})
     # v0.3 security schemes as a2a-sdk maps them (type popped, `in` renamed) and JS's conversion reads them.
     v03 = {
         "apiKey": {"type": "apiKey", "in": "header", "name": "k"},

@@ -45,7 +45,9 @@ minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise
 Full per-card results go to --out; every card's bytes to target/sdk_parity/cards/<id>.json.
 Then (unless --no-picks) the client-choice check, client_picks.py: for every binding X a reading
 has, the interface each real SDK's ClientFactory picks for X (py_pick.py, js_pick.mjs), against
-cardgate's grant of binding:X alone and with each protocol:P (UNSAFE there fails the test too);
+cardgate's grant of binding:X alone and with each protocol:P (UNSAFE there fails the test too; an
+a2a-sdk pick serves P only when the transport its factory builds for it speaks P's generation:
+v0.3 for 0.3 <= P < 1.0);
 --picks-count N takes a seeded sample of the cards. `--corpus choice` is gen_choice.py's corpus
 of interface lists (orders, binding spellings, version forms) made for that check.
 

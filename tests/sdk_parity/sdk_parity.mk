@@ -13,6 +13,8 @@
 # SDK_PARITY_SECOND_PY, by default .tools/py-a2a-old (`.ci/setup.sh core`: a2a-sdk 1.0.0, protobuf
 # 5.29.5, packaging 24.0, whose client picks by the old rule and folds Unicode in versions);
 # SDK_PARITY_SECOND_PY= leaves it out.
+# SDK_PARITY_SECOND_PY=tests/sdk_parity/py_pure.sh reads with a2a-sdk 1.3.0 on protobuf's pure-Python
+# backend instead (PyPy's; upb is the default elsewhere), in the py2 reading and picks.
 # Every run also takes the client-choice check (client_picks.py: each binding:X, alone and with each
 # protocol:P, against the interface each real SDK's ClientFactory picks; fails on any binding cardgate
 # grants that some client cannot connect to at P): on every card of the first run, on a seeded sample

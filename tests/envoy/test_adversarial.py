@@ -360,15 +360,15 @@ def test_an_id_an_upstream_may_trim_or_cut_is_checked_under_that_agents_rule(shi
     a handler that decodes before it cuts at `?`/`#`) serves worker-7's card for these ids: the
     card must meet worker-7's rule (10 s), not just the defaults (30 s)."""
     path = "/agents/%s/card" % agent_id
-    stale_20s = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")])
-    replica.script("/agents/nobody/card", stale_20s)
+    stale = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")])
+    replica.script("/agents/nobody/card", stale)
     # The defaults (30 s) take a 20 s old card: the baseline this relies on.
     assert_valid(get(shipped_envoy, "/agents/nobody/card"))
     with replica.lock:
         replica.answers = {k: v for k, v in replica.answers.items() if "worker-7" not in k.lower()}
     # Whatever spelling reaches the upstream (Envoy may decode %2E), it answers with the card.
     for spelling in {path, path.replace("%2E", "."), path.replace("%3Fv=2", "%3Fv%3D2")}:
-        replica.script(spelling, stale_20s)
+        replica.script(spelling, stale)
     doc = assert_problem(get(shipped_envoy, path), 503, "watermark_exceeded")
     assert doc["staleness_ms"] == 20000, doc
 
@@ -390,3 +390,35 @@ def test_a_path_encoded_twice_is_checked_as_decoded_twice(shipped_envoy, replica
     through the filter, which reads them decoded twice too."""
     replica.script(path, raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")]))
     assert_problem(get(shipped_envoy, path), 503, "watermark_exceeded")
+
+
+# -- literal segments a router reads under Unicode case mappings -------------------------------
+
+@pytest.mark.parametrize("path, served", [
+    # Python's str.lower() (the fixture registry's lenient reading) maps the Kelvin sign to k.
+    ("/agents/worker-7/.well-%E2%84%AAnown/agent-card.json", "/agents/worker-7/.well-known/agent-card.json"),
+    # The host's own well-known card (the defaults, 30 s): 40 s behind.
+    ("/.WELL-%E2%84%AANOWN/AGENT-CARD.JSON", "/.well-known/agent-card.json"),
+    # Java's equalsIgnoreCase and Go's EqualFold read the long s as s.
+    ("/agent%C5%BF/worker-7/card", "/agents/worker-7/card"),
+    ("/agents/worker-7/.well-known/agent-card.j%C5%BFon", "/agents/worker-7/.well-known/agent-card.json"),
+    # Windows file servers drop a trailing dot or space.
+    ("/agents/worker-7/.well-known/agent-card.json.", "/agents/worker-7/.well-known/agent-card.json"),
+    ("/agents/worker-7/card%20", "/agents/worker-7/card"),
+])
+def test_a_literal_segment_a_router_folds_to_ascii_is_a_card_route(shipped_envoy, replica, path, served):
+    """Before: no card route matched (literals compared in ASCII case only; the shipped route
+    regex sent `/agent%C5%BF/...` past the filter), and worker-7's card 20 s behind reached the
+    caller as a plain 200, unchecked. Now it is checked under worker-7's rule (10 s), the host's
+    well-known card under the defaults (30 s)."""
+    lag = 20000 if "worker-7" in path else 40000
+    stale = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", str(lag))])
+    # The upstream serves the card under the path as sent (Envoy may decode nothing here).
+    replica.script(path, stale)
+    replica.script(path.replace("%20", " "), stale)
+    resp = get(shipped_envoy, path)
+    doc = assert_problem(resp, 503, "watermark_exceeded")
+    assert doc["staleness_ms"] == lag, doc
+    # The same answer on the ASCII spelling: the baseline.
+    replica.script(served, stale)
+    assert_problem(get(shipped_envoy, served), 503, "watermark_exceeded")

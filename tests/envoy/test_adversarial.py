@@ -422,3 +422,21 @@ def test_a_literal_segment_a_router_folds_to_ascii_is_a_card_route(shipped_envoy
     # The same answer on the ASCII spelling: the baseline.
     replica.script(served, stale)
     assert_problem(get(shipped_envoy, served), 503, "watermark_exceeded")
+
+
+# -- caller headers Envoy removes before any filter -------------------------------------------
+
+@pytest.mark.parametrize("connection", ["a2a-min-card-version", "keep-alive, A2A-Min-Card-Version"])
+def test_a_caller_header_named_in_connection_never_reaches_the_gate(shipped_envoy, replica, connection):
+    """HTTP/1.1 hop-by-hop: Envoy's codec removes a header the request's `Connection` names (and
+    `Connection` itself) before any filter runs, so the gate cannot see that requirement or that
+    one was sent, and checks the card against the rule alone (envoy/README.md, caller
+    tightening). This pins Envoy's behaviour the README states: the same floor sent end to end
+    is checked."""
+    path = "/agents/worker-7/card"
+    replica.script(path, raw_answer())  # version 3.1.0, fresh
+    floor = {"a2a-min-card-version": "9.0.0"}
+    resp = get(shipped_envoy, path, headers=dict(floor, Connection=connection))
+    assert_valid(resp)
+    doc = assert_problem(get(shipped_envoy, path, headers=floor), 503, "version_below_minimum")
+    assert doc["card_version"] == "3.1.0", doc

@@ -440,3 +440,49 @@ def test_a_caller_header_named_in_connection_never_reaches_the_gate(shipped_envo
     assert_valid(resp)
     doc = assert_problem(get(shipped_envoy, path, headers=floor), 503, "version_below_minimum")
     assert doc["card_version"] == "3.1.0", doc
+
+
+# -- max_card_bytes, exactly and one byte over, in every framing ------------------------------
+
+def _card_of_size(size):
+    body = json.dumps(dict(CARD, description=""), separators=(",", ":")).encode()
+    card = dict(CARD, description="x" * (size - len(body)))
+    out = json.dumps(card, separators=(",", ":")).encode()
+    assert len(out) == size
+    return out
+
+
+def _chunked(body, sizes, trailers=()):
+    out, at = b"", 0
+    for n in sizes:
+        out += b"%x\r\n" % n + body[at:at + n] + b"\r\n"
+        at += n
+    assert at == len(body)
+    return out + b"0\r\n" + b"".join(b"%s: %s\r\n" % t for t in trailers) + b"\r\n"
+
+
+@pytest.mark.parametrize("framing", ["length", "chunked", "chunked-trailers", "close"])
+@pytest.mark.parametrize("size", [65536, 65537])
+def test_max_card_bytes_exactly_and_one_byte_over(shipped_envoy, replica, framing, size):
+    """The shipped limit is 65536 bytes: a card of exactly that size passes whatever the framing
+    (Content-Length, chunked with the last byte in a chunk of its own, chunked with trailers,
+    close-delimited); one byte more is `502 body_too_large`, never valid and never Envoy's own
+    error."""
+    body = _card_of_size(size)
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-replica-lag-ms: 120\r\n"
+    if framing == "length":
+        answer = head + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % size + body
+    elif framing == "close":
+        answer = head + b"Connection: close\r\n\r\n" + body
+    else:
+        trailers = [(b"x-checksum", b"1"), (b"a2a-card-verdict", b"valid")] if framing == "chunked-trailers" else []
+        answer = (head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                  + _chunked(body, [size - 1, 1], trailers))
+    path = "/agents/worker-7;max=%s-%d/card" % (framing, size)
+    replica.script(path, answer)
+    resp = get(shipped_envoy, path)
+    if size == 65536:
+        assert_valid(resp, body)
+    else:
+        doc = assert_problem(resp, 502, "body_too_large")
+        assert doc["reasons"][0]["figures"]["max_card_bytes"] == 65536, doc

@@ -42,7 +42,7 @@ use super::headers::{
 use super::metrics;
 use super::redirect;
 use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
-use super::response::{self, LocalReply, Outcome, LIFETIME_HEADERS_REMOVED, VERDICT_HEADER_PREFIX};
+use super::response::{self, LocalReply, Outcome, VERDICT_HEADER_PREFIX};
 use super::routes::{strip_query, RouteId};
 
 /// Request headers removed on a checked card request: the upstream must send the whole card,
@@ -461,10 +461,13 @@ fn write_forward_headers(
     );
     if let Some(value) = &cache_control {
         edits.push(HeaderEdit::Set("cache-control", value.as_bytes()));
+        // Only names the upstream sent (a name it sent twice is removed once).
         edits.extend(
-            LIFETIME_HEADERS_REMOVED
-                .iter()
-                .map(|n| HeaderEdit::Remove(n)),
+            upstream
+                .pairs()
+                .filter_map(|(name, _)| std::str::from_utf8(name).ok())
+                .filter(|name| response::is_lifetime_header(name))
+                .map(HeaderEdit::Remove),
         );
         edits.push(HeaderEdit::Add("vary", response::VARY.as_bytes()));
     }

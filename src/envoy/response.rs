@@ -42,11 +42,33 @@ pub const CARD_SOURCE: &str = "a2a-card-source";
 /// Re-resolution: how many sources were asked (the route's own upstream included).
 pub const CARD_ATTEMPTS: &str = "a2a-card-attempts";
 
-/// Response headers a valid answer loses: they would let a cache after the gate keep the card
-/// longer than the tolerance (`Expires`; the CDN-targeted fields, RFC 9213, would override the
-/// capped `Cache-Control` for the caches they target).
-pub const LIFETIME_HEADERS_REMOVED: &[&str] =
-    &["expires", "cdn-cache-control", "surrogate-control"];
+/// Response headers a valid answer loses besides those [`is_lifetime_header`] selects by their
+/// suffix: they would let a cache after the gate keep the card longer than the tolerance
+/// (`Expires`; `Surrogate-Control`, read by Fastly and Varnish-based CDNs; nginx's
+/// `X-Accel-Expires`, which its `proxy_cache` obeys before `Cache-Control`; Akamai's
+/// `Edge-Control`).
+const LIFETIME_HEADERS_REMOVED: &[&str] = &[
+    "expires",
+    "surrogate-control",
+    "x-accel-expires",
+    "edge-control",
+];
+
+/// Whether a response header (any ASCII case) would give a cache after the gate a lifetime other
+/// than the capped `Cache-Control`: [`LIFETIME_HEADERS_REMOVED`], or a targeted cache-control
+/// field (RFC 9213: `CDN-Cache-Control`, and vendors' such as `Cloudflare-CDN-Cache-Control` and
+/// `Akamai-Cache-Control`, each overriding `Cache-Control` for the caches it targets).
+pub fn is_lifetime_header(name: &str) -> bool {
+    const TARGETED: &str = "-cache-control";
+    LIFETIME_HEADERS_REMOVED
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(name))
+        || name
+            .len()
+            .checked_sub(TARGETED.len())
+            .and_then(|at| name.get(at..))
+            .is_some_and(|tail| tail.eq_ignore_ascii_case(TARGETED))
+}
 
 /// `Cache-Control` directives a valid answer loses (replaced by capped `max-age`/`s-maxage`, or
 /// letting a cache serve the card after it expires).
@@ -798,6 +820,35 @@ mod tests {
             &Limits::default(),
         );
         assert_eq!(broken.reasons()[0].code, ReasonCode::JsonSyntax);
+    }
+
+    #[test]
+    fn lifetime_headers_are_every_one_a_cache_obeys() {
+        for name in [
+            "expires",
+            "Expires",
+            "surrogate-control",
+            "x-accel-expires",
+            "X-Accel-Expires",
+            "edge-control",
+            "cdn-cache-control",
+            "cloudflare-cdn-cache-control",
+            "Akamai-Cache-Control",
+        ] {
+            assert!(super::is_lifetime_header(name), "{name}");
+        }
+        for name in [
+            "cache-control",
+            "Cache-Control",
+            "age",
+            "vary",
+            "x-accel-redirect",
+            "cache-control-x",
+            "-cache-controls",
+            "",
+        ] {
+            assert!(!super::is_lifetime_header(name), "{name}");
+        }
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! Which request paths carry Agent Cards, and which agent's rule applies to them.
 //!
 //! A route's `path` is a template matched segment by segment against the request path (query
-//! string removed): literal segments match regardless of ASCII letter case, `*` matches any one
-//! segment and `{id}` matches any one segment and names the agent whose policy rule applies.
-//! Percent-encoded bytes in the id are decoded. The implicit well-known route matches any path
-//! ending in `/.well-known/agent-card.json` (any letter case) and uses the policy's defaults.
+//! string removed): literal segments match regardless of letter case as routers read it (ASCII
+//! case, and the loose key of agent ids: Unicode case mappings that reach ASCII such as the
+//! Kelvin sign and the long `ſ`, accents, fullwidth forms; surrounding whitespace and trailing
+//! dots trimmed), `*` matches any one segment and `{id}` matches any one segment and names the
+//! agent whose policy rule applies. Percent-encoded bytes in the id are decoded. The implicit
+//! well-known route matches any path ending in `/.well-known/agent-card.json` (its two segments
+//! compared the same way) and uses the policy's defaults.
 //!
 //! An upstream may read one resource under many spellings of its path, so a request path is
 //! matched in every form an upstream is likely to read it as ([`path_variants`]): percent-escapes
@@ -14,12 +17,19 @@
 //! some non-card answer is checked (and fails closed); matching fewer would let a card through
 //! unchecked.
 
+use crate::agent_id::{readings, skeleton};
 use crate::InputError;
 
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
 
 /// The suffix of the A2A well-known card URI.
 pub const WELL_KNOWN_SUFFIX: &str = "/.well-known/agent-card.json";
+
+/// The [`WELL_KNOWN_SUFFIX`]'s directory segment.
+const WELL_KNOWN_DIR: &str = ".well-known";
+
+/// The [`WELL_KNOWN_SUFFIX`]'s file segment.
+const WELL_KNOWN_FILE: &str = "agent-card.json";
 
 /// One segment of a path template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,14 +82,16 @@ impl PathPattern {
 
     /// Whether every path `later` matches is matched by `self` too (so that, first match
     /// winning, a route with `later` after one with `self` never applies). Segments compare as
-    /// [`CardRoute::matches`] does: literals in ASCII case, `*` and `{id}` any non-empty segment.
+    /// [`CardRoute::matches`] does: literals by their loose key (ASCII case and more, see
+    /// [`literal_matches`]), `*` and `{id}` any non-empty segment.
     pub fn covers(&self, later: &PathPattern) -> bool {
         match (self, later) {
             (PathPattern::WellKnown, PathPattern::WellKnown) => true,
             (PathPattern::Template(mine), PathPattern::Template(theirs)) => {
                 mine.len() == theirs.len()
                     && mine.iter().zip(theirs).all(|(m, t)| match (m, t) {
-                        (Segment::Literal(a), Segment::Literal(b)) => a.eq_ignore_ascii_case(b),
+                        // The same loose key: every segment one matches, the other does.
+                        (Segment::Literal(a), Segment::Literal(b)) => skeleton(a) == skeleton(b),
                         (Segment::Literal(_), _) => false,
                         (_, Segment::Literal(b)) => !b.is_empty(),
                         (_, _) => true,
@@ -133,11 +145,13 @@ impl CardRoute {
     pub fn matches(&self, path: &str) -> Option<RouteMatch<'_>> {
         match &self.pattern {
             PathPattern::WellKnown => {
-                let tail = path
-                    .len()
-                    .checked_sub(WELL_KNOWN_SUFFIX.len())
-                    .and_then(|start| path.get(start..))?;
-                tail.eq_ignore_ascii_case(WELL_KNOWN_SUFFIX)
+                // `.../.well-known/agent-card.json`: the last two segments, after a `/`.
+                let mut parts = path.rsplit('/');
+                let (Some(file), Some(dir), Some(_)) = (parts.next(), parts.next(), parts.next())
+                else {
+                    return None;
+                };
+                (literal_matches(file, WELL_KNOWN_FILE) && literal_matches(dir, WELL_KNOWN_DIR))
                     .then(|| RouteMatch {
                         route: self,
                         agent: self.agent.clone(),
@@ -151,7 +165,7 @@ impl CardRoute {
                     let part = parts.next()?;
                     match segment {
                         Segment::Literal(text) => {
-                            if !part.eq_ignore_ascii_case(text) {
+                            if !literal_matches(part, text) {
                                 return None;
                             }
                         }
@@ -175,6 +189,33 @@ impl CardRoute {
             }
         }
     }
+}
+
+/// Whether a request path segment names a template's literal segment as an upstream may read
+/// it: equal regardless of ASCII letter case, or with the same [`skeleton`] once read as an
+/// upstream reads an agent id ([`readings`]: surrounding whitespace, control characters and
+/// trailing dots trimmed). Routers compare literal segments with Unicode case mappings that reach
+/// ASCII (Python's `lower()` reads the Kelvin sign U+212A as `k`, Java's `equalsIgnoreCase` and
+/// Go's `EqualFold` read the long `ſ` as `s`), and Windows file servers drop trailing dots
+/// and spaces: `/.well-%E2%84%AAnown/agent-card.json` (the Kelvin sign for the `k`) is the
+/// well-known card to such an upstream. Matching more spellings only means more answers are
+/// checked.
+fn literal_matches(part: &str, literal: &str) -> bool {
+    if part.eq_ignore_ascii_case(literal) {
+        return true;
+    }
+    // Printable ASCII without a trailing dot, `?` or `#` on both sides: the loose reading is the
+    // ASCII case comparison above (the common case; no allocation).
+    let plain = |s: &str| {
+        !s.ends_with('.')
+            && s.bytes()
+                .all(|b| b.is_ascii_graphic() && b != b'?' && b != b'#')
+    };
+    if plain(part) && plain(literal) {
+        return false;
+    }
+    let want = skeleton(literal);
+    skeleton(part) == want || readings(part).iter().any(|r| skeleton(r) == want)
 }
 
 /// The request path without query string or fragment.
@@ -440,6 +481,59 @@ mod tests {
         ] {
             assert!(!is_plain(p), "{p}");
         }
+    }
+
+    #[test]
+    fn literal_segments_match_as_routers_read_them() {
+        let card = route("/agents/{id}/card");
+        let well_known = CardRoute {
+            pattern: PathPattern::WellKnown,
+            ..route("/x")
+        };
+        // Decoded forms (what `path_variants` hands over): the Kelvin sign and the long s case-map
+        // to ASCII, fullwidth and accented letters fold, trailing dots and spaces are dropped.
+        for path in [
+            "/agent\u{17f}/w/card",
+            "/AGENT\u{17f}/w/CARD",
+            "/\u{ff41}gents/w/card",
+            "/agents/w/c\u{e4}rd",
+            "/agents/w/card.",
+            "/agents/w/card ",
+            "/agents /w/card",
+            "/agents/w/car\u{ad}d",
+        ] {
+            let m = card.matches(path);
+            assert_eq!(m.and_then(|m| m.agent).as_deref(), Some("w"), "{path}");
+        }
+        for path in [
+            "/.well-\u{212a}nown/agent-card.json",
+            "/.WELL-\u{212a}NOWN/AGENT-CARD.JSON",
+            "/a/.well-known/agent-card.j\u{17f}on",
+            "/.well-known./agent-card.json",
+            "/.well-known/agent-card.json.",
+            "/.well-known/agent-card.json\t",
+            "/.well-known/agent-card.json",
+            "/x/.Well-Known/Agent-Card.JSON",
+        ] {
+            assert!(well_known.matches(path).is_some(), "{path}");
+        }
+        for path in [
+            "/agents/w/cards",
+            "/agents/w/car",
+            "/agents/w/ca.rd",
+            "/.well-known/agent-card.jsonx",
+            ".well-known/agent-card.json",
+            "/well-known/agent-card.json",
+            "/agent-card.json",
+            "/.well-known/agent-card.json/x",
+        ] {
+            assert!(card.matches(path).is_none(), "{path}");
+            assert!(well_known.matches(path).is_none(), "{path}");
+        }
+        // A later route whose literals have the same loose key never applies.
+        let pattern = |t: &str| PathPattern::parse(t).unwrap();
+        assert!(pattern("/agents/{id}/card").covers(&pattern("/AGENTS/{id}/C\u{c4}RD")));
+        assert!(!pattern("/agents/{id}/card").covers(&pattern("/agents/{id}/cards")));
     }
 
     #[test]

@@ -360,15 +360,15 @@ def test_an_id_an_upstream_may_trim_or_cut_is_checked_under_that_agents_rule(shi
     a handler that decodes before it cuts at `?`/`#`) serves worker-7's card for these ids: the
     card must meet worker-7's rule (10 s), not just the defaults (30 s)."""
     path = "/agents/%s/card" % agent_id
-    stale_20s = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")])
-    replica.script("/agents/nobody/card", stale_20s)
+    stale = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")])
+    replica.script("/agents/nobody/card", stale)
     # The defaults (30 s) take a 20 s old card: the baseline this relies on.
     assert_valid(get(shipped_envoy, "/agents/nobody/card"))
     with replica.lock:
         replica.answers = {k: v for k, v in replica.answers.items() if "worker-7" not in k.lower()}
     # Whatever spelling reaches the upstream (Envoy may decode %2E), it answers with the card.
     for spelling in {path, path.replace("%2E", "."), path.replace("%3Fv=2", "%3Fv%3D2")}:
-        replica.script(spelling, stale_20s)
+        replica.script(spelling, stale)
     doc = assert_problem(get(shipped_envoy, path), 503, "watermark_exceeded")
     assert doc["staleness_ms"] == 20000, doc
 
@@ -390,3 +390,99 @@ def test_a_path_encoded_twice_is_checked_as_decoded_twice(shipped_envoy, replica
     through the filter, which reads them decoded twice too."""
     replica.script(path, raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", "20000")]))
     assert_problem(get(shipped_envoy, path), 503, "watermark_exceeded")
+
+
+# -- literal segments a router reads under Unicode case mappings -------------------------------
+
+@pytest.mark.parametrize("path, served", [
+    # Python's str.lower() (the fixture registry's lenient reading) maps the Kelvin sign to k.
+    ("/agents/worker-7/.well-%E2%84%AAnown/agent-card.json", "/agents/worker-7/.well-known/agent-card.json"),
+    # The host's own well-known card (the defaults, 30 s): 40 s behind.
+    ("/.WELL-%E2%84%AANOWN/AGENT-CARD.JSON", "/.well-known/agent-card.json"),
+    # Java's equalsIgnoreCase and Go's EqualFold read the long s as s.
+    ("/agent%C5%BF/worker-7/card", "/agents/worker-7/card"),
+    ("/agents/worker-7/.well-known/agent-card.j%C5%BFon", "/agents/worker-7/.well-known/agent-card.json"),
+    # Windows file servers drop a trailing dot or space.
+    ("/agents/worker-7/.well-known/agent-card.json.", "/agents/worker-7/.well-known/agent-card.json"),
+    ("/agents/worker-7/card%20", "/agents/worker-7/card"),
+])
+def test_a_literal_segment_a_router_folds_to_ascii_is_a_card_route(shipped_envoy, replica, path, served):
+    """Before: no card route matched (literals compared in ASCII case only; the shipped route
+    regex sent `/agent%C5%BF/...` past the filter), and worker-7's card 20 s behind reached the
+    caller as a plain 200, unchecked. Now it is checked under worker-7's rule (10 s), the host's
+    well-known card under the defaults (30 s)."""
+    lag = 20000 if "worker-7" in path else 40000
+    stale = raw_answer(headers=[("Content-Type", "application/json"), ("x-replica-lag-ms", str(lag))])
+    # The upstream serves the card under the path as sent (Envoy may decode nothing here).
+    replica.script(path, stale)
+    replica.script(path.replace("%20", " "), stale)
+    resp = get(shipped_envoy, path)
+    doc = assert_problem(resp, 503, "watermark_exceeded")
+    assert doc["staleness_ms"] == lag, doc
+    # The same answer on the ASCII spelling: the baseline.
+    replica.script(served, stale)
+    assert_problem(get(shipped_envoy, served), 503, "watermark_exceeded")
+
+
+# -- caller headers Envoy removes before any filter -------------------------------------------
+
+@pytest.mark.parametrize("connection", ["a2a-min-card-version", "keep-alive, A2A-Min-Card-Version"])
+def test_a_caller_header_named_in_connection_never_reaches_the_gate(shipped_envoy, replica, connection):
+    """HTTP/1.1 hop-by-hop: Envoy's codec removes a header the request's `Connection` names (and
+    `Connection` itself) before any filter runs, so the gate cannot see that requirement or that
+    one was sent, and checks the card against the rule alone (envoy/README.md, caller
+    tightening). This pins Envoy's behaviour the README states: the same floor sent end to end
+    is checked."""
+    path = "/agents/worker-7/card"
+    replica.script(path, raw_answer())  # version 3.1.0, fresh
+    floor = {"a2a-min-card-version": "9.0.0"}
+    resp = get(shipped_envoy, path, headers=dict(floor, Connection=connection))
+    assert_valid(resp)
+    doc = assert_problem(get(shipped_envoy, path, headers=floor), 503, "version_below_minimum")
+    assert doc["card_version"] == "3.1.0", doc
+
+
+# -- max_card_bytes, exactly and one byte over, in every framing ------------------------------
+
+def _card_of_size(size):
+    body = json.dumps(dict(CARD, description=""), separators=(",", ":")).encode()
+    card = dict(CARD, description="x" * (size - len(body)))
+    out = json.dumps(card, separators=(",", ":")).encode()
+    assert len(out) == size
+    return out
+
+
+def _chunked(body, sizes, trailers=()):
+    out, at = b"", 0
+    for n in sizes:
+        out += b"%x\r\n" % n + body[at:at + n] + b"\r\n"
+        at += n
+    assert at == len(body)
+    return out + b"0\r\n" + b"".join(b"%s: %s\r\n" % t for t in trailers) + b"\r\n"
+
+
+@pytest.mark.parametrize("framing", ["length", "chunked", "chunked-trailers", "close"])
+@pytest.mark.parametrize("size", [65536, 65537])
+def test_max_card_bytes_exactly_and_one_byte_over(shipped_envoy, replica, framing, size):
+    """The shipped limit is 65536 bytes: a card of exactly that size passes whatever the framing
+    (Content-Length, chunked with the last byte in a chunk of its own, chunked with trailers,
+    close-delimited); one byte more is `502 body_too_large`, never valid and never Envoy's own
+    error."""
+    body = _card_of_size(size)
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-replica-lag-ms: 120\r\n"
+    if framing == "length":
+        answer = head + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % size + body
+    elif framing == "close":
+        answer = head + b"Connection: close\r\n\r\n" + body
+    else:
+        trailers = [(b"x-checksum", b"1"), (b"a2a-card-verdict", b"valid")] if framing == "chunked-trailers" else []
+        answer = (head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                  + _chunked(body, [size - 1, 1], trailers))
+    path = "/agents/worker-7;max=%s-%d/card" % (framing, size)
+    replica.script(path, answer)
+    resp = get(shipped_envoy, path)
+    if size == 65536:
+        assert_valid(resp, body)
+    else:
+        doc = assert_problem(resp, 502, "body_too_large")
+        assert doc["reasons"][0]["figures"]["max_card_bytes"] == 65536, doc

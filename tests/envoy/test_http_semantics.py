@@ -401,6 +401,33 @@ def test_valid_card_cache_lifetime_is_capped_to_the_tolerance_left(gate):
     assert cache_control(gate.get(path, {"Cache-Control": "max-stale=5"}))["max-age"] == "2"
 
 
+@pytest.mark.parametrize("name, value", [
+    # nginx's proxy_cache obeys X-Accel-Expires before Cache-Control and Expires.
+    ("X-Accel-Expires", "86400"),
+    ("X-Accel-Expires", "@4102444800"),
+    # RFC 9213 targeted fields: each overrides Cache-Control for the CDN it names.
+    ("Cloudflare-CDN-Cache-Control", "max-age=86400"),
+    ("Akamai-Cache-Control", "max-age=86400"),
+    # Akamai's own lifetime header.
+    ("Edge-Control", "cache-maxage=1d"),
+])
+def test_valid_card_loses_every_lifetime_header_a_cache_after_the_gate_obeys(gate, name, value):
+    """A cache in front of the gate (nearer the caller) that reads one of these would keep the
+    `valid` answer a day, far past the 10 s tolerance. Before: forwarded as the upstream sent it
+    (beside the capped Cache-Control). Now removed, as Expires and CDN-Cache-Control are."""
+    reg = gate.registry
+    path = script(reg, "/agents/%s/card" % fresh_id(), lag_ms="2500",
+                  headers=[(name, value), ("Cache-Control", "public, max-age=86400"), (name, value)])
+    resp = gate.get(path)
+    assert resp.status == 200 and resp.header("a2a-card-verdict") == "valid", resp
+    assert cache_control(resp) == {"public": None, "max-age": "7", "must-revalidate": None}, resp.headers
+    assert resp.header(name) is None, resp.headers
+    # Not a valid answer: nothing is capped or removed (the gate's rejections are its own replies;
+    # non-card answers pass as sent).
+    other = script(reg, "/v1/other/%s" % fresh_id(), headers=[(name, value)])
+    assert gate.get(other).header(name) == value
+
+
 def test_pinned_cache_lifetime(gate):
     # Caller pin on top of the watermark: what is left of the tolerance.
     path = script(gate.registry, "/agents/%s/card" % fresh_id(), lag_ms="1000",

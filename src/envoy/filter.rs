@@ -6,7 +6,7 @@
 //! upstream as a `GET`; a caller requirement in the request trailers is refused (it would not be
 //! checked). Response: remove upstream `a2a-card-*` headers and trailers from every
 //! answer (card route or not, any method); on a checked request let non-2xx answers pass except
-//! `304` (no card: fails closed, as does a `206`), hold the headers (`allow_on_headers_stop_iteration: true`),
+//! `304` (no card: fails closed, as do a `206` and a `205`), hold the headers (`allow_on_headers_stop_iteration: true`),
 //! buffer the body up to `max_card_bytes`, evaluate at end of stream, then forward with verdict
 //! headers and a cache lifetime capped to what is left of the tolerance (a `HEAD` without the
 //! body), or replace.
@@ -1073,13 +1073,16 @@ impl HttpContext for CardStream {
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
         card.response = upstream;
-        if status == 304 || status == 206 {
+        if status == 304 || status == 206 || status == 205 {
             // The conditional and range headers were removed, so the upstream answered a
-            // question nobody asked, without a whole card to check: fail closed.
-            let what = if status == 304 {
-                "304 Not Modified"
-            } else {
-                "206 Partial Content"
+            // question nobody asked, without a whole card to check: fail closed. A 205 has no
+            // content (RFC 9110 15.3.6), yet Envoy forwards a Content-Length body that httpx
+            // reads and fetch drops (a null-body status): the callers would read different
+            // answers, so it fails closed too.
+            let what = match status {
+                304 => "304 Not Modified",
+                205 => "205 Reset Content",
+                _ => "206 Partial Content",
             };
             let decision = Decision::malformed(
                 crate::reason::ReasonCode::BodyEmpty,

@@ -358,6 +358,18 @@ def test_upstream_206_is_never_valid(gate):
     assert "206" in resp.json()["detail"]
 
 
+def test_upstream_205_with_a_card_body_is_never_valid(gate):
+    # RFC 9110 15.3.6: a 205 has no content. Envoy's HTTP/1 codec still forwards a body framed by
+    # Content-Length, httpx (a2a-sdk) reads it as the card, while fetch (@a2a-js/sdk) treats 205
+    # as a null-body status and reads nothing: the two callers read different answers.
+    path = script(gate.registry, "/agents/%s/card" % fresh_id(), status=205)
+    resp = gate.get(path)
+    assert resp.status == 502, resp
+    assert resp.header_all("a2a-card-verdict") == ["rejected"]
+    assert [r["code"] for r in resp.json()["reasons"]] == ["body_empty"]
+    assert "205" in resp.json()["detail"]
+
+
 def test_upstream_304_on_head_and_observe(gate, observe_gate):
     path = script(gate.registry, "/agents/%s/card" % fresh_id(), body=b"", status=304)
     resp = gate.get(path, method="HEAD")

@@ -46,6 +46,20 @@ LISTENERS = {
     "rr_down": {"re_resolve": rr(cluster=["registry_down", "no_such_cluster", "registry_primary"])},
     "rr_observe": {"re_resolve": rr(), "mode": "observe"},
 }
+# The same settings on a route with `internal_redirect_policy`: Envoy follows the registry's
+# redirects itself and runs the filter chain again for the target (envoy/README.md).
+INTERNAL = {
+    "rr_internal": {"re_resolve": rr()},
+    "rr_internal_observe": {"re_resolve": rr(), "mode": "observe"},
+    "internal": {},
+}
+
+
+def internal_redirects(listener):
+    route = listener["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]
+    route["virtual_hosts"][0]["routes"][0]["route"]["internal_redirect_policy"] = {
+        "max_internal_redirects": 2, "redirect_response_codes": [301, 302, 303, 307, 308]}
+    return listener
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +67,9 @@ def rr_envoy(registry, workdir):
     listeners = [harness.listener(name, "registry_edge",
                                   [harness.wasm_filter("cardgate_" + name, plugin_config(**settings))])
                  for name, settings in LISTENERS.items()]
+    listeners += [internal_redirects(harness.listener(
+        name, "registry_edge", [harness.wasm_filter("cardgate_" + name, plugin_config(**settings))]))
+        for name, settings in INTERNAL.items()]
     with __import__("socket").socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = s.getsockname()[1]  # nothing listens here once the socket closes
@@ -345,3 +362,115 @@ def test_waiters_fail_closed_at_once_when_the_stream_that_made_the_call_goes_awa
     assert attempts[1]["verdict"] == "failed" and "cancelled" in attempts[1]["error"], attempts
     assert ms < 1400
     assert registry.count("primary", path) == 1
+
+
+# -- a redirect Envoy followed itself (internal_redirect_policy) ------------------------------
+
+_moved = iter(range(1, 10**6))
+
+
+def moved_away(registry, path):
+    """The replica answers `path` with a redirect (absolute: Envoy follows no other) to a path
+    that is no card route, whose answer is a stale card: the target, unchecked, would pass."""
+    target = "/elsewhere/%d/card.json" % next(_moved)
+    registry.register(
+        registry.script(path, b"", 302, [("Location", "http://127.0.0.1:%d%s" % (registry.replica, target))],
+                        role="replica"),
+        registry.script(target, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "40000")],
+                        role="replica"))
+    return target
+
+
+def same_answer(internal, response_path):
+    """The two answers agree on everything but the first attempt's reason text (and the date)."""
+    assert internal.status == response_path.status, (internal, response_path)
+    assert internal.body == response_path.body or internal.header("content-type") == "application/problem+json"
+    skip = {"date", "content-length", "x-envoy-upstream-service-time"}
+    assert sorted((k, v) for k, v in internal.headers if k not in skip) == \
+        sorted((k, v) for k, v in response_path.headers if k not in skip), (internal.headers, response_path.headers)
+
+
+def test_internal_redirect_refused_is_re_resolved_like_a_refused_redirect(rr_envoy, registry):
+    path = "/agents/rr-int-ok/card"
+    script(registry, path)
+    target = moved_away(registry, path)
+    before = counters(rr_envoy)
+    resp, _ = get(rr_envoy, "rr_internal", path)
+    # Before: 502 body_empty at once, the primary never asked.
+    assert resp.status == 200, resp
+    assert resp.body == V3
+    assert resp.header_all("a2a-card-source") == ["registry_primary"]
+    assert resp.header("a2a-card-attempts") == "2"
+    assert resp.header_all("a2a-card-verdict") == ["valid"]
+    assert resp.header("a2a-card-staleness-ms") == "0"
+    assert resp.header("cache-control") == "max-age=10, must-revalidate"
+    assert registry.count("primary", path) == 1
+    assert registry.count("replica", target) == 0  # refused before the target was asked
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "succeeded": 1, "calls": 1}
+    # The same route without internal redirects: the caller gets the redirect's refusal
+    # re-resolved on the response path, with the same answer.
+    script(registry, path)
+    moved_away(registry, path)
+    same_answer(resp, get(rr_envoy, "rr", path)[0])
+
+
+@pytest.mark.parametrize("primary,status,what", [
+    ((V3, 40000), 200, "stale"),
+    ((b'{"error":"boom"}', 0), 500, "failing"),
+])
+def test_internal_redirect_refused_then_a_stale_or_failing_primary_fails_closed_with_both_attempts(
+        rr_envoy, registry, primary, status, what):
+    path = "/agents/rr-int-%s/card" % what
+    answers = {}
+    for listener in ("rr_internal", "rr"):
+        script(registry, path, primary=primary, primary_status=status)
+        moved_away(registry, path)
+        before = counters(rr_envoy)
+        resp, _ = get(rr_envoy, listener, path)
+        assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1, "calls": 1}
+        # Stale: the primary's decision (503); failing: the route's own refusal (502).
+        assert resp.status == (503 if what == "stale" else 502), resp
+        assert resp.header("a2a-card-verdict") == "rejected"
+        assert resp.header("a2a-card-attempts") == "2"
+        problem = resp.json()
+        attempts = problem["resolution"]["attempts"]
+        assert [a["source"] for a in attempts] == ["registry_edge", "registry_primary"]
+        assert attempts[0]["error_class"] == "malformed_card"
+        assert problem["resolution"]["outcome"] == "attempts_exhausted"
+        answers[listener] = resp, problem
+    (internal, doc), (response_path, expected) = answers["rr_internal"], answers["rr"]
+    # Before, the internal redirect's answer was a 502 with no resolution.
+    first = doc["resolution"]["attempts"][0]["reasons"]
+    assert [r["code"] for r in first] == ["body_empty"], doc
+    assert "internal_redirect_policy" in first[0]["message"], doc
+    same_answer(internal, response_path)
+    for key in ("type", "title", "status", "error_class", "card_hash", "staleness_ms"):
+        assert doc.get(key) == expected.get(key), (doc, expected)
+    assert [a.get("verdict") for a in doc["resolution"]["attempts"]] == \
+        [a.get("verdict") for a in expected["resolution"]["attempts"]]
+    assert registry.count("primary", path) == 2
+
+
+def test_internal_redirect_refused_in_observe_mode_is_not_re_resolved(rr_envoy, registry):
+    path = "/agents/rr-int-observe/card"
+    script(registry, path)
+    target = moved_away(registry, path)
+    resp, _ = get(rr_envoy, "rr_internal_observe", path)
+    # Counted and logged; the request goes on to the target, which is no card route.
+    assert resp.status == 200 and resp.body == V2, resp
+    assert resp.header("a2a-card-verdict") is None
+    assert registry.count("replica", target) == 1
+    assert registry.count("primary", path) == 0
+
+
+def test_internal_redirect_refused_without_re_resolve_fails_closed_at_once(rr_envoy, registry):
+    path = "/agents/rr-int-none/card"
+    script(registry, path)
+    target = moved_away(registry, path)
+    resp, _ = get(rr_envoy, "internal", path)
+    assert resp.status == 502 and resp.header("a2a-card-verdict") == "rejected", resp
+    doc = resp.json()
+    assert doc["error_class"] == "malformed_card" and "resolution" not in doc, doc
+    assert "internal_redirect_policy" in doc["detail"], doc
+    assert registry.count("replica", target) == 0
+    assert registry.count("primary", path) == 0

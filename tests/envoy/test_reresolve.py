@@ -51,6 +51,7 @@ LISTENERS = {
 INTERNAL = {
     "rr_internal": {"re_resolve": rr()},
     "rr_internal_observe": {"re_resolve": rr(), "mode": "observe"},
+    "rr_internal_id": {"re_resolve": rr(path="/primary/{id}/card.json")},
     "internal": {},
 }
 
@@ -474,3 +475,56 @@ def test_internal_redirect_refused_without_re_resolve_fails_closed_at_once(rr_en
     assert "internal_redirect_policy" in doc["detail"], doc
     assert registry.count("replica", target) == 0
     assert registry.count("primary", path) == 0
+
+
+def test_internal_redirect_is_re_resolved_under_the_original_routes_rule_and_id(rr_envoy, registry):
+    # worker-7's route redirects to a card route of a looser rule (the defaults): the gate
+    # refuses it, and asks the primary for worker-7's card (the original route's {id}), which
+    # must meet worker-7's rule with the caller's headers.
+    path, looser = "/agents/worker-7/card", "/agents/rr-int-looser/card"
+    asked = "/primary/worker-7/card.json"
+    registry.register(
+        registry.script(path, b"", 302, [("Location", "http://127.0.0.1:%d%s" % (registry.replica, looser))],
+                        role="replica"),
+        registry.script(looser, V2, 200, [("x-replica-lag-ms", "100")], role="replica"),
+        registry.script(asked, V3, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "1500")],
+                        role="primary"))
+    before = registry.count("primary", asked)
+    resp, _ = get(rr_envoy, "rr_internal_id", path)
+    assert resp.status == 200 and resp.body == V3, resp
+    assert resp.header("a2a-card-source") == "registry_primary" and resp.header("a2a-card-attempts") == "2"
+    assert registry.count("primary", asked) == before + 1
+    assert registry.count("replica", looser) == 0
+    # The caller's own tolerance (1 s) is combined with the rule: the primary's card, 1.5 s
+    # behind, fails it.
+    resp, _ = get(rr_envoy, "rr_internal_id", path, {"Cache-Control": "max-stale=1"})
+    assert resp.status == 503, resp
+    assert resp.json()["resolution"]["attempts"][1]["error_class"] == "stale_agent_card"
+
+
+def test_internal_redirect_re_resolution_whose_cluster_redirects_fails_closed(rr_envoy, registry):
+    # The re-resolution's call is no request through the filter chain: a primary that redirects
+    # is judged as any re-resolution answer, a failed attempt (on both paths alike).
+    path = "/agents/rr-int-loop/card"
+    answers = []
+    for listener in ("rr_internal", "rr"):
+        moved_away(registry, path)
+        registry.register(registry.script(path, b"", 302, [("Location", "http://127.0.0.1:%d%s" % (
+            registry.replica, path))], role="primary"))
+        resp, _ = get(rr_envoy, listener, path)
+        assert resp.status == 502 and resp.header("a2a-card-attempts") == "2", resp
+        attempts = resp.json()["resolution"]["attempts"]
+        assert attempts[1]["source"] == "registry_primary" and attempts[1]["verdict"] != "valid", attempts
+        answers.append(resp)
+    same_answer(*answers)
+
+
+def test_internal_redirect_re_resolution_times_out_and_fails_closed(rr_envoy, registry):
+    path = "/agents/rr-int-slow/card"
+    script(registry, path, delay_ms=3000)
+    moved_away(registry, path)
+    resp, ms = get(rr_envoy, "rr_internal", path)
+    assert resp.status == 502, resp
+    assert ms < TIMEOUT_MS + 600
+    attempts = resp.json()["resolution"]["attempts"]
+    assert "no answer within %d ms" % TIMEOUT_MS in attempts[1]["error"], attempts

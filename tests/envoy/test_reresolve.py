@@ -528,3 +528,39 @@ def test_internal_redirect_re_resolution_times_out_and_fails_closed(rr_envoy, re
     assert ms < TIMEOUT_MS + 600
     attempts = resp.json()["resolution"]["attempts"]
     assert "no answer within %d ms" % TIMEOUT_MS in attempts[1]["error"], attempts
+
+
+def test_internal_redirect_re_resolved_for_a_head_gets_the_headers_only(rr_envoy, registry):
+    path = "/agents/rr-int-head/card"
+    script(registry, path)
+    moved_away(registry, path)
+    resp, _ = get(rr_envoy, "rr_internal", path, method="HEAD")
+    assert resp.status == 200, resp
+    assert resp.body == b""
+    assert resp.header("a2a-card-source") == "registry_primary"
+    assert resp.header("content-length") == str(len(V3))
+
+
+def test_internal_redirect_concurrent_refusals_make_one_primary_call(rr_envoy, registry):
+    path = "/agents/rr-int-flight/card"
+    script(registry, path, delay_ms=300)
+    moved_away(registry, path)
+    n = 4
+    before = counters(rr_envoy)
+    results = [None] * n
+    start = threading.Barrier(n)
+
+    def one(i):
+        start.wait()
+        results[i] = get(rr_envoy, "rr_internal", path)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert all(r is not None and r[0].status == 200 and r[0].body == V3 for r in results), results
+    assert registry.count("primary", path) == 1
+    d = delta(before, counters(rr_envoy))
+    assert d["attempted"] == n and d["succeeded"] == n and d["calls"] == 1
+    assert d.get("coalesced", 0) + d.get("reused", 0) == n - 1

@@ -17,7 +17,9 @@
 //! (or the reuse cache answers, or the stream joins a call in flight for the same cluster and
 //! path, or the token bucket refuses). A call's answer comes back to the stream whose context
 //! made it, which records it in every waiting stream's resolution and replies to each of them
-//! (`set_effective_context`) with the served card or the core's final decision.
+//! (`set_effective_context`) with the served card or the core's final decision. A redirect
+//! Envoy followed itself that the gate refuses starts one at the request headers, under the
+//! original card route (the request never leaves; the reply is a local one).
 //!
 //! Every host call goes through `hostcalls` with its `Result` handled; header values are read
 //! as bytes (the SDK's string getters panic on non-UTF-8 values). Nothing here unwraps.
@@ -824,10 +826,8 @@ impl CardStream {
         config: &FilterConfig,
     ) -> Option<Action> {
         let original_path = refusal.original_path().to_owned();
-        let re_resolves = config.mode == Mode::Enforce
-            && config
-                .route_and_requirement(&original_path)
-                .is_some_and(|(id, _, _)| config.re_resolve_for(id).is_some());
+        let re_resolves =
+            config.mode == Mode::Enforce && config.re_resolve_for(refusal.route).is_some();
         // The original route's requirement, as for any request on it with these headers.
         let found = re_resolves
             .then(|| self.card_rule(&original_path, snapshot, config))

@@ -108,6 +108,8 @@ pub struct InternalRefusal {
     /// The card route's request, as in `x-envoy-original-url`: its path and query (what a
     /// re-resolution asks the route's clusters for, as for any request on that route).
     pub original: String,
+    /// The original card route: its `re_resolve`, if any, is the one that applies.
+    pub route: crate::envoy::routes::RouteId,
     /// The refusal (`malformed_card`, `body_empty`).
     pub decision: crate::Decision,
 }
@@ -135,7 +137,7 @@ pub fn internal_refusal(
     let original = authority_and_path(rest)?.1;
     let original_path = crate::envoy::routes::strip_query(original);
     // Only a redirect from a card route (its rule readable or not) is the gate's business.
-    let _card_route = config.route_and_requirement(original_path)?;
+    let (route, _, _) = config.route_and_requirement(original_path)?;
     let why = config.redirect_keeps_rule(original_path, path).err()?;
     let decision = crate::Decision::malformed(
         crate::reason::ReasonCode::BodyEmpty,
@@ -144,6 +146,7 @@ pub fn internal_refusal(
     );
     Some(InternalRefusal {
         original: original.to_owned(),
+        route,
         decision,
     })
 }
@@ -396,6 +399,7 @@ mod tests {
         let refusal = internal_refusal(&config, "http://h:1/c/a/card?v=2", "/x").unwrap();
         assert_eq!(refusal.original, "/c/a/card?v=2");
         assert_eq!(refusal.original_path(), "/c/a/card");
+        assert_eq!(refusal.route, crate::envoy::routes::RouteId::Listed(0));
         let refusal = internal_refusal(&config, "/c/a/card", "/x").unwrap();
         assert_eq!(refusal.original, "/c/a/card");
     }

@@ -564,3 +564,17 @@ def test_internal_redirect_concurrent_refusals_make_one_primary_call(rr_envoy, r
     d = delta(before, counters(rr_envoy))
     assert d["attempted"] == n and d["succeeded"] == n and d["calls"] == 1
     assert d.get("coalesced", 0) + d.get("reused", 0) == n - 1
+
+
+@pytest.mark.parametrize("listener", ["rr_internal", "internal"])
+def test_internal_redirect_header_sent_by_a_caller_never_reaches_the_gate(rr_envoy, registry, listener):
+    # Envoy removes a caller's x-envoy-original-url before the filters: a direct request for a
+    # path that is no card route is neither refused nor re-resolved (the gate never judges it),
+    # and the upstream does not see the header either.
+    path, other = "/agents/rr-int-forged/card", "/elsewhere/forged/card.json"
+    script(registry, path)
+    registry.register(registry.script(other, V2, 200, [("x-replica-lag-ms", "40000")], role="replica"))
+    resp, _ = get(rr_envoy, listener, other, {"x-envoy-original-url": "http://127.0.0.1%s" % path})
+    assert resp.status == 200 and resp.body == V2 and resp.header("a2a-card-verdict") is None, resp
+    assert registry.count("primary", path) == 0
+    assert "x-envoy-original-url" not in dict(registry.last_request_headers(other))

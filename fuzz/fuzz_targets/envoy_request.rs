@@ -250,9 +250,14 @@ fuzz_target!(|data: &[u8]| {
             // redirect itself: a refusal is always a malformed_card decision.
             if let Some(refusal) = redirect::internal_refusal(&st.config, &free_text, &path) {
                 assert_eq!(
-                    refusal.error_class(),
+                    refusal.decision.error_class(),
                     Some(cardgate::ErrorClass::MalformedCard)
                 );
+                // Its original path is a card route: the one whose re_resolve applies.
+                assert!(st
+                    .config
+                    .route_and_requirement(refusal.original_path())
+                    .is_some());
             }
         }
 

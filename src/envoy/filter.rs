@@ -17,7 +17,9 @@
 //! (or the reuse cache answers, or the stream joins a call in flight for the same cluster and
 //! path, or the token bucket refuses). A call's answer comes back to the stream whose context
 //! made it, which records it in every waiting stream's resolution and replies to each of them
-//! (`set_effective_context`) with the served card or the core's final decision.
+//! (`set_effective_context`) with the served card or the core's final decision. A redirect
+//! Envoy followed itself that the gate refuses starts one at the request headers, under the
+//! original card route (the request never leaves; the reply is a local one).
 //!
 //! Every host call goes through `hostcalls` with its `Result` handled; header values are read
 //! as bytes (the SDK's string getters panic on non-UTF-8 values). Nothing here unwraps.
@@ -157,6 +159,9 @@ impl RootContext for GateRoot {
         }))
     }
 }
+
+/// A card request's route, the agent its rule is for, and its requirement.
+type CardRule = (RouteId, Option<String>, Rc<Requirement>);
 
 /// A request on a card route.
 struct CardRequest {
@@ -746,6 +751,123 @@ impl CardStream {
         send_reply(reply);
     }
 
+    /// The route, rule agent and requirement of a card request on `path`: a recent request's
+    /// with the same caller headers, else the route's rule combined with the caller's headers
+    /// in `snapshot` (then remembered). `None`: `path` is no card route. `Some(Err(()))`: a
+    /// caller header was refused and the refusal sent (enforce mode; observe mode checks the
+    /// rule alone).
+    fn card_rule(
+        &mut self,
+        path: &str,
+        snapshot: &HeaderSnapshot,
+        config: &FilterConfig,
+    ) -> Option<Result<CardRule, ()>> {
+        // The same path with the same caller headers as a recent request: the same route and
+        // requirement (the memo lives and dies with the configuration).
+        let caller_key = snapshot.caller_key();
+        if let Some(e) = self.requests.borrow().get(path, &caller_key) {
+            return Some(Ok((
+                e.route_id,
+                e.rule_agent.clone(),
+                Rc::clone(&e.requirement),
+            )));
+        }
+        let (route_id, matched, rule) = config.route_and_requirement(path)?;
+        let header = |name: &str| snapshot.values(name);
+        let requirement = rule
+            .clone()
+            .map_err(|e| super::caller::CallerError {
+                header: ":path",
+                message: format!("names agents whose rules cannot both hold: {}", e.message),
+            })
+            .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
+            .and_then(|(rule, caller)| {
+                effective_requirement(&rule, &caller, config.allow_caller_relax)
+            });
+        let requirement = match requirement {
+            Ok(r) => {
+                let r = Rc::new(r);
+                self.requests.borrow_mut().put(MemoEntry {
+                    path: path.to_owned(),
+                    caller: caller_key,
+                    route_id,
+                    rule_agent: matched.agent.clone(),
+                    requirement: Rc::clone(&r),
+                });
+                r
+            }
+            Err(e) => {
+                metrics::increment_named(&metrics::verdict("refused"));
+                log::warn!(
+                    "refused caller header on {path}: {}: {} (mode {})",
+                    e.header,
+                    e.message,
+                    config.mode.as_str()
+                );
+                if config.mode == Mode::Enforce {
+                    self.send(&response::caller_refused(&e));
+                    return Some(Err(()));
+                }
+                // Observe mode never blocks: check the card against the policy's rule alone,
+                // or the defaults.
+                Rc::new(rule.unwrap_or_else(|_| config.policy.defaults.clone()))
+            }
+        };
+        Some(Ok((route_id, matched.agent, requirement)))
+    }
+
+    /// A redirect Envoy followed itself from a card route to `path`, refused
+    /// ([`redirect::internal_refusal`]): the card route's own attempt, failed. Enforce mode
+    /// re-resolves it when that route (the original one, not the target's) has `re_resolve`,
+    /// as a refused redirect on the response path is, and otherwise fails closed at once.
+    /// `None`: observe mode, which counts and logs it, and lets the request go on.
+    fn refuse_internal_redirect(
+        &mut self,
+        refusal: redirect::InternalRefusal,
+        path: &str,
+        snapshot: &HeaderSnapshot,
+        config: &FilterConfig,
+    ) -> Option<Action> {
+        let original_path = refusal.original_path().to_owned();
+        let re_resolves =
+            config.mode == Mode::Enforce && config.re_resolve_for(refusal.route).is_some();
+        // The original route's requirement, as for any request on it with these headers.
+        let found = re_resolves
+            .then(|| self.card_rule(&original_path, snapshot, config))
+            .flatten();
+        let Some(found) = found else {
+            count(&refusal.decision, None, path, config.mode);
+            return match response::outcome(&refusal.decision, config.mode, config.retry_after_s) {
+                Outcome::Replace(reply) => {
+                    self.send(&reply);
+                    Some(Action::Pause)
+                }
+                Outcome::Forward(_) => None,
+            };
+        };
+        let Ok((route_id, rule_agent, requirement)) = found else {
+            // A caller header refused (sent), as on that route.
+            return Some(Action::Pause);
+        };
+        self.card = Some(CardRequest {
+            raw_path: refusal.original,
+            authority: snapshot.first_text(":authority"),
+            scheme: snapshot.first_text(":scheme"),
+            rule_agent,
+            route_id,
+            requirement,
+            head: false,
+            decided: false,
+            response: HeaderSnapshot::default(),
+            chunks: 0,
+        });
+        let action = self.decide(refusal.decision, config);
+        // No upstream answer will come (the request never leaves): the reply is the
+        // resolution's, a local reply that must pass this filter's response callbacks.
+        self.resolving = false;
+        Some(action)
+    }
+
     /// Applies the decision about the route's own answer, or starts a re-resolution when the
     /// core's rule says another source may do better and the route has `re_resolve`.
     fn decide(&mut self, decision: Decision, config: &FilterConfig) -> Action {
@@ -911,31 +1033,20 @@ impl HttpContext for CardStream {
         // and runs the filter chain again for the target: the first stream never saw the
         // redirect, so this one judges it as the caller following it would be judged.
         if let Some(original) = snapshot.first_text(redirect::ORIGINAL_URL) {
-            if let Some(decision) = redirect::internal_refusal(&config, &original, path) {
-                // Observe mode counts and logs it, and lets the request go on.
-                count(&decision, None, path, config.mode);
-                if let Outcome::Replace(reply) =
-                    response::outcome(&decision, config.mode, config.retry_after_s)
+            if let Some(refusal) = redirect::internal_refusal(&config, &original, path) {
+                if let Some(action) =
+                    self.refuse_internal_redirect(refusal, path, &snapshot, &config)
                 {
-                    self.send(&reply);
-                    return Action::Pause;
+                    return action;
                 }
             }
         }
-        // The same path with the same caller headers as a recent request: the same route and
-        // requirement (the memo lives and dies with the configuration).
-        let caller_key = snapshot.caller_key();
-        let remembered = self
-            .requests
-            .borrow()
-            .get(path, &caller_key)
-            .map(|e| (e.route_id, e.rule_agent.clone(), Rc::clone(&e.requirement)));
-        let looked_up = match remembered {
-            Some(hit) => Ok(hit),
-            None => match config.route_and_requirement(path) {
-                Some(found) => Err(found),
-                None => return Action::Continue,
-            },
+        let Some(found) = self.card_rule(path, &snapshot, &config) else {
+            return Action::Continue;
+        };
+        let Ok((route_id, rule_agent, requirement)) = found else {
+            // A caller header refused (the reply is sent).
+            return Action::Pause;
         };
         // The gate reads whole, identity-encoded cards only: no compression, no ranges, no
         // conditional answers (a 304 would carry no card to check). Only the ones present
@@ -947,57 +1058,6 @@ impl HttpContext for CardStream {
             // A valid stamp means the card was checked: ask the upstream for it.
             let _ = hostcalls::set_map_value(MapType::HttpRequestHeaders, ":method", Some("GET"));
         }
-        let (route_id, rule_agent, requirement) = match looked_up {
-            Ok(hit) => hit,
-            Err((route_id, matched, rule)) => {
-                let header = |name: &str| snapshot.values(name);
-                let requirement = rule
-                    .clone()
-                    .map_err(|e| super::caller::CallerError {
-                        header: ":path",
-                        message: format!(
-                            "names agents whose rules cannot both hold: {}",
-                            e.message
-                        ),
-                    })
-                    .and_then(|rule| caller_requirement(&header).map(|caller| (rule, caller)))
-                    .and_then(|(rule, caller)| {
-                        effective_requirement(&rule, &caller, config.allow_caller_relax)
-                    });
-                // Observe mode (below) falls back to the rule alone, or the defaults.
-                let rule = rule.unwrap_or_else(|_| config.policy.defaults.clone());
-                let requirement = match requirement {
-                    Ok(r) => {
-                        let r = Rc::new(r);
-                        self.requests.borrow_mut().put(MemoEntry {
-                            path: path.to_owned(),
-                            caller: caller_key,
-                            route_id,
-                            rule_agent: matched.agent.clone(),
-                            requirement: Rc::clone(&r),
-                        });
-                        r
-                    }
-                    Err(e) => {
-                        metrics::increment_named(&metrics::verdict("refused"));
-                        log::warn!(
-                            "refused caller header on {path}: {}: {} (mode {})",
-                            e.header,
-                            e.message,
-                            config.mode.as_str()
-                        );
-                        if config.mode == Mode::Enforce {
-                            self.send(&response::caller_refused(&e));
-                            return Action::Pause;
-                        }
-                        // Observe mode never blocks: check the card against the policy's rule
-                        // alone.
-                        Rc::new(rule)
-                    }
-                };
-                (route_id, matched.agent, requirement)
-            }
-        };
         let authority = snapshot.first_text(":authority");
         let scheme = snapshot.first_text(":scheme");
         self.card = Some(CardRequest {

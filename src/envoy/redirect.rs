@@ -101,28 +101,54 @@ pub fn target(
 /// (`internal_redirect_policy`): the URL the caller asked for.
 pub const ORIGINAL_URL: &str = "x-envoy-original-url";
 
-/// The decision refusing a redirect Envoy followed internally from `original` (a URL whose path
-/// is a card route) to this request's `path`, unless every reading of `path` has that route's
-/// rule or a stricter one (the rule of the filter's redirect refusal; the authority may differ: the
+/// A redirect Envoy followed internally from a card route that the gate refuses: the card
+/// route's own attempt, failed.
+#[derive(Debug)]
+pub struct InternalRefusal {
+    /// The card route's request, as in `x-envoy-original-url`: its path and query (what a
+    /// re-resolution asks the route's clusters for, as for any request on that route).
+    pub original: String,
+    /// The original card route: its `re_resolve`, if any, is the one that applies.
+    pub route: crate::envoy::routes::RouteId,
+    /// The refusal (`malformed_card`, `body_empty`).
+    pub decision: crate::Decision,
+}
+
+impl InternalRefusal {
+    /// The card route's path, query removed: what chooses its route, rule and `re_resolve`.
+    pub fn original_path(&self) -> &str {
+        crate::envoy::routes::strip_query(&self.original)
+    }
+}
+
+/// The refusal of a redirect Envoy followed internally from `original` (a URL whose path is a
+/// card route) to this request's `path`, unless every reading of `path` has that route's rule
+/// or a stricter one (the rule of the filter's redirect refusal; the authority may differ: the
 /// recreated request comes through this filter chain whatever its host). `None` when the
 /// original path is no card route, or the target keeps the rule.
 pub fn internal_refusal(
     config: &crate::envoy::config::FilterConfig,
     original: &str,
     path: &str,
-) -> Option<crate::Decision> {
+) -> Option<InternalRefusal> {
     let rest = original
         .split_once("://")
         .map_or(original, |(_, rest)| rest);
-    let original_path = crate::envoy::routes::strip_query(authority_and_path(rest)?.1);
+    let original = authority_and_path(rest)?.1;
+    let original_path = crate::envoy::routes::strip_query(original);
     // Only a redirect from a card route (its rule readable or not) is the gate's business.
-    let _card_route = config.route_and_requirement(original_path)?;
+    let (route, _, _) = config.route_and_requirement(original_path)?;
     let why = config.redirect_keeps_rule(original_path, path).err()?;
-    Some(crate::Decision::malformed(
+    let decision = crate::Decision::malformed(
         crate::reason::ReasonCode::BodyEmpty,
         "",
         format!("Envoy followed a redirect from the card route {original_path:?} itself (the route's internal_redirect_policy): {why}, so the caller would get a card the gate never checked under that route's rule (no card to check)"),
-    ))
+    );
+    Some(InternalRefusal {
+        original: original.to_owned(),
+        route,
+        decision,
+    })
 }
 
 /// The paths a caller's HTTP client requests when it follows a redirect to `target` (a path on
@@ -352,7 +378,7 @@ mod tests {
         )
         .unwrap();
         let refused = |original: &str, path: &str| {
-            internal_refusal(&config, original, path).map(|d| d.error_class())
+            internal_refusal(&config, original, path).map(|r| r.decision.error_class())
         };
         let malformed = Some(Some(crate::ErrorClass::MalformedCard));
         // Off the card routes, or to a looser rule: refused.
@@ -369,5 +395,12 @@ mod tests {
         assert_eq!(refused("http://h/c/a/card", "/c/strict/card"), None);
         assert_eq!(refused("http://h/x", "/y"), None);
         assert_eq!(refused("garbage", "/y"), None);
+        // The card route's request is kept, query and all: a re-resolution asks for it.
+        let refusal = internal_refusal(&config, "http://h:1/c/a/card?v=2", "/x").unwrap();
+        assert_eq!(refusal.original, "/c/a/card?v=2");
+        assert_eq!(refusal.original_path(), "/c/a/card");
+        assert_eq!(refusal.route, crate::envoy::routes::RouteId::Listed(0));
+        let refusal = internal_refusal(&config, "/c/a/card", "/x").unwrap();
+        assert_eq!(refusal.original, "/c/a/card");
     }
 }

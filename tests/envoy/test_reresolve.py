@@ -46,6 +46,21 @@ LISTENERS = {
     "rr_down": {"re_resolve": rr(cluster=["registry_down", "no_such_cluster", "registry_primary"])},
     "rr_observe": {"re_resolve": rr(), "mode": "observe"},
 }
+# The same settings on a route with `internal_redirect_policy`: Envoy follows the registry's
+# redirects itself and runs the filter chain again for the target (envoy/README.md).
+INTERNAL = {
+    "rr_internal": {"re_resolve": rr()},
+    "rr_internal_observe": {"re_resolve": rr(), "mode": "observe"},
+    "rr_internal_id": {"re_resolve": rr(path="/primary/{id}/card.json")},
+    "internal": {},
+}
+
+
+def internal_redirects(listener):
+    route = listener["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]
+    route["virtual_hosts"][0]["routes"][0]["route"]["internal_redirect_policy"] = {
+        "max_internal_redirects": 2, "redirect_response_codes": [301, 302, 303, 307, 308]}
+    return listener
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +68,9 @@ def rr_envoy(registry, workdir):
     listeners = [harness.listener(name, "registry_edge",
                                   [harness.wasm_filter("cardgate_" + name, plugin_config(**settings))])
                  for name, settings in LISTENERS.items()]
+    listeners += [internal_redirects(harness.listener(
+        name, "registry_edge", [harness.wasm_filter("cardgate_" + name, plugin_config(**settings))]))
+        for name, settings in INTERNAL.items()]
     with __import__("socket").socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = s.getsockname()[1]  # nothing listens here once the socket closes
@@ -345,3 +363,218 @@ def test_waiters_fail_closed_at_once_when_the_stream_that_made_the_call_goes_awa
     assert attempts[1]["verdict"] == "failed" and "cancelled" in attempts[1]["error"], attempts
     assert ms < 1400
     assert registry.count("primary", path) == 1
+
+
+# -- a redirect Envoy followed itself (internal_redirect_policy) ------------------------------
+
+_moved = iter(range(1, 10**6))
+
+
+def moved_away(registry, path):
+    """The replica answers `path` with a redirect (absolute: Envoy follows no other) to a path
+    that is no card route, whose answer is a stale card: the target, unchecked, would pass."""
+    target = "/elsewhere/%d/card.json" % next(_moved)
+    registry.register(
+        registry.script(path, b"", 302, [("Location", "http://127.0.0.1:%d%s" % (registry.replica, target))],
+                        role="replica"),
+        registry.script(target, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "40000")],
+                        role="replica"))
+    return target
+
+
+def same_answer(internal, response_path):
+    """The two answers agree on everything but the first attempt's reason text (and the date)."""
+    assert internal.status == response_path.status, (internal, response_path)
+    assert internal.body == response_path.body or internal.header("content-type") == "application/problem+json"
+    skip = {"date", "content-length", "x-envoy-upstream-service-time"}
+    assert sorted((k, v) for k, v in internal.headers if k not in skip) == \
+        sorted((k, v) for k, v in response_path.headers if k not in skip), (internal.headers, response_path.headers)
+
+
+def test_internal_redirect_refused_is_re_resolved_like_a_refused_redirect(rr_envoy, registry):
+    path = "/agents/rr-int-ok/card"
+    script(registry, path)
+    target = moved_away(registry, path)
+    before = counters(rr_envoy)
+    resp, _ = get(rr_envoy, "rr_internal", path)
+    # Before: 502 body_empty at once, the primary never asked.
+    assert resp.status == 200, resp
+    assert resp.body == V3
+    assert resp.header_all("a2a-card-source") == ["registry_primary"]
+    assert resp.header("a2a-card-attempts") == "2"
+    assert resp.header_all("a2a-card-verdict") == ["valid"]
+    assert resp.header("a2a-card-staleness-ms") == "0"
+    assert resp.header("cache-control") == "max-age=10, must-revalidate"
+    assert registry.count("primary", path) == 1
+    assert registry.count("replica", target) == 0  # refused before the target was asked
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "succeeded": 1, "calls": 1}
+    # The same route without internal redirects: the caller gets the redirect's refusal
+    # re-resolved on the response path, with the same answer.
+    script(registry, path)
+    moved_away(registry, path)
+    same_answer(resp, get(rr_envoy, "rr", path)[0])
+
+
+@pytest.mark.parametrize("primary,status,what", [
+    ((V3, 40000), 200, "stale"),
+    ((b'{"error":"boom"}', 0), 500, "failing"),
+])
+def test_internal_redirect_refused_then_a_stale_or_failing_primary_fails_closed_with_both_attempts(
+        rr_envoy, registry, primary, status, what):
+    path = "/agents/rr-int-%s/card" % what
+    answers = {}
+    for listener in ("rr_internal", "rr"):
+        script(registry, path, primary=primary, primary_status=status)
+        moved_away(registry, path)
+        before = counters(rr_envoy)
+        resp, _ = get(rr_envoy, listener, path)
+        assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1, "calls": 1}
+        # Stale: the primary's decision (503); failing: the route's own refusal (502).
+        assert resp.status == (503 if what == "stale" else 502), resp
+        assert resp.header("a2a-card-verdict") == "rejected"
+        assert resp.header("a2a-card-attempts") == "2"
+        problem = resp.json()
+        attempts = problem["resolution"]["attempts"]
+        assert [a["source"] for a in attempts] == ["registry_edge", "registry_primary"]
+        assert attempts[0]["error_class"] == "malformed_card"
+        assert problem["resolution"]["outcome"] == "attempts_exhausted"
+        answers[listener] = resp, problem
+    (internal, doc), (response_path, expected) = answers["rr_internal"], answers["rr"]
+    # Before, the internal redirect's answer was a 502 with no resolution.
+    first = doc["resolution"]["attempts"][0]["reasons"]
+    assert [r["code"] for r in first] == ["body_empty"], doc
+    assert "internal_redirect_policy" in first[0]["message"], doc
+    same_answer(internal, response_path)
+    for key in ("type", "title", "status", "error_class", "card_hash", "staleness_ms"):
+        assert doc.get(key) == expected.get(key), (doc, expected)
+    assert [a.get("verdict") for a in doc["resolution"]["attempts"]] == \
+        [a.get("verdict") for a in expected["resolution"]["attempts"]]
+    assert registry.count("primary", path) == 2
+
+
+def test_internal_redirect_refused_in_observe_mode_is_not_re_resolved(rr_envoy, registry):
+    path = "/agents/rr-int-observe/card"
+    script(registry, path)
+    target = moved_away(registry, path)
+    resp, _ = get(rr_envoy, "rr_internal_observe", path)
+    # Counted and logged; the request goes on to the target, which is no card route.
+    assert resp.status == 200 and resp.body == V2, resp
+    assert resp.header("a2a-card-verdict") is None
+    assert registry.count("replica", target) == 1
+    assert registry.count("primary", path) == 0
+
+
+def test_internal_redirect_refused_without_re_resolve_fails_closed_at_once(rr_envoy, registry):
+    path = "/agents/rr-int-none/card"
+    script(registry, path)
+    target = moved_away(registry, path)
+    resp, _ = get(rr_envoy, "internal", path)
+    assert resp.status == 502 and resp.header("a2a-card-verdict") == "rejected", resp
+    doc = resp.json()
+    assert doc["error_class"] == "malformed_card" and "resolution" not in doc, doc
+    assert "internal_redirect_policy" in doc["detail"], doc
+    assert registry.count("replica", target) == 0
+    assert registry.count("primary", path) == 0
+
+
+def test_internal_redirect_is_re_resolved_under_the_original_routes_rule_and_id(rr_envoy, registry):
+    # worker-7's route redirects to a card route of a looser rule (the defaults): the gate
+    # refuses it, and asks the primary for worker-7's card (the original route's {id}), which
+    # must meet worker-7's rule with the caller's headers.
+    path, looser = "/agents/worker-7/card", "/agents/rr-int-looser/card"
+    asked = "/primary/worker-7/card.json"
+    registry.register(
+        registry.script(path, b"", 302, [("Location", "http://127.0.0.1:%d%s" % (registry.replica, looser))],
+                        role="replica"),
+        registry.script(looser, V2, 200, [("x-replica-lag-ms", "100")], role="replica"),
+        registry.script(asked, V3, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "1500")],
+                        role="primary"))
+    before = registry.count("primary", asked)
+    resp, _ = get(rr_envoy, "rr_internal_id", path)
+    assert resp.status == 200 and resp.body == V3, resp
+    assert resp.header("a2a-card-source") == "registry_primary" and resp.header("a2a-card-attempts") == "2"
+    assert registry.count("primary", asked) == before + 1
+    assert registry.count("replica", looser) == 0
+    # The caller's own tolerance (1 s) is combined with the rule: the primary's card, 1.5 s
+    # behind, fails it.
+    resp, _ = get(rr_envoy, "rr_internal_id", path, {"Cache-Control": "max-stale=1"})
+    assert resp.status == 503, resp
+    assert resp.json()["resolution"]["attempts"][1]["error_class"] == "stale_agent_card"
+
+
+def test_internal_redirect_re_resolution_whose_cluster_redirects_fails_closed(rr_envoy, registry):
+    # The re-resolution's call is no request through the filter chain: a primary that redirects
+    # is judged as any re-resolution answer, a failed attempt (on both paths alike).
+    path = "/agents/rr-int-loop/card"
+    answers = []
+    for listener in ("rr_internal", "rr"):
+        moved_away(registry, path)
+        registry.register(registry.script(path, b"", 302, [("Location", "http://127.0.0.1:%d%s" % (
+            registry.replica, path))], role="primary"))
+        resp, _ = get(rr_envoy, listener, path)
+        assert resp.status == 502 and resp.header("a2a-card-attempts") == "2", resp
+        attempts = resp.json()["resolution"]["attempts"]
+        assert attempts[1]["source"] == "registry_primary" and attempts[1]["verdict"] != "valid", attempts
+        answers.append(resp)
+    same_answer(*answers)
+
+
+def test_internal_redirect_re_resolution_times_out_and_fails_closed(rr_envoy, registry):
+    path = "/agents/rr-int-slow/card"
+    script(registry, path, delay_ms=3000)
+    moved_away(registry, path)
+    resp, ms = get(rr_envoy, "rr_internal", path)
+    assert resp.status == 502, resp
+    assert ms < TIMEOUT_MS + 600
+    attempts = resp.json()["resolution"]["attempts"]
+    assert "no answer within %d ms" % TIMEOUT_MS in attempts[1]["error"], attempts
+
+
+def test_internal_redirect_re_resolved_for_a_head_gets_the_headers_only(rr_envoy, registry):
+    path = "/agents/rr-int-head/card"
+    script(registry, path)
+    moved_away(registry, path)
+    resp, _ = get(rr_envoy, "rr_internal", path, method="HEAD")
+    assert resp.status == 200, resp
+    assert resp.body == b""
+    assert resp.header("a2a-card-source") == "registry_primary"
+    assert resp.header("content-length") == str(len(V3))
+
+
+def test_internal_redirect_concurrent_refusals_make_one_primary_call(rr_envoy, registry):
+    path = "/agents/rr-int-flight/card"
+    script(registry, path, delay_ms=300)
+    moved_away(registry, path)
+    n = 4
+    before = counters(rr_envoy)
+    results = [None] * n
+    start = threading.Barrier(n)
+
+    def one(i):
+        start.wait()
+        results[i] = get(rr_envoy, "rr_internal", path)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert all(r is not None and r[0].status == 200 and r[0].body == V3 for r in results), results
+    assert registry.count("primary", path) == 1
+    d = delta(before, counters(rr_envoy))
+    assert d["attempted"] == n and d["succeeded"] == n and d["calls"] == 1
+    assert d.get("coalesced", 0) + d.get("reused", 0) == n - 1
+
+
+@pytest.mark.parametrize("listener", ["rr_internal", "internal"])
+def test_internal_redirect_header_sent_by_a_caller_never_reaches_the_gate(rr_envoy, registry, listener):
+    # Envoy removes a caller's x-envoy-original-url before the filters: a direct request for a
+    # path that is no card route is neither refused nor re-resolved (the gate never judges it),
+    # and the upstream does not see the header either.
+    path, other = "/agents/rr-int-forged/card", "/elsewhere/forged/card.json"
+    script(registry, path)
+    registry.register(registry.script(other, V2, 200, [("x-replica-lag-ms", "40000")], role="replica"))
+    resp, _ = get(rr_envoy, listener, other, {"x-envoy-original-url": "http://127.0.0.1%s" % path})
+    assert resp.status == 200 and resp.body == V2 and resp.header("a2a-card-verdict") is None, resp
+    assert registry.count("primary", path) == 0
+    assert "x-envoy-original-url" not in dict(registry.last_request_headers(other))

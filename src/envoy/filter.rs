@@ -1127,7 +1127,7 @@ impl HttpContext for CardStream {
         card.response = upstream;
         match response::read_status(status) {
             StatusReading::Card => {}
-            StatusReading::NoWholeCard(decision) => return self.decide(decision, &config),
+            StatusReading::NoWholeCard(decision) => return self.decide(*decision, &config),
             StatusReading::Redirect => {
                 if let Some(decision) = redirect_refusal(&config, card, status) {
                     return self.decide(decision, &config);

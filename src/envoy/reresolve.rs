@@ -444,7 +444,7 @@ pub fn call_answer(
     // The status read as the response path reads it: the same verdict for the same answer.
     match reading {
         StatusReading::Card => {}
-        StatusReading::NoWholeCard(decision) => return Answer::Card(Box::new(decision)),
+        StatusReading::NoWholeCard(decision) => return Answer::Card(decision),
         // A re-resolution follows no redirect: its target is a card the gate never checked.
         // Refused as the response path refuses a redirect past the gate; one without a
         // `Location` (no client follows it) is no card, as it passes there.

@@ -297,7 +297,7 @@ pub enum StatusReading {
     /// A `2xx` that may carry the whole card: its encoding and body are read next.
     Card,
     /// An answer that carries no whole card to check (`304`, `206`, `205`): fails closed.
-    NoWholeCard(Decision),
+    NoWholeCard(Box<Decision>),
     /// A status a caller's HTTP client follows by itself ([`super::redirect`]).
     Redirect,
     /// Not a card (`1xx`, another `3xx`, `4xx`, `5xx`): the response path lets it pass without a
@@ -320,11 +320,11 @@ pub fn read_status(status: u16) -> StatusReading {
     // card to check. A 205 has no content (RFC 9110 15.3.6), yet Envoy forwards a
     // Content-Length body that httpx reads and fetch drops (a null-body status): the callers
     // would read different answers.
-    StatusReading::NoWholeCard(Decision::malformed(
+    StatusReading::NoWholeCard(Box::new(Decision::malformed(
         ReasonCode::BodyEmpty,
         "",
         format!("the upstream answered {what} on a card route: no whole card to check (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
-    ))
+    )))
 }
 
 /// The decision refusing a redirect (`status`) on a card route: `why` says where it leads.

@@ -6,9 +6,12 @@
 //! The rule (accept, try the next source, stop) and the final decision are the core's
 //! ([`crate::resolution`]); this module only supplies the attempts:
 //!
-//! - [`call_answer`]: a dispatched call's answer as an attempt (`Failed` for no answer, an HTTP
-//!   error or a `206`; otherwise the card evaluated with the caller's requirement and the
-//!   answer's own watermark headers, exactly as the replica's answer was);
+//! - [`call_answer`]: a dispatched call's answer as an attempt, read by the response path's own
+//!   functions ([`response::read_status`], the header copy less `a2a-card-*`, encodings, the size
+//!   limit): `Failed` for no answer or a status that is no card; `body_empty` for a `304`, `206`
+//!   or `205` and a refusal for a redirect with a `Location`; otherwise the card evaluated with
+//!   the caller's requirement and the answer's own watermark headers, exactly as the replica's
+//!   answer was);
 //! - [`CardCache`]: a valid card from a cluster, reused for at most what is left of the
 //!   tolerance: the staleness it had when fetched plus the time since, re-checked per request
 //!   with the current clock and the request's own requirement;

@@ -44,7 +44,7 @@ use super::headers::{
 use super::metrics;
 use super::redirect;
 use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
-use super::response::{self, LocalReply, Outcome, VERDICT_HEADER_PREFIX};
+use super::response::{self, LocalReply, Outcome, StatusReading, VERDICT_HEADER_PREFIX};
 use super::routes::{strip_query, RouteId};
 
 /// Request headers removed on a checked card request: the upstream must send the whole card,
@@ -223,16 +223,16 @@ impl Context for CardStream {
         let Some(flight) = self.shared.borrow_mut().flights.take(token_id) else {
             return;
         };
-        let headers = if num_headers > 0 {
-            hostcalls::get_map_bytes(MapType::HttpCallResponseHeaders).unwrap_or_default()
+        // The answer's headers, read as the response path reads an upstream's: one copy of the
+        // map (bytes, no panic on a non-UTF-8 name) less the `a2a-card-*` headers, which are
+        // the gate's alone. A map the host did not hand over whole is no answer.
+        let mut headers = if num_headers > 0 {
+            read_headers(MapType::HttpCallResponseHeaders)
         } else {
-            Vec::new()
+            HeaderSnapshot::default()
         };
-        let status = headers
-            .iter()
-            .find(|(k, _)| k == ":status")
-            .and_then(|(_, v)| std::str::from_utf8(v).ok())
-            .and_then(|v| v.parse::<u16>().ok());
+        headers.take_where(|k| k.starts_with(VERDICT_HEADER_PREFIX));
+        let status = headers.is_whole().then(|| headers.status()).flatten();
         let limit = config.limits.max_card_bytes;
         let read = if body_size > limit { 4096 } else { body_size };
         let body = if read > 0 {
@@ -738,11 +738,7 @@ fn redirect_refusal(config: &FilterConfig, card: &CardRequest, status: u16) -> O
             }
         }
     };
-    Some(Decision::malformed(
-        crate::reason::ReasonCode::BodyEmpty,
-        "",
-        format!("the upstream answered {status} on a card route: {why}, so a caller following it would get a card the gate never checked under this route's rule (no card to check)"),
-    ))
+    Some(response::redirect_refused(status, &why))
 }
 
 impl CardStream {
@@ -1127,40 +1123,25 @@ impl HttpContext for CardStream {
         let (Some(config), Some(card)) = (self.config.clone(), self.card.as_mut()) else {
             return Action::Continue;
         };
-        let status: u16 = upstream
-            .first(":status")
-            .and_then(|s| std::str::from_utf8(s).ok())
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
+        let status: u16 = upstream.status().unwrap_or(0);
         card.response = upstream;
-        if status == 304 || status == 206 || status == 205 {
-            // The conditional and range headers were removed, so the upstream answered a
-            // question nobody asked, without a whole card to check: fail closed. A 205 has no
-            // content (RFC 9110 15.3.6), yet Envoy forwards a Content-Length body that httpx
-            // reads and fetch drops (a null-body status): the callers would read different
-            // answers, so it fails closed too.
-            let what = match status {
-                304 => "304 Not Modified",
-                205 => "205 Reset Content",
-                _ => "206 Partial Content",
-            };
-            let decision = Decision::malformed(
-                crate::reason::ReasonCode::BodyEmpty,
-                "",
-                format!("the upstream answered {what} on a card route: no whole card to check (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
-            );
-            return self.decide(decision, &config);
-        }
-        if redirect::is_followed_redirect(status) {
-            if let Some(decision) = redirect_refusal(&config, card, status) {
-                return self.decide(decision, &config);
+        match response::read_status(status) {
+            StatusReading::Card => {}
+            StatusReading::NoWholeCard(decision) => return self.decide(*decision, &config),
+            StatusReading::Redirect => {
+                if let Some(decision) = redirect_refusal(&config, card, status) {
+                    return self.decide(decision, &config);
+                }
+                metrics::increment_named(&metrics::verdict("passthrough"));
+                self.card = None;
+                return Action::Continue;
             }
-        }
-        if !(200..300).contains(&status) {
-            metrics::increment_named(&metrics::verdict("passthrough"));
-            // Not a card: the body must not be held or evaluated either.
-            self.card = None;
-            return Action::Continue;
+            StatusReading::NotACard => {
+                metrics::increment_named(&metrics::verdict("passthrough"));
+                // Not a card: the body must not be held or evaluated either.
+                self.card = None;
+                return Action::Continue;
+            }
         }
         if let Some(decision) = response::unreadable_encoding(&|name| card.response.values(name)) {
             return self.decide(decision, &config);

@@ -210,6 +210,13 @@ impl HeaderSnapshot {
             .map(|v| String::from_utf8_lossy(v).into_owned())
     }
 
+    /// `:status` as a number, when it reads as one (a response map).
+    pub fn status(&self) -> Option<u16> {
+        self.first(":status")
+            .and_then(|s| std::str::from_utf8(s).ok())
+            .and_then(|s| s.parse().ok())
+    }
+
     /// The caller's headers ([`CALLER_HEADERS`]) in map order, each as its index in that list,
     /// its length and its bytes: equal keys mean equal values for every one of those names.
     pub fn caller_key(&self) -> Vec<u8> {

@@ -6,9 +6,12 @@
 //! The rule (accept, try the next source, stop) and the final decision are the core's
 //! ([`crate::resolution`]); this module only supplies the attempts:
 //!
-//! - [`call_answer`]: a dispatched call's answer as an attempt (`Failed` for no answer, an HTTP
-//!   error or a `206`; otherwise the card evaluated with the caller's requirement and the
-//!   answer's own watermark headers, exactly as the replica's answer was);
+//! - [`call_answer`]: a dispatched call's answer as an attempt, read by the response path's own
+//!   functions ([`response::read_status`], the header copy less `a2a-card-*`, encodings, the size
+//!   limit): `Failed` for no answer or a status that is no card; `body_empty` for a `304`, `206`
+//!   or `205` and a refusal for a redirect with a `Location`; otherwise the card evaluated with
+//!   the caller's requirement and the answer's own watermark headers, exactly as the replica's
+//!   answer was);
 //! - [`CardCache`]: a valid card from a cluster, reused for at most what is left of the
 //!   tolerance: the staleness it had when fetched plus the time since, re-checked per request
 //!   with the current clock and the request's own requirement;
@@ -21,7 +24,9 @@ use crate::resolution::{Answer, Resolution, ResolutionLimits};
 use crate::watermark_sources::WatermarkSources;
 use crate::{Decision, ErrorClass, FreshnessBasis, Limits, Requirement, Timestamp};
 
-use super::response::evaluate_body;
+use super::headers::HeaderSnapshot;
+use super::redirect;
+use super::response::{self, evaluate_body, StatusReading};
 use super::routes::{CardRoute, RouteId};
 
 /// A route's `re_resolve` setting (validated by `config`).
@@ -113,6 +118,8 @@ impl TokenBucket {
 /// A card another cluster served, kept for reuse and for the reply.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServedCard {
+    /// Its `2xx` status (the reply keeps it, as the response path forwards an upstream's).
+    pub status: u16,
     /// The answer's exact bytes.
     pub body: Vec<u8>,
     /// Its `Content-Type`, if any.
@@ -369,8 +376,8 @@ impl Shared {
 pub struct CallResult<'a> {
     /// `:status`, `None` when the call got no answer (timeout, refused, reset).
     pub status: Option<u16>,
-    /// Response headers.
-    pub headers: &'a [(String, Vec<u8>)],
+    /// Response headers, less the `a2a-card-*` ones (the gate's alone).
+    pub headers: &'a HeaderSnapshot,
     /// The body read (at most `max_card_bytes + 1` bytes, or the start of a longer one).
     pub body: &'a [u8],
     /// The body's full size.
@@ -384,16 +391,13 @@ pub struct CallResult<'a> {
 impl CallResult<'_> {
     /// Every value of a response header.
     pub fn header(&self, name: &str) -> Vec<Vec<u8>> {
-        self.headers
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.clone())
-            .collect()
+        self.headers.values(name)
     }
 
     /// The card as served (for the reply and the cache).
     pub fn served(&self) -> ServedCard {
         ServedCard {
+            status: self.status.unwrap_or(200),
             body: self.body.to_vec(),
             content_type: self
                 .header("content-type")
@@ -432,17 +436,37 @@ pub fn call_answer(
         }
         Some(s) => s,
     };
-    if !(200..300).contains(&status) || status == 206 {
-        // Envoy answers a call that ran out of time with its own 504.
-        if ran_out_of_time(result) {
-            return Answer::Failed(format!(
-                "no answer within {} ms (HTTP {status})",
-                result.timeout_ms
-            ));
-        }
-        return Answer::Failed(format!("HTTP {status}"));
+    let reading = response::read_status(status);
+    // Envoy answers a call that ran out of time with its own 504.
+    if reading != StatusReading::Card && ran_out_of_time(result) {
+        return Answer::Failed(format!(
+            "no answer within {} ms (HTTP {status})",
+            result.timeout_ms
+        ));
     }
-    if let Some(decision) = super::response::unreadable_encoding(&|name| result.header(name)) {
+    // The status read as the response path reads it: the same verdict for the same answer.
+    match reading {
+        StatusReading::Card => {}
+        StatusReading::NoWholeCard(decision) => return Answer::Card(decision),
+        // A re-resolution follows no redirect: its target is a card the gate never checked.
+        // Refused as the response path refuses a redirect past the gate; one without a
+        // `Location` (no client follows it) is no card, as it passes there.
+        StatusReading::Redirect => {
+            let locations = result.header("location");
+            if !matches!(
+                redirect::target(&locations, "/", None, None),
+                redirect::Target::None
+            ) {
+                return Answer::Card(Box::new(response::redirect_refused(
+                    status,
+                    "a re-resolution follows no redirect",
+                )));
+            }
+            return Answer::Failed(format!("HTTP {status}"));
+        }
+        StatusReading::NotACard => return Answer::Failed(format!("HTTP {status}")),
+    }
+    if let Some(decision) = response::unreadable_encoding(&|name| result.header(name)) {
         return Answer::Card(Box::new(decision));
     }
     let limit = limits.max_card_bytes;
@@ -490,6 +514,7 @@ mod tests {
 
     fn served(body: &str) -> ServedCard {
         ServedCard {
+            status: 200,
             body: body.as_bytes().to_vec(),
             content_type: Some("application/json".into()),
             cache_control: vec![],
@@ -596,7 +621,7 @@ mod tests {
         let rq = req(r#"{"max_stale":"10s"}"#);
         let limits = Limits::default();
         let now = Timestamp::from_unix_ms(0);
-        let lag0 = vec![("x-replica-lag-ms".to_owned(), b"0".to_vec())];
+        let lag0 = HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", b"0")]);
         let base = CallResult {
             status: Some(200),
             headers: &lag0,
@@ -641,7 +666,7 @@ mod tests {
             call_answer(&error, &r, &rq, now, &limits),
             Answer::Failed("HTTP 503".into())
         );
-        let gz = vec![("content-encoding".to_owned(), b"gzip".to_vec())];
+        let gz = HeaderSnapshot::from_pairs(&[("content-encoding", b"gzip")]);
         let encoded = CallResult {
             status: Some(200),
             headers: &gz,
@@ -660,6 +685,64 @@ mod tests {
             res.record("replica", Answer::Failed("HTTP 500".into()), 1),
             Step::TryNext
         );
+    }
+
+    /// Every status shape read as the response path reads it ([`response::read_status`]).
+    #[test]
+    fn call_answer_statuses_read_as_the_response_path_reads_them() {
+        let r = route();
+        let rq = req(r#"{"max_stale":"10s"}"#);
+        let limits = Limits::default();
+        let now = Timestamp::from_unix_ms(0);
+        let lag0 = HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", b"0")]);
+        let moved = HeaderSnapshot::from_pairs(&[
+            ("x-replica-lag-ms", b"0"),
+            ("location", b"https://elsewhere.example/card"),
+        ]);
+        let answer = |status: u16, headers: &HeaderSnapshot| {
+            let result = CallResult {
+                status: Some(status),
+                headers,
+                body: V3.as_bytes(),
+                body_size: V3.len(),
+                elapsed_ms: 3,
+                timeout_ms: 500,
+            };
+            (call_answer(&result, &r, &rq, now, &limits), result.served())
+        };
+        // A card body with a status that carries no whole card: body_empty, as on the response
+        // path (a 205 was valid here, a 304 and a 206 were failed attempts).
+        for status in [205, 206, 304] {
+            let (Answer::Card(d), _) = answer(status, &lag0) else {
+                panic!("{status}: no card decision")
+            };
+            assert_eq!(d.status(), 502, "{status}");
+            assert_eq!(d.reasons()[0].code.as_str(), "body_empty", "{status}");
+        }
+        // A redirect is never followed: refused as a redirect past the gate; without a
+        // Location it is no card (the response path lets it pass).
+        for status in [301, 302, 303, 307, 308] {
+            let (Answer::Card(d), _) = answer(status, &moved) else {
+                panic!("{status}: no card decision")
+            };
+            assert_eq!(d.reasons()[0].code.as_str(), "body_empty", "{status}");
+            assert_eq!(
+                answer(status, &lag0).0,
+                Answer::Failed(format!("HTTP {status}"))
+            );
+        }
+        for status in [100, 300, 304 + 1, 404, 500] {
+            assert_eq!(
+                answer(status, &lag0).0,
+                Answer::Failed(format!("HTTP {status}"))
+            );
+        }
+        // A 203 is a card, served with its own status.
+        let (Answer::Card(d), served) = answer(203, &lag0) else {
+            panic!("203: no card decision")
+        };
+        assert!(d.is_valid(), "{}", d.to_json());
+        assert_eq!(served.status, 203);
     }
 
     #[test]

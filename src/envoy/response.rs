@@ -289,6 +289,53 @@ pub fn observe_lazily(
     observation
 }
 
+/// How the gate reads a card route's answer from its status alone, before its headers and body:
+/// one reading for the registry's answer on the response path and for a cluster's answer to a
+/// re-resolution, so the same answer gets the same verdict either way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StatusReading {
+    /// A `2xx` that may carry the whole card: its encoding and body are read next.
+    Card,
+    /// An answer that carries no whole card to check (`304`, `206`, `205`): fails closed.
+    NoWholeCard(Box<Decision>),
+    /// A status a caller's HTTP client follows by itself ([`super::redirect`]).
+    Redirect,
+    /// Not a card (`1xx`, another `3xx`, `4xx`, `5xx`): the response path lets it pass without a
+    /// verdict; a re-resolution counts it as a failed attempt.
+    NotACard,
+}
+
+/// Reads a card route's answer status ([`StatusReading`]).
+pub fn read_status(status: u16) -> StatusReading {
+    let what = match status {
+        304 => "304 Not Modified",
+        205 => "205 Reset Content",
+        206 => "206 Partial Content",
+        _ if super::redirect::is_followed_redirect(status) => return StatusReading::Redirect,
+        _ if (200..300).contains(&status) => return StatusReading::Card,
+        _ => return StatusReading::NotACard,
+    };
+    // The conditional and range headers were removed (from the caller's request and never sent
+    // on a re-resolution call), so the answer is to a question nobody asked, without a whole
+    // card to check. A 205 has no content (RFC 9110 15.3.6), yet Envoy forwards a
+    // Content-Length body that httpx reads and fetch drops (a null-body status): the callers
+    // would read different answers.
+    StatusReading::NoWholeCard(Box::new(Decision::malformed(
+        ReasonCode::BodyEmpty,
+        "",
+        format!("the upstream answered {what} on a card route: no whole card to check (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
+    )))
+}
+
+/// The decision refusing a redirect (`status`) on a card route: `why` says where it leads.
+pub fn redirect_refused(status: u16, why: &str) -> Decision {
+    Decision::malformed(
+        ReasonCode::BodyEmpty,
+        "",
+        format!("the upstream answered {status} on a card route: {why}, so a caller following it would get a card the gate never checked under this route's rule (no card to check)"),
+    )
+}
+
 /// The decision refusing a 2xx answer whose body the caller would read as something other than
 /// the UTF-8 identity bytes the gate checks: a `Content-Encoding` other than `identity` (every
 /// value of every such header), or a `Content-Type` `charset` other than UTF-8.
@@ -371,7 +418,7 @@ pub fn outcome(decision: &Decision, mode: Mode, retry_after_s: u32) -> Outcome {
 }
 
 /// The answer after a re-resolution (enforce mode). A valid final decision serves the accepted
-/// card: `200`, its exact bytes and `Content-Type`, the verdict headers, its `Cache-Control`
+/// card: its status (`200`, or the `2xx` its source answered), its exact bytes and `Content-Type`, the verdict headers, its `Cache-Control`
 /// capped to what is left of the tolerance, `Vary`, [`CARD_SOURCE`] and [`CARD_ATTEMPTS`].
 /// Otherwise the problem document (the core's final decision, listing every attempt) with
 /// [`CARD_ATTEMPTS`].
@@ -403,7 +450,7 @@ pub fn resolved_reply(
         headers.push((CARD_SOURCE, source.to_owned()));
         headers.push((CARD_ATTEMPTS, attempts.to_string()));
         return LocalReply {
-            status: 200,
+            status: card.status,
             headers,
             body: String::from_utf8_lossy(&card.body).into_owned(),
         };
@@ -939,6 +986,7 @@ mod tests {
             &Limits::default(),
         );
         let card = crate::envoy::reresolve::ServedCard {
+            status: 200,
             body: CARD.as_bytes().to_vec(),
             content_type: Some("application/json; charset=utf-8".into()),
             cache_control: vec![b"public, max-age=60".to_vec()],

@@ -51,7 +51,10 @@ LISTENERS = {
 INTERNAL = {
     "rr_internal": {"re_resolve": rr()},
     "rr_internal_observe": {"re_resolve": rr(), "mode": "observe"},
-    "rr_internal_id": {"re_resolve": rr(path="/primary/{id}/card.json")},
+    # Its own agent with worker-7's rule: the session registry keeps every script, and other
+    # files' tests read worker-7's card from its replica.
+    "rr_internal_id": {"re_resolve": rr(path="/primary/{id}/card.json"),
+                       "agents": {"rr-int-strict": {"require": ["task.execute.v3"], "max_stale": "10s"}}},
     "internal": {},
 }
 
@@ -478,11 +481,11 @@ def test_internal_redirect_refused_without_re_resolve_fails_closed_at_once(rr_en
 
 
 def test_internal_redirect_is_re_resolved_under_the_original_routes_rule_and_id(rr_envoy, registry):
-    # worker-7's route redirects to a card route of a looser rule (the defaults): the gate
-    # refuses it, and asks the primary for worker-7's card (the original route's {id}), which
-    # must meet worker-7's rule with the caller's headers.
-    path, looser = "/agents/worker-7/card", "/agents/rr-int-looser/card"
-    asked = "/primary/worker-7/card.json"
+    # rr-int-strict's route (worker-7's rule) redirects to a card route of a looser rule (the
+    # defaults): the gate refuses it, and asks the primary for rr-int-strict's card (the
+    # original route's {id}), which must meet that rule with the caller's headers.
+    path, looser = "/agents/rr-int-strict/card", "/agents/rr-int-looser/card"
+    asked = "/primary/rr-int-strict/card.json"
     registry.register(
         registry.script(path, b"", 302, [("Location", "http://127.0.0.1:%d%s" % (registry.replica, looser))],
                         role="replica"),

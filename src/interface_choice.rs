@@ -25,7 +25,10 @@
 //!   later one whose `protocolVersion` is exactly `"1.0"`. An interface whose `protocolBinding`
 //!   is not a string makes `toUpperCase` throw: no client for any binding. Both resolver readings
 //!   pick the same way (the transport's own `pickMatchingInterface` then lands on an interface of
-//!   the same kind: exactly `"1.0"` when the pick is, else the pick itself).
+//!   the same kind: exactly `"1.0"` when the pick is, else the pick itself). A transport factory
+//!   with `legacyCompat` takes its v0.3 transport when `isLegacyVersion` reads the pick's
+//!   version as `0.3 <= v < 1.0`, whose `Number.parseInt` makes a minor of 309 digits or more
+//!   `Infinity`: `0.99...9` gets 1.0 requests there ([`Choice::JsOtherWire`]).
 //!
 //! - a2a-sdk's transport producers then take their v0.3 transport when `packaging` reads the
 //!   pick's version as `0.3 <= v < 1.0` (`is_legacy_version`), in PEP 440 order, where

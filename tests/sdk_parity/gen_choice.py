@@ -53,7 +53,8 @@ VERSIONS = ["1.0", "1.0.0", "1.0.1", "1", "01.0", "0.3", "0.3.0", "0.2", "2.0", 
             "1." + "0" * 4400,  # past CPython's 4300-digit int() limit: packaging's Version raises ValueError
             # packaging before 26.1 reads U+017F as s, U+212A as k, U+0131 and U+0130 as i (26.1 on: invalid)
             "1.0.po\u017ft1", "1.0+\u212a", "1.0prev\u0131ew1", "0.3-prev\u0130ew1", "0.3rc1",
-            "1.0.0-rc.1", "0.3.0-dev"]  # a2a-sdk speaks v0.3 to the first, 1.0 to the second (cwire)
+            "1.0.0-rc.1", "0.3.0-dev",  # a2a-sdk speaks v0.3 to the first, 1.0 to the second (cwire)
+            "0." + "9" * 309]  # @a2a-js/sdk's legacyCompat transport speaks 1.0 to it, a2a-sdk v0.3 (cjswire)
 # Versions the gate reads as Major.Minor 1.0 or 0.3 (digits, dots, then `-` or `+`), around packaging's
 # 0.3 <= v < 1.0, which decides a2a-sdk's transport generation.
 WIRE = ["1.0.0-rc.1", "1.0.0-alpha", "1.0.0-beta.2", "1.0.0-dev", "1.0.0-dev.1", "1.0.0-pre", "1.0.0-c1",

@@ -25,7 +25,10 @@
 //!   later one whose `protocolVersion` is exactly `"1.0"`. An interface whose `protocolBinding`
 //!   is not a string makes `toUpperCase` throw: no client for any binding. Both resolver readings
 //!   pick the same way (the transport's own `pickMatchingInterface` then lands on an interface of
-//!   the same kind: exactly `"1.0"` when the pick is, else the pick itself).
+//!   the same kind: exactly `"1.0"` when the pick is, else the pick itself). A transport factory
+//!   with `legacyCompat` takes its v0.3 transport when `isLegacyVersion` reads the pick's
+//!   version as `0.3 <= v < 1.0`, whose `Number.parseInt` makes a minor of 309 digits or more
+//!   `Infinity`: `0.99...9` gets 1.0 requests there ([`Choice::JsOtherWire`]).
 //!
 //! - a2a-sdk's transport producers then take their v0.3 transport when `packaging` reads the
 //!   pick's version as `0.3 <= v < 1.0` (`is_legacy_version`), in PEP 440 order, where
@@ -41,7 +44,7 @@
 
 use crate::capability::major_minor;
 use crate::interface_url::Url;
-use crate::sdk_reading::{Reading, Sdk};
+use crate::sdk_reading::{js_is_legacy_version, Reading, Sdk};
 use std::cmp::Ordering;
 
 /// What one SDK's client does for a binding.
@@ -61,6 +64,14 @@ pub enum Choice<'r> {
     /// gets v0.3 requests, and `0.3.0-rc.1`, below 0.3, gets 1.0 ones. The flag is whether it
     /// speaks v0.3. It serves the binding, but no required protocol version.
     OtherWire(&'r str, bool),
+    /// An `@a2a-js/sdk` client whose transport factories have `legacyCompat` picks an interface
+    /// with this `protocolVersion` and talks to it in the other generation than the version's
+    /// `Major.Minor` says: the factory takes its v0.3 transport exactly when `isLegacyVersion`
+    /// reads the version as `0.3 <= v < 1.0` with `Number.parseInt`, whose minor number past a
+    /// double's range (309 digits and more) is not finite, so `0.99...9` gets 1.0 requests
+    /// there and v0.3 ones from a2a-sdk. The flag is whether it speaks v0.3. It serves the
+    /// binding, but no required protocol version.
+    JsOtherWire(&'r str, bool),
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
     NoInterface,
     /// The gate cannot tell which interface it picks; the string is the spelling that decides
@@ -137,7 +148,7 @@ fn picked_serves(choice: Choice<'_>, protocols: &[&str]) -> bool {
         Choice::Picked(version) => {
             protocols.is_empty() || major_minor(version).is_some_and(|mm| protocols.contains(&mm))
         }
-        Choice::OtherWire(..) => protocols.is_empty(),
+        Choice::OtherWire(..) | Choice::JsOtherWire(..) => protocols.is_empty(),
         Choice::UnusableUrl(..) | Choice::NoInterface | Choice::Unknown(_) => false,
     }
 }
@@ -175,6 +186,12 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
         ),
         Choice::OtherWire(version, legacy) => format!(
             "{client}: its client picks the interface with protocolVersion {version:?} for it and speaks {} to it (packaging reads that version {}), not protocol:{}",
+            if legacy { "v0.3" } else { "v1.0" },
+            if legacy { "as 0.3 <= v < 1.0" } else { "outside 0.3 <= v < 1.0" },
+            protocols.join(" or protocol:")
+        ),
+        Choice::JsOtherWire(version, legacy) => format!(
+            "{client}: its client picks the interface with protocolVersion {version:?} for it, and its legacyCompat transport speaks {} to it (isLegacyVersion reads that version {}), not protocol:{}",
             if legacy { "v0.3" } else { "v1.0" },
             if legacy { "as 0.3 <= v < 1.0" } else { "outside 0.3 <= v < 1.0" },
             protocols.join(" or protocol:")
@@ -611,7 +628,23 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
             chosen = Some((version, *url));
         }
     }
-    chosen.map_or(Choice::NoInterface, |found| picked(binding, found))
+    chosen.map_or(Choice::NoInterface, |found| match picked(binding, found) {
+        Choice::Picked(version) => js_wire(version),
+        other => other,
+    })
+}
+
+/// A pick at `version`, or [`Choice::JsOtherWire`] when a `legacyCompat` transport factory speaks
+/// the other generation to it than its `Major.Minor` declares (`isLegacyVersion`, the factory's
+/// test, against [`declares_v0_3`]). A transport factory without `legacyCompat` speaks 1.0 to
+/// every pick, which is the caller's configuration (DESIGN.md).
+fn js_wire(version: &str) -> Choice<'_> {
+    match declares_v0_3(version) {
+        Some(declared) if declared != js_is_legacy_version(version) => {
+            Choice::JsOtherWire(version, !declared)
+        }
+        _ => Choice::Picked(version),
+    }
 }
 
 /// The non-ASCII characters whose upper case (`String.prototype.toUpperCase`, Unicode's full
@@ -633,13 +666,13 @@ const UPPER_TO_ASCII: [(char, &str); 10] = [
 ];
 
 /// Whether `s` upper-cases to ASCII: ASCII and [`UPPER_TO_ASCII`]'s characters only.
-fn upper_cases_to_ascii(s: &str) -> bool {
+pub(crate) fn upper_cases_to_ascii(s: &str) -> bool {
     s.chars()
         .all(|c| c.is_ascii() || UPPER_TO_ASCII.iter().any(|(k, _)| *k == c))
 }
 
 /// The bytes of `s` upper-cased, for a string [`upper_cases_to_ascii`] accepts.
-fn upper_case(s: &str) -> impl Iterator<Item = u8> + '_ {
+pub(crate) fn upper_case(s: &str) -> impl Iterator<Item = u8> + '_ {
     s.chars().flat_map(|c| {
         let (ascii, expansion) = match UPPER_TO_ASCII.iter().find(|(k, _)| *k == c) {
             Some((_, up)) => (None, up.bytes()),
@@ -878,6 +911,9 @@ mod tests {
                         versions.iter().position(|x| *x == v)
                     }
                     Choice::NoInterface | Choice::Unknown(_) => None,
+                    Choice::JsOtherWire(v, _) => {
+                        panic!("a2a-sdk's pick is not @a2a-js/sdk's: {v:?}")
+                    }
                     Choice::UnusableUrl(v, _) => {
                         panic!("every interface here has a url, not {v:?}")
                     }
@@ -951,6 +987,31 @@ mod tests {
         assert_eq!(js(&r, "caf\u{e9}"), Choice::Picked("1.0"));
         assert_eq!(js(&r, "CAF\u{c9}"), Choice::Unknown("caf\u{e9}"));
         assert_eq!(js(&r, "CAFE"), Choice::NoInterface);
+    }
+
+    #[test]
+    fn js_legacy_compat_transport_speaks_by_is_legacy_version() {
+        // Number.parseInt of a minor of 309 digits and more is not finite: isLegacyVersion says
+        // no, and the legacyCompat transport factory speaks 1.0 to a version declaring 0.x.
+        let long = format!("0.{}", "9".repeat(309));
+        let r = reading(&[("JSONRPC", long.as_str())]);
+        assert_eq!(js(&r, "JSONRPC"), Choice::JsOtherWire(long.as_str(), false));
+        let mm = major_minor(&long).unwrap_or_default();
+        assert!(serves(Sdk::JsDefault, &r, "JSONRPC", &[]));
+        assert!(!serves(Sdk::JsLegacyCompat, &r, "JSONRPC", &[mm]));
+        let message = unserved(&[(Sdk::JsDefault, r.clone())], "JSONRPC", &[mm]);
+        assert!(message.is_some_and(|m| m.contains(
+            "its legacyCompat transport speaks v1.0 to it (isLegacyVersion reads that version outside 0.3 <= v < 1.0)"
+        )));
+        // One digit fewer is a finite double: v0.3, as declared (and as a2a-sdk speaks it).
+        let short = format!("0.{}", "9".repeat(308));
+        let r = reading(&[("JSONRPC", short.as_str())]);
+        assert_eq!(js(&r, "JSONRPC"), Choice::Picked(short.as_str()));
+        // A major past the range is not v0.3 either way.
+        let big = format!("{}.3", "9".repeat(400));
+        let r = reading(&[("JSONRPC", big.as_str()), ("HTTP+JSON", "0.3.0-rc.1")]);
+        assert_eq!(js(&r, "JSONRPC"), Choice::Picked(big.as_str()));
+        assert_eq!(js(&r, "HTTP+JSON"), Choice::Picked("0.3.0-rc.1"));
     }
 
     #[test]

@@ -27,6 +27,7 @@
 //! readings agree.
 
 use crate::document::Node;
+use crate::interface_choice::{upper_case, upper_cases_to_ascii};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// What an interface's `url` is to the clients that would send to it.
@@ -128,15 +129,28 @@ enum Rest {
     Yes,
 }
 
-/// The HTTP bindings, in any ASCII case (@a2a-js/sdk upper-cases them; a2a-sdk matches exactly,
-/// and the stricter reading is the safe one for a spelling it would not match).
+/// The HTTP bindings, spelled in any way `String.prototype.toUpperCase` makes `JSONRPC` or
+/// `HTTP+JSON` of: any ASCII case, and the long `\u{17f}`, which upper-cases to `S`
+/// (@a2a-js/sdk upper-cases the required binding to find its transport factory and the
+/// interface, so a requirement `binding:HTTP+J\u{17f}ON` gets its REST transport, which appends
+/// its paths to the url; a2a-sdk matches exactly, and the stricter reading is the safe one for a
+/// spelling it would not match).
 fn http_binding(binding: &str) -> Option<Rest> {
-    if binding.eq_ignore_ascii_case("JSONRPC") {
+    if upper_cases_as(binding, "JSONRPC") {
         Some(Rest::No)
-    } else if binding.eq_ignore_ascii_case("HTTP+JSON") {
+    } else if upper_cases_as(binding, "HTTP+JSON") {
         Some(Rest::Yes)
     } else {
         None
+    }
+}
+
+/// Whether `binding` upper-cases (`toUpperCase`) to the ASCII `upper`.
+fn upper_cases_as(binding: &str, upper: &str) -> bool {
+    if binding.is_ascii() {
+        binding.eq_ignore_ascii_case(upper)
+    } else {
+        upper_cases_to_ascii(binding) && upper_case(binding).eq(upper.bytes())
     }
 }
 
@@ -499,6 +513,22 @@ mod tests {
             assert_eq!(Url::Other.with_tenant(Some(d.root())), Url::Other);
         }
         assert_eq!(Url::PlainBase.with_tenant(None), Url::PlainBase);
+    }
+
+    #[test]
+    fn a_binding_upper_casing_to_an_http_one_is_that_one() {
+        // @a2a-js/sdk upper-cases a required `HTTP+J\u{17f}ON` to `HTTP+JSON`: its REST
+        // transport appends paths to the url, so the REST rules apply.
+        let query = kind("https://agent.example/a2a?x=1");
+        assert_eq!(query, Url::Plain);
+        for rest in ["HTTP+J\u{17f}ON", "http+j\u{17f}on"] {
+            assert!(!query.serves(rest), "{rest:?}");
+            assert!(Url::PlainBase.serves(rest), "{rest:?}");
+        }
+        let other = kind(" https://agent.example/a2a");
+        assert!(query.serves("J\u{17f}ONRPC") && !other.serves("J\u{17f}ONRPC"));
+        // Other letters do not upper-case to ASCII: custom bindings, any url.
+        assert!(other.serves("HTTP+J\u{15a}ON") && other.serves("HTTP+JSON\u{17f}"));
     }
 
     #[test]

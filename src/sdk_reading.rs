@@ -1291,7 +1291,7 @@ fn js_is_legacy(doc: Node<'_>) -> bool {
 }
 
 /// `isLegacyVersion`: empty or blank, or `parseVersion` gives `0.3 <= v < 1.0`.
-fn js_is_legacy_version(version: &str) -> bool {
+pub(crate) fn js_is_legacy_version(version: &str) -> bool {
     let trimmed = version.trim_matches(is_js_whitespace);
     if trimmed.is_empty() {
         return true;

@@ -29,6 +29,11 @@
 // host); `picksApart`, the two factories picked different interfaces of the card (each noted by a
 // wrapper around the real transport factory / producer) and send to their different urls.
 // `--strict` counts both as unsafe.
+// Every fourth card is also asked in a folded spelling (FOLDED: `J\u017fONRPC`, `HTTP+J\u017fON`,
+// U+017F long s, which `toUpperCase` makes `S`) on its interfaces of that binding and in the
+// requirement: @a2a-js/sdk's factories find the same transport and interface for it and send
+// alike, so a folded grant where the plain spelling is refused and the JS clients send alike is
+// unsafe too (the gate must not read the url by looser rules for a spelling @a2a-js/sdk folds).
 //
 //   node tests/node/url-send.mjs [--count N] [--seed S] [--pkg DIR] [--python PY] [--samples] [--strict]
 //
@@ -47,6 +52,7 @@ import { cliOptions, generate, rng, TENANTS } from './url-differential.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BINDINGS = ['JSONRPC', 'HTTP+JSON'];
+const FOLDED = { JSONRPC: 'J\u017fONRPC', 'HTTP+JSON': 'HTTP+J\u017fON' };
 // Tenants the gate keeps for REST, beside url-differential's list (mostly ones it refuses).
 const PLAIN_TENANTS = ['acme', 'eu-west-1', 'a.b', 'T~_x', '(a)*!', 'a..b', '...', '-', '_'];
 const DEFAULT_PORT = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443' };
@@ -109,6 +115,15 @@ export function cards(count, seed) {
   return out;
 }
 
+/** `e` with its binding spelled as FOLDED has it, on the interfaces spelling it exactly and in
+ * the requirement. */
+function folded(e) {
+  const binding = FOLDED[e.binding];
+  const card = structuredClone(e.card);
+  for (const i of card.supportedInterfaces) if (i.protocolBinding === e.binding) i.protocolBinding = binding;
+  return { ...e, binding, card };
+}
+
 /** A url `fetch` was called with, as undici reads it (`new Request(input).url`). */
 function undici(input) {
   try {
@@ -144,7 +159,7 @@ function jsClients() {
   };
   const legacyCompat = { enabled: true };
   const factories = {};
-  for (const binding of BINDINGS) {
+  for (const binding of [...BINDINGS, ...Object.values(FOLDED)]) {
     factories[`default ${binding}`] = new ClientFactory({
       transports: [noting(new JsonRpcTransportFactory({ fetchImpl })), noting(new RestTransportFactory({ fetchImpl }))],
       preferredTransports: [binding],
@@ -211,7 +226,7 @@ export async function check(entries, options = {}) {
   const zero = () => ({ JSONRPC: 0, 'HTTP+JSON': 0 });
   const stats = {
     cards: entries.length, granted: zero(), grantedTenant: 0, grantedDecoy: 0, grantedAt03: 0,
-    compared: 0, grantedCompared: zero(), notSameVersion: 0, sentApart: zero(), overStrict: zero(), grantedWire: 0, grantedNoWire: 0, grantedWireApart: zero(), grantedPicksApart: zero(), grantedSpokenApart: 0, ms: 0,
+    compared: 0, grantedCompared: zero(), folded: 0, grantedFolded: 0, notSameVersion: 0, sentApart: zero(), overStrict: zero(), grantedWire: 0, grantedNoWire: 0, grantedWireApart: zero(), grantedPicksApart: zero(), grantedSpokenApart: 0, ms: 0,
   };
   const unsafe = [];
   const wireApart = [];
@@ -263,6 +278,17 @@ export async function check(entries, options = {}) {
       } else if (same) {
         stats.overStrict[e.binding] += 1;
         if (o.samples) o.samples.push(`${setup} ${e.binding} ${JSON.stringify(e.url)} tenant=${JSON.stringify(e.tenant)} -> ${place(js.sent[0])}`);
+      }
+      if (e.id % 4 === 0 && FOLDED[e.binding]) {
+        const f = folded(e);
+        stats.folded += 1;
+        const fd = cg.evaluate(f.card, { require: [`binding:${f.binding}`], max_stale: '10s' }, { lag_ms: 0 });
+        if (fd.verdict === 'valid') {
+          stats.grantedFolded += 1;
+          const fjs = await send(setup, f);
+          const alike = JSON.stringify([fjs.built, fjs.sent]) === JSON.stringify([js.built, js.sent]);
+          if (!granted && alike) unsafe.push({ setup, binding: f.binding, url: e.url, tenant: e.tenant, version: e.version, interfaces: f.card.supportedInterfaces, js: fjs, py: 'plain spelling refused' });
+        }
       }
     }
   }

@@ -15,6 +15,8 @@ test('url send, fixed seed: no granted card the real SDK clients send apart', { 
   assert.ok(stats.granted.JSONRPC > 220 && stats.granted['HTTP+JSON'] > 70, s);
   assert.ok(stats.grantedTenant > 20 && stats.grantedDecoy > 70 && stats.grantedAt03 > 60 && stats.grantedWire > 350, s);
   assert.ok(stats.sentApart.JSONRPC > 1000 && stats.sentApart['HTTP+JSON'] > 1000, s);
+  // The folded spelling (HTTP+J\u017fON) is asked on every fourth card and granted on some.
+  assert.ok(stats.folded > 2000 && stats.grantedFolded > 100, s);
   assert.deepEqual(unsafe.map((u) => `${u.setup} ${u.binding} ${JSON.stringify(u.url)} tenant=${JSON.stringify(u.tenant)}: `
     + `${JSON.stringify(u.js)} vs ${JSON.stringify(u.py)}`), []);
   // Allowed by design (DESIGN.md, "Which interface a client picks"), counted apart from `unsafe`:

@@ -21,7 +21,10 @@ card does not declare is missing on its own), cardgate's strict Major.Minor of t
 protocolVersion is P, and, for the a2a-sdk readings, the transport its factory builds for the pick
 speaks P's generation (py_pick.py's `wire`: "0.3" for 0.3 <= P < 1.0, else "1.0"; a2a-sdk takes
 its v0.3 transport for a version packaging reads as 0.3 <= v < 1.0, so a pick at `1.0.0-rc.1`
-gets v0.3 requests and does not serve protocol:1.0). cardgate is asked once per card and P (`{"require": [every binding:X,
+gets v0.3 requests and does not serve protocol:1.0), and, for the @a2a-js/sdk readings of a
+JSONRPC or HTTP+JSON binding, so does the transport its factory with `legacyCompat` builds
+(js_pick.mjs's `wire`: isLegacyVersion, whose Number.parseInt makes a minor of 309 digits or more
+Infinity, so `0.99...9` gets 1.0 requests). cardgate is asked once per card and P (`{"require": [every binding:X,
 protocol:P]}`, and once without P): a binding is granted when it is not in
 missing_capabilities of a `valid` / `capability_mismatch` answer.
   UNSAFE       cardgate grants binding:X (with P) where the truth does not. The test fails.
@@ -194,8 +197,11 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
                     return False
                 if not declared:
                     return True
+                # a2a-sdk's producer, or @a2a-js/sdk's transport factory with legacyCompat (its
+                # default one speaks 1.0 to every pick: the caller's configuration), must speak P.
                 return major_minor(chosen["version"]) == p and (
-                    n not in PY_READINGS or chosen.get("wire") == generation(p))
+                    chosen.get("wire") == generation(p) if n in PY_READINGS
+                    else chosen.get("wire") in (None, generation(p)))
 
             truth = bool(accepting) and all(fine(n) for n in accepting)
             rows.append({"card": e, "binding": x, "protocol": p, "declared": declared, "truth": truth,

@@ -23,6 +23,12 @@ own label prefix (the first word):
           that the gate's Major.Minor reads as 1.0 / 0.3 but packaging as below 1.0 / 0.3, so
           a2a-sdk's factory builds the other generation's transport (`is_legacy_version`:
           `1.0.0-rc.1` gets its v0.3 transport); always in a --count sample
+  cjswire one interface (JSONRPC, HTTP+JSON) at a JSWIRE version, alone and before an exact "1.0":
+          versions the gate's Major.Minor reads as 0.x (x >= 3) whose minor @a2a-js/sdk's
+          isLegacyVersion reads with Number.parseInt, Infinity from 309 digits on (around
+          Number.MAX_VALUE), so its transport factory with legacyCompat speaks 1.0 where a2a-sdk
+          speaks 0.3 (js_pick.mjs's `wire`), and the spellings around them that agree; always in a
+          --count sample
   crand   seeded random cards: 1-4 interfaces, bindings from BINDINGS, versions from VERSIONS,
           each interface in camelCase, snake_case or both spellings, on a v1, proto-shaped,
           snake, legacy or hybrid card
@@ -47,12 +53,19 @@ VERSIONS = ["1.0", "1.0.0", "1.0.1", "1", "01.0", "0.3", "0.3.0", "0.2", "2.0", 
             "1." + "0" * 4400,  # past CPython's 4300-digit int() limit: packaging's Version raises ValueError
             # packaging before 26.1 reads U+017F as s, U+212A as k, U+0131 and U+0130 as i (26.1 on: invalid)
             "1.0.po\u017ft1", "1.0+\u212a", "1.0prev\u0131ew1", "0.3-prev\u0130ew1", "0.3rc1",
-            "1.0.0-rc.1", "0.3.0-dev"]  # a2a-sdk speaks v0.3 to the first, 1.0 to the second (cwire)
+            "1.0.0-rc.1", "0.3.0-dev",  # a2a-sdk speaks v0.3 to the first, 1.0 to the second (cwire)
+            "0." + "9" * 309]  # @a2a-js/sdk's legacyCompat transport speaks 1.0 to it, a2a-sdk v0.3 (cjswire)
 # Versions the gate reads as Major.Minor 1.0 or 0.3 (digits, dots, then `-` or `+`), around packaging's
 # 0.3 <= v < 1.0, which decides a2a-sdk's transport generation.
 WIRE = ["1.0.0-rc.1", "1.0.0-alpha", "1.0.0-beta.2", "1.0.0-dev", "1.0.0-dev.1", "1.0.0-pre", "1.0.0-c1",
         "1.0.0-preview", "1.0.0-0", "1.0.0-1", "1.0.0-post1", "1.0.0+b", "1.0.0-rc.1+b", "1.0.0-RC1",
         "0.3.0-rc.1", "0.3.0-dev", "0.3.0-0", "0.3.0+b", "0.9.0-rc.1", "1.1.0-rc.1", "1.0.1-rc.1", "0.3.1-a"]
+# Versions around Number.parseInt's finite range (Number.MAX_VALUE is 1.7976931348623157e308):
+# a minor of 309 digits or more is Infinity to @a2a-js/sdk's isLegacyVersion (not legacy: its
+# legacyCompat transport speaks 1.0), a number to packaging and the gate (0.3 <= v < 1.0: v0.3).
+JSWIRE = ["0." + "9" * 309, "0." + "9" * 308, "0.17976931348623157" + "0" * 292, "0.17976931348623159" + "0" * 292,
+          "0.3" + "0" * 400, "0." + "9" * 400 + ".0", "0." + "9" * 309 + ".1-rc.1", "0" * 400 + ".3", "0.3." + "9" * 400,
+          "1" + "0" * 400 + ".0"]
 LONG = "1." + "0" * 4301  # the shortest part int() refuses
 # What each a2a-sdk client picks (old rule with packaging < 26.1 / Major.Minor with 26.1 on).
 ORDERS = [["0.3", "1.0.0"],  # 0.3, the first at least 0.3 / 1.0.0
@@ -184,15 +197,24 @@ def grid_wire():
     return out
 
 
+def grid_jswire():
+    out = []
+    for v in JSWIRE:
+        for b in ("JSONRPC", "HTTP+JSON"):
+            out.append((f"cjswire v1 {b}@{show(v)}", card("v1", [(b, v, "camel")])))
+        out.append((f"cjswire v1 {show(v)} then 1.0", card("v1", [("JSONRPC", v, "camel"), ("JSONRPC", "1.0", "camel")])))
+    return out
+
+
 GRIDS = [grid_pair, grid_bind, grid_shape]
 RANDOM_CARDS = 1000
 
 
 def generate(count=None, seed=7, random_cards=RANDOM_CARDS):
-    """The corder and cwire cards, every grid card, then `random_cards` seeded random ones; the corder
-    and cwire cards and a seeded sample of the others, `count` in all, if given."""
+    """The corder, cwire and cjswire cards, every grid card, then `random_cards` seeded random ones; the corder,
+    cwire and cjswire cards and a seeded sample of the others, `count` in all, if given."""
     rng = random.Random(seed)
-    orders = [{"label": label, "card": c} for label, c in grid_order() + grid_wire()]
+    orders = [{"label": label, "card": c} for label, c in grid_order() + grid_wire() + grid_jswire()]
     entries = [{"label": label, "card": c} for grid in GRIDS for label, c in grid()]
     for _ in range(random_cards):
         label, c = random_card(rng)

@@ -4,7 +4,7 @@
 // stdin: JSON lines {"id": N, "card": {...}, "bindings": ["JSONRPC", ...]} (or "raw": base64 bytes,
 // parsed by fetch's Response.json() as the resolver does). stdout: one JSON line per card,
 // {"id": N, "default": PICKS, "legacy": PICKS} where PICKS is
-// {"ok": true, "picks": {"<binding>": null | {"index": i, "version": <its protocolVersion>}}}
+// {"ok": true, "picks": {"<binding>": null | {"index": i, "version": <its protocolVersion>, "wire": W}}}
 // or {"ok": false, "error": "..."} when the resolver's normalizeAgentCard throws.
 //   default: a ClientFactory with the default resolver (AgentCardResolver.default, legacyCompat off);
 //   legacy:  a ClientFactory with cardResolver = new DefaultAgentCardResolver({legacyCompat: {enabled: true}}).
@@ -16,6 +16,12 @@
 // `createFromNormalizedAgentCard(card)` is awaited: the SDK's own bestInterfacePerProtocol
 // selection, the tenant decorator and the Client constructor run as in a real client, and
 // T.create's url says which interface was chosen. A throw is no client (null).
+// W is the protocol generation the SDK's own transport factory for the binding builds for the pick
+// when it has `legacyCompat` ("0.3" for its Legacy* transport, else "1.0": the `protocolVersion` of
+// what `new JsonRpcTransportFactory({legacyCompat: {enabled: true}}).create(url, card)` returns, or
+// RestTransportFactory's; it tests the version with isLegacyVersion), null for a binding that does
+// not upper-case to JSONRPC or HTTP+JSON (GRPC's factory needs @grpc/grpc-js, not installed here).
+// Without `legacyCompat` both factories speak 1.0 to every pick (the caller's configuration).
 // `--sdk DIR`: the @a2a-js/sdk installed under DIR/node_modules (e.g. .tools/a2a-sdk-1.0.1).
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
@@ -24,7 +30,26 @@ import { pathToFileURL } from 'node:url';
 const sdkAt = process.argv.indexOf('--sdk');
 const sdkFile = (sub) =>
   sdkAt < 0 ? `@a2a-js/sdk/${sub}` : pathToFileURL(join(resolve(process.argv[sdkAt + 1]), 'node_modules/@a2a-js/sdk/dist', sub, 'index.js')).href;
-const { AgentCardResolver, ClientFactory, DefaultAgentCardResolver } = await import(sdkFile('client'));
+const { AgentCardResolver, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } =
+  await import(sdkFile('client'));
+const legacyCompat = { enabled: true };
+const wireFactories = {
+  JSONRPC: new JsonRpcTransportFactory({ legacyCompat }),
+  'HTTP+JSON': new RestTransportFactory({ legacyCompat }),
+};
+
+// The generation a legacyCompat transport factory for binding `x` speaks to the interface
+// tagged `url` of `card` (null: no such factory here, or it throws).
+async function wireOf(x, url, card) {
+  const factory = wireFactories[x.toUpperCase()];
+  if (!factory) return null;
+  try {
+    const t = await factory.create(url, card);
+    return t.protocolVersion === '0.3' ? '0.3' : '1.0';
+  } catch {
+    return null;
+  }
+}
 
 const resolvers = {
   default: AgentCardResolver.default,
@@ -68,6 +93,7 @@ async function picks(resolver, card, bindings) {
       if (typeof url === 'string' && url.startsWith(TAG)) {
         const index = Number(url.slice(TAG.length));
         chosen = { index, version: found[index].protocolVersion ?? null, binding: found[index].protocolBinding ?? null };
+        chosen.wire = await wireOf(x, url, normalized);
       } else {
         chosen = { index: null, url: url ?? null, error: 'transport created with an untagged url' };
       }

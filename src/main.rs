@@ -870,8 +870,9 @@ mod fetch {
     }
 
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
-    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
-    /// `Err` with the reason the resolution records.
+    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 2xx without a whole card
+    /// (204, 205, 206: `resolution::status_without_card`) is `Err` with the reason the
+    /// resolution records.
     ///
     /// Redirects (DESIGN.md "Redirects"): at most `resolution::MAX_REDIRECTS` are followed
     /// (ureq's `TooManyRedirects` past them), and a source asked over https is fetched with
@@ -931,12 +932,11 @@ mod fetch {
                 None => format!("HTTP {}", status.as_u16()),
             }));
         }
-        // A 206 carries part of a representation, never a whole card (no range was asked for):
-        // a failed source, as in the Envoy filter's re-resolution and the npm package.
-        if status.as_u16() == 206 {
-            return Err(fail(
-                "HTTP 206 Partial Content: not a whole card".to_owned(),
-            ));
+        // A 204 or 205 has no content (fetch reads no body, whatever follows the headers) and a
+        // 206 part of a card: a failed source, as in the npm package (the core's rule) and the
+        // Envoy filter.
+        if let Some(why) = resolution::status_without_card(status.as_u16()) {
+            return Err(fail(why.to_owned()));
         }
         let headers: Vec<(String, Vec<u8>)> = response
             .headers()

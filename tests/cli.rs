@@ -1528,6 +1528,40 @@ fn fresh_with(status: u16, headers: &[(&'static str, &str)]) -> Serve {
     Serve::With(status, headers, FRESH_CARD.as_bytes().to_vec())
 }
 
+/// Nineteenth session (resolution red team): a `205 Reset Content` (or `204 No Content`) with a
+/// body is a status without content. fetch reads no body on either (the Fetch standard's null
+/// body statuses), so @a2a-js/sdk's resolver fails on it and the npm package read an empty body
+/// (`body_empty`), while `resolve` read the bytes after the headers and said `valid` (exit 0) on
+/// the 205. Now both are a failed source, with the core's text (`status_without_card`).
+#[test]
+fn scenario_204_and_205_with_a_body_are_failed_sources() {
+    let lag = ("x-replica-lag-ms", "0");
+    let server = Server::start(vec![
+        ("/204", fresh_with(204, &[lag])),
+        ("/205", fresh_with(205, &[lag])),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    for (path, why) in [
+        (
+            "/205",
+            "HTTP 205 Reset Content: a status without content, not a card",
+        ),
+        (
+            "/204",
+            "HTTP 204 No Content: a status without content, not a card",
+        ),
+    ] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        assert_eq!(codes(&decision(&out)), ["source_unavailable"], "{path}");
+        let (out, _) = resolve(&[server.url(path), server.url("/primary")], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        let first = attempt_urls(&d).remove(0);
+        assert_eq!(first, [server.url(path), "-".into(), why.into()], "{path}");
+    }
+}
+
 /// A `206 Partial Content` answer is never a whole card: the Envoy filter refuses it on a card
 /// route and counts it as a failed attempt when re-resolving (DESIGN.md, "Whole cards" and
 /// "Envoy host"). `cardgate resolve` used to accept it as `valid` when the range happened to

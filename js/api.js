@@ -1023,8 +1023,6 @@ function createApi(raw, env) {
     return { bytes: out, over: true, seen, complete };
   }
 
-  // The statuses fetch follows (Fetch standard, "redirect status").
-  const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
   // Request headers a fetch drops when a redirect leaves the origin (Fetch standard: the
   // `Authorization` header; undici also drops these two).
   const CROSS_ORIGIN_DROPPED = ['authorization', 'cookie', 'proxy-authorization'];
@@ -1114,7 +1112,8 @@ function createApi(raw, env) {
           typeof response.headers !== 'object' || typeof response.headers.get !== 'function') {
           throw new AgentCardFetchError(`GET ${url}: fetch returned ${describe(response)} without headers, not a Response`, url, null);
         }
-        if (!manual || !REDIRECT_STATUSES.includes(response.status)) break;
+        // The statuses fetch follows (the core's followsRedirect, as `cardgate resolve`).
+        if (!manual || !raw.followsRedirect(response.status)) break;
         discard(response);
         const location = response.headers.get('location');
         let to = null;

@@ -536,6 +536,14 @@ pub fn redirect_refusal(asked: &str, to: &str, followed: f64) -> Option<String> 
     crate::resolution::redirect_refusal(asked, to, followed)
 }
 
+/// Whether the wrapper follows an answer with `status` as a redirect
+/// ([`crate::resolution::follows_redirect`]: the Fetch standard's redirect statuses, the ones
+/// `cardgate resolve` follows).
+#[wasm_bindgen(js_name = followsRedirect)]
+pub fn follows_redirect(status: u16) -> bool {
+    crate::resolution::follows_redirect(status)
+}
+
 /// Why a 2xx answer with `status` carries no card (`undefined` when its body is the card):
 /// [`crate::resolution::status_without_card`], the rule `cardgate resolve` applies (204, 205,
 /// 206).

@@ -1426,6 +1426,85 @@ fn resolve_follows_at_most_five_redirects() {
     assert_eq!(server.hits("/r5"), 2, "the sixth redirect is not followed");
 }
 
+/// Nineteenth session (resolution red team): `resolve` followed every 3xx with a `Location` but
+/// `304` (ureq's rule), so a `300 Multiple Choices` (or a `305`, a `399`) pointing at a fresh card
+/// was `valid` (exit 0), while fetch (@a2a-js/sdk's resolver, the npm package) and httpx (a2a-sdk's,
+/// which follows none by default) stop at it: a card that neither SDK reads. Now only the Fetch
+/// standard's redirect statuses are followed (`resolution::follows_redirect`); any other 3xx is a
+/// non-2xx answer, a failed source, as in the package.
+#[test]
+fn resolve_follows_only_the_redirect_statuses_fetch_follows() {
+    let mut routes = vec![("/card", card_with_lag(FRESH_CARD, "0"))];
+    for (path, status) in [("/300", 300), ("/305", 305), ("/306", 306), ("/399", 399)] {
+        routes.push((path, redirect(status, "/card")));
+    }
+    for (path, status) in [
+        ("/301", 301),
+        ("/302", 302),
+        ("/303", 303),
+        ("/307", 307),
+        ("/308", 308),
+    ] {
+        routes.push((path, redirect(status, "/card")));
+    }
+    let server = Server::start(routes);
+    for (path, status) in [("/300", 300), ("/305", 305), ("/306", 306), ("/399", 399)] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(codes(&d), ["source_unavailable"], "{path}");
+        let detail = d.get("detail").and_then(|v| v.as_str()).unwrap_or("");
+        assert!(
+            detail.contains(&format!("HTTP {status}")),
+            "{path}: {detail}"
+        );
+    }
+    assert_eq!(
+        server.hits("/card"),
+        0,
+        "no 3xx outside fetch's list was followed"
+    );
+    for path in ["/301", "/302", "/303", "/307", "/308"] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+    }
+}
+
+/// A redirect without a `Location` (or one that is no URL) names the URL that answered, as the npm
+/// package does.
+#[test]
+fn resolve_a_redirect_without_a_usable_location_is_a_failed_source() {
+    let server = Server::start(vec![
+        ("/a", redirect(302, "/b")),
+        ("/b", Serve::With(307, vec![], vec![])),
+        ("/c", redirect(301, "http://[::1/card")),
+    ]);
+    let (out, _) = resolve(&[server.url("/a"), server.url("/c")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(
+        attempt_urls(&d),
+        [
+            [
+                server.url("/a"),
+                server.url("/b"),
+                format!(
+                    "{} answered 307 without a Location header",
+                    server.url("/b")
+                )
+            ],
+            [
+                server.url("/c"),
+                "-".into(),
+                format!(
+                    "{} answered 301 with a Location that is not a URL: \"http://[::1/card\"",
+                    server.url("/c")
+                )
+            ],
+        ]
+    );
+}
+
 #[test]
 fn resolve_a_redirect_to_an_error_names_where_it_ended() {
     let server = Server::start(vec![("/moved", redirect(301, "/gone"))]);

@@ -922,11 +922,53 @@ mod fetch {
                 )
             }
         };
-        let uri: ureq::http::Uri = joined.parse().ok()?;
-        let web = uri
-            .scheme_str()
-            .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"));
-        (web && uri.host().is_some_and(|h| !h.is_empty())).then_some(joined)
+        let uri: ureq::http::Uri = percent_encoded(&joined).parse().ok()?;
+        let scheme = uri.scheme_str()?;
+        let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+        if !web || uri.host().is_none_or(str::is_empty) {
+            return None;
+        }
+        let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+        Some(format!(
+            "{}://{}{}{query}",
+            scheme.to_ascii_lowercase(),
+            uri.authority()?.as_str(),
+            without_dot_segments(uri.path())
+        ))
+    }
+
+    /// `url` as fetch sends it: [`join`] of the URL with itself (dot segments removed, the bytes
+    /// fetch percent-encodes encoded), or `url` when that gives no URL.
+    pub fn as_fetch_sends(url: &str) -> String {
+        join(url, url).unwrap_or_else(|| url.to_owned())
+    }
+
+    /// `url` with the bytes the WHATWG URL parser percent-encodes (Node 20): in the path
+    /// (before the first `?`) controls, space, `"`, `<`, `>`, `` ` ``, `{`, `}` and every
+    /// non-ASCII byte; in the query the same but `` ` ``, `{`, `}`, and `'` as well.
+    fn percent_encoded(url: &str) -> String {
+        let mut out = String::with_capacity(url.len());
+        let mut in_query = false;
+        for c in url.chars() {
+            in_query |= c == '?';
+            let mut bytes = [0u8; 4];
+            for &b in c.encode_utf8(&mut bytes).as_bytes() {
+                let encode = b <= 0x20
+                    || b >= 0x7f
+                    || matches!(b, b'"' | b'<' | b'>')
+                    || if in_query {
+                        b == b'\''
+                    } else {
+                        matches!(b, b'`' | b'{' | b'}')
+                    };
+                if encode {
+                    out.push_str(&format!("%{b:02X}"));
+                } else {
+                    out.push(char::from(b));
+                }
+            }
+        }
+        out
     }
 
     /// A path without its `.` and `..` segments (RFC 3986 section 5.2.4; `%2e` in any case is a
@@ -997,7 +1039,10 @@ mod fetch {
                 Failure::from(redirect_failure(url, &other).unwrap_or_else(|| other.to_string()))
             }
         };
-        let mut current = url.to_owned();
+        // The request goes where fetch (and httpx) would send it: `/a/../card` is `/card`, a
+        // non-ASCII byte percent-encoded; ureq sends the path as written.
+        let first = as_fetch_sends(url);
+        let mut current = first.clone();
         let mut followed = 0;
         let response = loop {
             // One timeout for the whole chain and the body.
@@ -1021,7 +1066,7 @@ mod fetch {
             if !resolution::follows_redirect(status) {
                 break response;
             }
-            let answered = (current != url).then(|| current.clone());
+            let answered = (current != first).then(|| current.clone());
             let location = response
                 .headers()
                 .get("location")
@@ -1043,7 +1088,7 @@ mod fetch {
             current = to;
             followed += 1;
         };
-        let final_url = (current != url).then(|| current.clone());
+        let final_url = (current != first).then(|| current.clone());
         let fail = |reason: String| Failure {
             reason,
             timed_out: false,
@@ -1168,9 +1213,23 @@ mod tests {
             ("ftp://b.example/c", None),
             ("http://", None),
             ("http://[::1/c", None),
+            ("/a/b/../../c/./d", Some("http://a.example:8080/c/d")),
+            ("HTTP://B.example/x/%2e%2E/c", Some("http://B.example/c")),
+            (
+                "/bäse?ä'`",
+                Some("http://a.example:8080/b%C3%A4se?%C3%A4%27`"),
+            ),
+            (
+                "/a`{}\"^|?q=\"<>",
+                Some("http://a.example:8080/a%60%7B%7D%22^|?q=%22%3C%3E"),
+            ),
         ] {
             assert_eq!(fetch::join(base, location).as_deref(), want, "{location:?}");
         }
+        assert_eq!(
+            fetch::as_fetch_sends("http://h:1/a/../b/./c?x#f"),
+            "http://h:1/b/c?x"
+        );
         assert_eq!(
             fetch::join("https://a/", "http://b/").as_deref(),
             Some("http://b/"),

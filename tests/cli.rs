@@ -1470,6 +1470,26 @@ fn resolve_follows_only_the_redirect_statuses_fetch_follows() {
     }
 }
 
+/// Nineteenth session: `resolve` sent the path as written, `GET /a/../card` and the raw UTF-8 of
+/// `/c\u{e4}rd`, where fetch (the npm package, @a2a-js/sdk) and httpx (a2a-sdk) send `/card` and
+/// `/c%C3%A4rd`: a server or proxy that routes the raw path answered the CLI with another answer
+/// than the SDKs get for the same URL. Now the request goes where fetch sends it (`fetch::join`).
+#[test]
+fn resolve_asks_the_path_fetch_asks() {
+    let server = Server::start(vec![
+        ("/card", card_with_lag(FRESH_CARD, "0")),
+        ("/c%C3%A4rd", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    for path in ["/a/../card", "/./x/%2E%2e/card", "/c\u{e4}rd"] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        assert!(d.get("resolution").is_none(), "{path}: not a redirect");
+    }
+    assert_eq!(server.hits("/card"), 2);
+    assert_eq!(server.hits("/c%C3%A4rd"), 1);
+}
+
 /// A redirect without a `Location` (or one that is no URL) names the URL that answered, as the npm
 /// package does.
 #[test]

@@ -1151,12 +1151,21 @@ mod fetch {
             .into_reader()
             .take(cap)
             .read_to_end(&mut bytes)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::TimedOut => Failure {
-                    final_url: final_url.clone(),
-                    ..timed_out(" while reading the body")
-                },
-                _ => fail(format!("reading the body failed: {e}")),
+            .map_err(|e| {
+                // ureq's body reader reports its timeout as an io error wrapping
+                // `ureq::Error::Timeout` (kind `Other`), not as `TimedOut`.
+                let ureq_timeout = e
+                    .get_ref()
+                    .and_then(|inner| inner.downcast_ref::<ureq::Error>())
+                    .is_some_and(|inner| matches!(inner, ureq::Error::Timeout(_)));
+                if ureq_timeout || e.kind() == std::io::ErrorKind::TimedOut {
+                    Failure {
+                        final_url: final_url.clone(),
+                        ..timed_out(" while reading the body")
+                    }
+                } else {
+                    fail(format!("reading the body failed: {e}"))
+                }
             })?;
         let body = if bytes.len() <= limit {
             Body::Whole(bytes)

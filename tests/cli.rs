@@ -889,6 +889,8 @@ mod fixture {
         With(u16, Vec<(&'static str, String)>, Vec<u8>),
         /// Accept the request and never answer (until the test process ends).
         Stall,
+        /// Send the status line, these headers and part of the body, then stall.
+        StallBody(Vec<(&'static str, String)>, Vec<u8>),
     }
 
     /// Each request: its path and its header lines (lowercase).
@@ -967,6 +969,16 @@ mod fixture {
         ));
         match answer {
             Answer::Stall => std::thread::sleep(Duration::from_secs(30)),
+            Answer::StallBody(headers, part) => {
+                let mut out = String::from("HTTP/1.1 200 OK\r\n");
+                for (name, value) in headers {
+                    out.push_str(&format!("{name}: {value}\r\n"));
+                }
+                out.push_str("\r\n");
+                let _ = stream.write_all(out.as_bytes());
+                let _ = stream.write_all(&part);
+                std::thread::sleep(Duration::from_secs(30));
+            }
             Answer::With(status, extra, body) => {
                 let mut out = format!(
                     "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\nconnection: close\r\n",
@@ -1125,6 +1137,39 @@ fn resolve_stale_and_stale_is_rejected_with_both_attempts() {
         ]
     );
     assert!(stderr(&out).contains("rejected (stale_agent_card)"));
+}
+
+/// Nineteenth session: a body that stalls past `--timeout` is a timeout. ureq's body reader
+/// reports it as an io error wrapping `ureq::Error::Timeout` (kind `Other`), which `resolve`
+/// recorded as `reading the body failed: timeout: global`, not as a timeout: the deadline was not
+/// counted as spent, so a resolution whose last source stalled ended `sources_exhausted` rather
+/// than `deadline_passed`.
+#[test]
+fn resolve_a_body_that_stalls_is_a_timeout() {
+    let part = FRESH_CARD.as_bytes()[..20].to_vec();
+    let headers = vec![
+        ("content-type", "application/json".to_owned()),
+        ("x-replica-lag-ms", "0".to_owned()),
+        ("content-length", FRESH_CARD.len().to_string()),
+    ];
+    let server = Server::start(vec![("/stall", Serve::StallBody(headers, part))]);
+    let urls = [server.url("/stall")];
+    let (out, took) = resolve(&urls, &["--timeout", "300ms", "--deadline", "300ms"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    let d = decision(&out);
+    assert_eq!(
+        attempt_urls(&d),
+        [[
+            urls[0].clone(),
+            "-".into(),
+            "timeout after 300 ms while reading the body".into()
+        ]]
+    );
+    assert_eq!(
+        resolution_str(&d, "outcome").as_deref(),
+        Some("deadline_passed")
+    );
 }
 
 #[test]

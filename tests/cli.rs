@@ -1516,9 +1516,9 @@ fn resolve_follows_only_the_redirect_statuses_fetch_follows() {
 }
 
 /// Nineteenth session: `resolve` sent the path as written, `GET /a/../card` and the raw UTF-8 of
-/// `/c\u{e4}rd`, where fetch (the npm package, @a2a-js/sdk) and httpx (a2a-sdk; not for `%2e`) send `/card` and
-/// `/c%C3%A4rd`: a server or proxy that routes the raw path answered the CLI with another answer
-/// than the SDKs get for the same URL. Now the request goes where fetch sends it (`fetch::join`).
+/// `/c\u{e4}rd`, where fetch (the npm package, @a2a-js/sdk) sends `/card` and `/c%C3%A4rd` (httpx,
+/// a2a-sdk's client, too, but for `%2e` segments): a server or proxy that routes the raw path
+/// answered the CLI otherwise than the SDKs. Now the request goes where fetch sends it.
 #[test]
 fn resolve_asks_the_path_fetch_asks() {
     let server = Server::start(vec![

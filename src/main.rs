@@ -875,7 +875,8 @@ mod fetch {
     /// `//host/...` with the base's scheme; otherwise the path, with `\` read as `/` before the
     /// query, resolved against the base's and its `.` and `..` segments (`%2e` for a dot)
     /// removed; an empty reference, or one of a query alone, keeps the base's path. `None` when
-    /// the result is not an http(s) URL with a host.
+    /// the result is not an http(s) URL with a host, or carries user information (fetch refuses
+    /// to request such a URL).
     pub fn join(base: &str, location: &str) -> Option<String> {
         let cleaned: String = location
             .trim_matches(|c: char| c <= ' ')
@@ -925,7 +926,10 @@ mod fetch {
         let uri: ureq::http::Uri = percent_encoded(&joined).parse().ok()?;
         let scheme = uri.scheme_str()?;
         let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
-        if !web || uri.host().is_none_or(str::is_empty) {
+        // User information (`user:password@`): fetch refuses to request such a URL, and ureq
+        // would send it as credentials.
+        let userinfo = uri.authority().is_some_and(|a| a.as_str().contains('@'));
+        if !web || userinfo || uri.host().is_none_or(str::is_empty) {
             return None;
         }
         let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
@@ -1222,6 +1226,8 @@ mod tests {
             ("ftp://b.example/c", None),
             ("http://", None),
             ("http://[::1/c", None),
+            ("//user:pw@b.example/c", None),
+            ("http://user@b.example/c", None),
             ("/a/b/../../c/./d", Some("http://a.example:8080/c/d")),
             ("HTTP://B.example/x/%2e%2E/c", Some("http://B.example/c")),
             (

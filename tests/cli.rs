@@ -1535,6 +1535,20 @@ fn resolve_asks_the_path_fetch_asks() {
     assert_eq!(server.hits("/c%C3%A4rd"), 1);
 }
 
+/// A redirect to a URL with user information: fetch refuses to request it (the npm package's
+/// source fails); `resolve` let ureq follow it, sending the credentials as `Authorization:
+/// Basic`, and judged the card. Now a failed source in both.
+#[test]
+fn resolve_a_redirect_to_a_url_with_credentials_is_a_failed_source() {
+    let card = Server::start(vec![("/card", card_with_lag(FRESH_CARD, "0"))]);
+    let with_credentials = card.url("/card").replacen("http://", "http://user:pw@", 1);
+    let server = Server::start(vec![("/a", redirect(302, &with_credentials))]);
+    let (out, _) = resolve(&[server.url("/a")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&decision(&out)), ["source_unavailable"]);
+    assert_eq!(card.hits("/card"), 0, "no request carried the credentials");
+}
+
 /// A redirect without a `Location` (or one that is no URL) names the URL that answered, as the npm
 /// package does.
 #[test]

@@ -1023,8 +1023,6 @@ function createApi(raw, env) {
     return { bytes: out, over: true, seen, complete };
   }
 
-  // The statuses fetch follows (Fetch standard, "redirect status").
-  const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
   // Request headers a fetch drops when a redirect leaves the origin (Fetch standard: the
   // `Authorization` header; undici also drops these two).
   const CROSS_ORIGIN_DROPPED = ['authorization', 'cookie', 'proxy-authorization'];
@@ -1041,8 +1039,8 @@ function createApi(raw, env) {
     }
   }
 
-  /** A failed source whose attempt records `why` as it is (the core's redirect refusal, the same
-   * text as `cardgate resolve`'s). */
+  /** A failed source whose attempt records `why` as it is (the core's redirect refusal or
+   * status rule, the same text as `cardgate resolve`'s). */
   function redirectFailure(url, why, status, finalUrl) {
     const error = new AgentCardFetchError(`GET ${url} failed: ${why}`, url, status);
     error.finalUrl = finalUrl;
@@ -1071,9 +1069,12 @@ function createApi(raw, env) {
    * follows (`redirect: 'manual'` gives an opaque answer there) and only the URL that answered
    * is checked; see `browserRedirect`. */
   async function fetchCard(fetchImpl, url, opts, timeoutMs) {
-    const headers = Object.assign({ accept: 'application/json', 'a2a-version': '1.0' }, opts.headers || {});
-    const deadline = startDeadline(url, timeoutMs, opts.signal);
     const manual = !env.filtersCorsHeaders;
+    // In Node the gate asks for the bytes as served (`identity`), as `cardgate resolve` does:
+    // fetch would otherwise ask for gzip/deflate/br and decode them itself (a browser sets this
+    // header itself).
+    const headers = Object.assign({ accept: 'application/json', 'a2a-version': '1.0' }, manual ? { 'accept-encoding': 'identity' } : {}, opts.headers || {});
+    const deadline = startDeadline(url, timeoutMs, opts.signal);
     try {
       let response;
       let current = url;
@@ -1111,7 +1112,8 @@ function createApi(raw, env) {
           typeof response.headers !== 'object' || typeof response.headers.get !== 'function') {
           throw new AgentCardFetchError(`GET ${url}: fetch returned ${describe(response)} without headers, not a Response`, url, null);
         }
-        if (!manual || !REDIRECT_STATUSES.includes(response.status)) break;
+        // The statuses fetch follows (the core's followsRedirect, as `cardgate resolve`).
+        if (!manual || !raw.followsRedirect(response.status)) break;
         discard(response);
         const location = response.headers.get('location');
         let to = null;
@@ -1161,11 +1163,13 @@ function createApi(raw, env) {
         const text = response.statusText ? ` ${response.statusText}` : '';
         throw withFinal(new AgentCardFetchError(`GET ${url} answered ${response.status}${text}, not 2xx`, url, response.status), finalUrl);
       }
-      // A 206 carries part of a representation, never a whole card (nothing asked for a range):
-      // a failed source, as in the Envoy filter and `cardgate resolve`.
-      if (response.status === 206) {
+      // A 204 or 205 has no content and a 206 part of a card (the core's statusWithoutCard, the
+      // rule of `cardgate resolve`): a failed source. A 206 used to be refused here alone; a
+      // 205 with a body was read by the CLI and not by fetch.
+      const noCard = raw.statusWithoutCard(response.status);
+      if (noCard !== undefined && noCard !== null) {
         discard(response);
-        throw withFinal(new AgentCardFetchError(`GET ${url} answered 206 Partial Content, not a whole card`, url, 206), finalUrl);
+        throw redirectFailure(url, noCard, response.status, finalUrl);
       }
       const hidden = hiddenWatermark(response, opts.watermark);
       if (hidden !== null) {
@@ -1179,14 +1183,6 @@ function createApi(raw, env) {
           response.status,
         );
       }
-      let body;
-      try {
-        body = await readBody(response, MAX_CARD_BYTES, deadline);
-      } catch (e) {
-        if (deadline.failed()) throw deadline.failed();
-        throw new AgentCardFetchError(`GET ${url}: reading the body failed: ${e && e.message ? e.message : e}`, url, response.status, e);
-      }
-      if (deadline.failed()) throw deadline.failed();
       const read = {
         get(name) {
           try {
@@ -1196,6 +1192,28 @@ function createApi(raw, env) {
           }
         },
       };
+      // Node: a Content-Encoding other than identity (any value fetch shows, its headers joined)
+      // is the core's `body_encoded` decision, as in `cardgate resolve` and the Envoy filter;
+      // the body fetch decoded is not read. fetch decodes gzip, x-gzip, deflate and br, which
+      // a2a-sdk's httpx reads otherwise (x-gzip, and br without brotli, as the encoded bytes).
+      // The browser build reads what the browser decoded (it cannot ask for identity).
+      if (manual) {
+        const coding = read.get('content-encoding');
+        const encoded = typeof coding === 'string' ? raw.bodyEncodedRaw(coding) : undefined;
+        if (encoded !== undefined && encoded !== null) {
+          discard(response);
+          return { encoded: coding, bytes: new Uint8Array(0), over: false, seen: 0, complete: true,
+            observation: observationFromHeaders(read, opts.watermark, opts.now), finalUrl };
+        }
+      }
+      let body;
+      try {
+        body = await readBody(response, MAX_CARD_BYTES, deadline);
+      } catch (e) {
+        if (deadline.failed()) throw deadline.failed();
+        throw new AgentCardFetchError(`GET ${url}: reading the body failed: ${e && e.message ? e.message : e}`, url, response.status, e);
+      }
+      if (deadline.failed()) throw deadline.failed();
       body.observation = observationFromHeaders(read, opts.watermark, opts.now);
       body.finalUrl = finalUrl;
       return body;
@@ -1250,9 +1268,11 @@ function createApi(raw, env) {
     const timeoutMs = timeoutOf(opts);
     const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
     const observation = body.observation;
-    const decision = body.over
-      ? JSON.parse(raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete))
-      : evaluate(body.bytes, requirement, observation);
+    const decision = body.encoded !== undefined
+      ? JSON.parse(raw.bodyEncodedRaw(body.encoded))
+      : body.over
+        ? JSON.parse(raw.bodyTooLargeRaw(body.bytes, body.seen, body.complete))
+        : evaluate(body.bytes, requirement, observation);
     if (typeof opts.onDecision === 'function') opts.onDecision(decision, withFinalUrl({ url: String(url), observation }, body.finalUrl));
     return { decision, body: body.bytes, requirement, finalUrl: body.finalUrl };
   }
@@ -1372,7 +1392,9 @@ function createApi(raw, env) {
         }
         const observation = body.observation;
         const finalUrl = body.finalUrl || undefined;
-        step = body.over
+        step = body.encoded !== undefined
+          ? resolution.recordEncoded(url, body.encoded, clock(), finalUrl)
+          : body.over
           ? resolution.recordTooLarge(url, body.bytes, body.seen, body.complete, clock(), finalUrl)
           : callCore('input', () => resolution.recordCard(url, body.bytes, withClock(observation), clock(), finalUrl));
         const decision = JSON.parse(resolution.lastDecision());

@@ -536,6 +536,30 @@ pub fn redirect_refusal(asked: &str, to: &str, followed: f64) -> Option<String> 
     crate::resolution::redirect_refusal(asked, to, followed)
 }
 
+/// Whether the wrapper follows an answer with `status` as a redirect
+/// ([`crate::resolution::follows_redirect`]: the Fetch standard's redirect statuses, the ones
+/// `cardgate resolve` follows).
+#[wasm_bindgen(js_name = followsRedirect)]
+pub fn follows_redirect(status: u16) -> bool {
+    crate::resolution::follows_redirect(status)
+}
+
+/// Why a 2xx answer with `status` carries no card (`undefined` when its body is the card):
+/// [`crate::resolution::status_without_card`], the rule `cardgate resolve` applies (204, 205,
+/// 206).
+#[wasm_bindgen(js_name = statusWithoutCard)]
+pub fn status_without_card(status: u16) -> Option<String> {
+    crate::resolution::status_without_card(status).map(str::to_owned)
+}
+
+/// The `body_encoded` decision JSON for an answer's `Content-Encoding` (fetch joins several
+/// headers with `, `), or `undefined` when it names no coding but `identity`
+/// ([`Decision::content_encoding`], the rule `cardgate resolve` and the Envoy filter apply).
+#[wasm_bindgen(js_name = bodyEncodedRaw)]
+pub fn body_encoded_raw(content_encoding: &str) -> Option<String> {
+    Decision::content_encoding(&[content_encoding]).map(|d| d.to_json())
+}
+
 /// A re-resolution in progress ([`crate::resolution::Resolution`]) for the wrapper's fetch
 /// loop: the wrapper fetches each source and reads the clock; the requirement, the rule, the
 /// bounds and the final decision are the core's. Each `record*` method returns the step:
@@ -627,6 +651,21 @@ impl ResolutionRaw {
         final_url: Option<String>,
     ) -> Result<String, JsValue> {
         let decision = too_large(start, seen_bytes, complete);
+        self.record(source, final_url, Answer::Card(Box::new(decision)), now_ms)
+    }
+
+    /// Records an answer whose `Content-Encoding` names a coding other than `identity`: its
+    /// `body_encoded` decision ([`body_encoded_raw`]), as `cardgate resolve` records it.
+    #[wasm_bindgen(js_name = recordEncoded)]
+    pub fn record_encoded(
+        &mut self,
+        source: &str,
+        content_encoding: &str,
+        now_ms: f64,
+        final_url: Option<String>,
+    ) -> Result<String, JsValue> {
+        let decision = Decision::content_encoding(&[content_encoding])
+            .unwrap_or_else(|| Decision::body_encoded(content_encoding.trim()));
         self.record(source, final_url, Answer::Card(Box::new(decision)), now_ms)
     }
 

@@ -770,7 +770,6 @@ mod fetch {
     use cardgate::resolution;
     use std::io::Read;
     use std::time::Duration;
-    use ureq::ResponseExt;
 
     /// What a source's 2xx answer carried.
     pub enum Body {
@@ -869,27 +868,166 @@ mod fetch {
         }
     }
 
+    /// `location` (a redirect's `Location`) resolved against `base`, the absolute http(s) URL that
+    /// answered, as fetch resolves it for an http(s) URL (the WHATWG URL reference resolution, in
+    /// the part a redirect uses): leading and trailing spaces and controls dropped, tabs and
+    /// newlines removed, the fragment dropped (it is never sent); a URL with a scheme as it is;
+    /// `//host/...` with the base's scheme; otherwise the path, with `\` read as `/` before the
+    /// query, resolved against the base's and its `.` and `..` segments (`%2e` for a dot)
+    /// removed; an empty reference, or one of a query alone, keeps the base's path. `None` when
+    /// the result is not an http(s) URL with a host, or carries user information (fetch refuses
+    /// to request such a URL).
+    pub fn join(base: &str, location: &str) -> Option<String> {
+        let cleaned: String = location
+            .trim_matches(|c: char| c <= ' ')
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect();
+        let location = cleaned.split('#').next().unwrap_or_default();
+        let base_uri: ureq::http::Uri = base.parse().ok()?;
+        let scheme = base_uri.scheme_str()?;
+        let authority = base_uri.authority()?.as_str();
+        let has_scheme = location.find(':').is_some_and(|i| {
+            let name = &location[..i];
+            name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+        let joined = if has_scheme {
+            location.to_owned()
+        } else {
+            let (reference, query) = location
+                .find('?')
+                .map_or((location, ""), |i| location.split_at(i));
+            let reference = reference.replace('\\', "/");
+            if reference.starts_with("//") {
+                format!("{scheme}:{reference}{query}")
+            } else {
+                let base_path = base_uri.path();
+                let path = if reference.is_empty() {
+                    base_path.to_owned()
+                } else if reference.starts_with('/') {
+                    reference
+                } else {
+                    let dir = base_path.rfind('/').map_or("/", |i| &base_path[..=i]);
+                    format!("{dir}{reference}")
+                };
+                let query = match (location.is_empty(), base_uri.query()) {
+                    (true, Some(q)) => format!("?{q}"),
+                    _ => query.to_owned(),
+                };
+                format!(
+                    "{scheme}://{authority}{}{query}",
+                    without_dot_segments(&path)
+                )
+            }
+        };
+        let uri: ureq::http::Uri = percent_encoded(&joined).parse().ok()?;
+        let scheme = uri.scheme_str()?;
+        let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+        // User information (`user:password@`): fetch refuses to request such a URL, and ureq
+        // would send it as credentials.
+        let userinfo = uri.authority().is_some_and(|a| a.as_str().contains('@'));
+        if !web || userinfo || uri.host().is_none_or(str::is_empty) {
+            return None;
+        }
+        let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+        Some(format!(
+            "{}://{}{}{query}",
+            scheme.to_ascii_lowercase(),
+            uri.authority()?.as_str(),
+            without_dot_segments(uri.path())
+        ))
+    }
+
+    /// `url` as fetch sends it: [`join`] of the URL with itself (dot segments removed, the bytes
+    /// fetch percent-encodes encoded), or `url` when that gives no URL.
+    pub fn as_fetch_sends(url: &str) -> String {
+        join(url, url).unwrap_or_else(|| url.to_owned())
+    }
+
+    /// `url` with the bytes the WHATWG URL parser percent-encodes (Node 20): in the path
+    /// (before the first `?`) controls, space, `"`, `<`, `>`, `` ` ``, `{`, `}` and every
+    /// non-ASCII byte; in the query the same but `` ` ``, `{`, `}`, and `'` as well.
+    fn percent_encoded(url: &str) -> String {
+        let mut out = String::with_capacity(url.len());
+        let mut in_query = false;
+        for c in url.chars() {
+            in_query |= c == '?';
+            let mut bytes = [0u8; 4];
+            for &b in c.encode_utf8(&mut bytes).as_bytes() {
+                let encode = b <= 0x20
+                    || b >= 0x7f
+                    || matches!(b, b'"' | b'<' | b'>')
+                    || if in_query {
+                        b == b'\''
+                    } else {
+                        matches!(b, b'`' | b'{' | b'}')
+                    };
+                if encode {
+                    out.push_str(&format!("%{b:02X}"));
+                } else {
+                    out.push(char::from(b));
+                }
+            }
+        }
+        out
+    }
+
+    /// A path without its `.` and `..` segments (RFC 3986 section 5.2.4; `%2e` in any case is a
+    /// dot, as in the WHATWG URL parser).
+    fn without_dot_segments(path: &str) -> String {
+        let dot = |s: &str| s == "." || s.eq_ignore_ascii_case("%2e");
+        let dots = |s: &str| {
+            matches!(
+                s.to_ascii_lowercase().as_str(),
+                ".." | ".%2e" | "%2e." | "%2e%2e"
+            )
+        };
+        let mut out: Vec<&str> = Vec::new();
+        let segments: Vec<&str> = path.split('/').skip(1).collect();
+        let last = segments.len().saturating_sub(1);
+        for (i, segment) in segments.iter().enumerate() {
+            if dots(segment) {
+                out.pop();
+                if i == last {
+                    out.push("");
+                }
+            } else if dot(segment) {
+                if i == last {
+                    out.push("");
+                }
+            } else {
+                out.push(segment);
+            }
+        }
+        format!("/{}", out.join("/"))
+    }
+
     /// GETs `url` within `timeout_ms` (connection, headers and body), reading at most
-    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 206 (part of a card) is
-    /// `Err` with the reason the resolution records.
+    /// `limit + 1` bytes. A transport failure, a non-2xx status or a 2xx without a whole card
+    /// (204, 205, 206: `resolution::status_without_card`) is `Err` with the reason the
+    /// resolution records.
     ///
-    /// Redirects (DESIGN.md "Redirects"): at most `resolution::MAX_REDIRECTS` are followed
-    /// (ureq's `TooManyRedirects` past them), and a source asked over https is fetched with
-    /// ureq's `https_only`, so a redirect to http is refused before any request leaves in the
-    /// clear (`RequireHttpsOnly`, naming the target); both become the core's
-    /// `redirect_refusal` text. The redirect history gives the URL that answered.
+    /// Redirects (DESIGN.md "Redirects") are followed here, one request per hop: only the
+    /// statuses fetch follows (`resolution::follows_redirect`; any other 3xx is a non-2xx
+    /// answer), the `Location` resolved against the URL that answered ([`join`]), and the core's
+    /// `redirect_refusal` asked before each hop (at most `resolution::MAX_REDIRECTS`; from an
+    /// https source never to anything but https), so a downgraded request is never sent. ureq's
+    /// `https_only` stays on for an https source as a second guard.
     pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, Failure> {
         let https = resolution::is_https(url);
         let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_millis(timeout_ms)))
             .http_status_as_error(false)
             .https_only(https)
-            .max_redirects(u32::try_from(resolution::MAX_REDIRECTS).unwrap_or(u32::MAX))
-            .max_redirects_will_error(true)
-            .save_redirect_history(true)
+            // Redirects are followed below, one request per hop, as the npm package does.
+            .max_redirects(0)
+            .max_redirects_will_error(false)
             .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
+        let started = std::time::Instant::now();
         let timed_out = |what: &str| Failure {
             reason: format!("timeout after {timeout_ms} ms{what}"),
             timed_out: true,
@@ -905,20 +1043,56 @@ mod fetch {
                 Failure::from(redirect_failure(url, &other).unwrap_or_else(|| other.to_string()))
             }
         };
-        let response = agent
-            .get(url)
-            .header("accept", "application/json")
-            .header("a2a-version", "1.0")
-            // The gate judges the exact bytes served: ask for them unencoded.
-            .header("accept-encoding", "identity")
-            .call()
-            .map_err(failed)?;
-        // The history lists the URL asked, then each redirect's target.
-        let final_url = response
-            .get_redirect_history()
-            .filter(|h| h.len() > 1)
-            .and_then(|h| h.last())
-            .map(ToString::to_string);
+        // The request goes where fetch (and httpx) would send it: `/a/../card` is `/card`, a
+        // non-ASCII byte percent-encoded; ureq sends the path as written.
+        let first = as_fetch_sends(url);
+        let mut current = first.clone();
+        let mut followed = 0;
+        let response = loop {
+            // One timeout for the whole chain and the body.
+            let spent = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let left = timeout_ms.saturating_sub(spent);
+            if left == 0 {
+                return Err(timed_out(""));
+            }
+            let response = agent
+                .get(&current)
+                .config()
+                .timeout_global(Some(Duration::from_millis(left)))
+                .build()
+                .header("accept", "application/json")
+                .header("a2a-version", "1.0")
+                // The gate judges the exact bytes served: ask for them unencoded.
+                .header("accept-encoding", "identity")
+                .call()
+                .map_err(&failed)?;
+            let status = response.status().as_u16();
+            if !resolution::follows_redirect(status) {
+                break response;
+            }
+            let answered = (current != first).then(|| current.clone());
+            let location = response
+                .headers()
+                .get("location")
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+            let Some(to) = location.as_deref().and_then(|l| join(&current, l)) else {
+                let why = match &location {
+                    None => "without a Location header".to_owned(),
+                    Some(l) => format!("with a Location that is not a URL: {l:?}"),
+                };
+                return Err(Failure {
+                    reason: format!("{current} answered {status} {why}"),
+                    timed_out: false,
+                    final_url: answered,
+                });
+            };
+            if let Some(why) = resolution::redirect_refusal(url, &to, followed) {
+                return Err(Failure::from(why));
+            }
+            current = to;
+            followed += 1;
+        };
+        let final_url = (current != first).then(|| current.clone());
         let fail = |reason: String| Failure {
             reason,
             timed_out: false,
@@ -931,12 +1105,11 @@ mod fetch {
                 None => format!("HTTP {}", status.as_u16()),
             }));
         }
-        // A 206 carries part of a representation, never a whole card (no range was asked for):
-        // a failed source, as in the Envoy filter's re-resolution and the npm package.
-        if status.as_u16() == 206 {
-            return Err(fail(
-                "HTTP 206 Partial Content: not a whole card".to_owned(),
-            ));
+        // A 204 or 205 has no content (fetch reads no body, whatever follows the headers) and a
+        // 206 part of a card: a failed source, as in the npm package (the core's rule) and the
+        // Envoy filter.
+        if let Some(why) = resolution::status_without_card(status.as_u16()) {
+            return Err(fail(why.to_owned()));
         }
         let headers: Vec<(String, Vec<u8>)> = response
             .headers()
@@ -982,12 +1155,21 @@ mod fetch {
             .into_reader()
             .take(cap)
             .read_to_end(&mut bytes)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::TimedOut => Failure {
-                    final_url: final_url.clone(),
-                    ..timed_out(" while reading the body")
-                },
-                _ => fail(format!("reading the body failed: {e}")),
+            .map_err(|e| {
+                // ureq's body reader reports its timeout as an io error wrapping
+                // `ureq::Error::Timeout` (kind `Other`), not as `TimedOut`.
+                let ureq_timeout = e
+                    .get_ref()
+                    .and_then(|inner| inner.downcast_ref::<ureq::Error>())
+                    .is_some_and(|inner| matches!(inner, ureq::Error::Timeout(_)));
+                if ureq_timeout || e.kind() == std::io::ErrorKind::TimedOut {
+                    Failure {
+                        final_url: final_url.clone(),
+                        ..timed_out(" while reading the body")
+                    }
+                } else {
+                    fail(format!("reading the body failed: {e}"))
+                }
             })?;
         let body = if bytes.len() <= limit {
             Body::Whole(bytes)
@@ -1014,11 +1196,62 @@ mod fetch {
 #[cfg(all(test, feature = "resolve"))]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
+    use super::fetch;
     use super::fetch::redirect_failure;
 
     // ureq 3.5.2 raises these while following redirects (run.rs: `https_only` is checked for each
     // hop's URL before connecting; the bound when a further 3xx arrives). End to end the https
     // path cannot run here: rustls with webpki roots trusts no local certificate.
+    /// Each case checked against Node 20's `new URL(location, base)` (fragment dropped); the
+    /// `ftp:` one fetch would refuse to fetch.
+    #[test]
+    fn redirect_locations_resolve_as_fetch_resolves_them() {
+        let base = "http://a.example:8080/x/y/card.json?q=1";
+        for (location, want) in [
+            ("https://b.example/c", Some("https://b.example/c")),
+            ("//b.example/c?d", Some("http://b.example/c?d")),
+            ("/c", Some("http://a.example:8080/c")),
+            ("c", Some("http://a.example:8080/x/y/c")),
+            ("../c", Some("http://a.example:8080/x/c")),
+            ("./c/.", Some("http://a.example:8080/x/y/c/")),
+            ("../../../../c", Some("http://a.example:8080/c")),
+            ("%2E%2e/c", Some("http://a.example:8080/x/c")),
+            ("?z", Some("http://a.example:8080/x/y/card.json?z")),
+            ("", Some("http://a.example:8080/x/y/card.json?q=1")),
+            ("#f", Some("http://a.example:8080/x/y/card.json?q=1")),
+            ("c#f", Some("http://a.example:8080/x/y/c")),
+            (" \t/c\n ", Some("http://a.example:8080/c")),
+            ("\\\\b.example\\c", Some("http://b.example/c")),
+            ("/c?a\\b", Some("http://a.example:8080/c?a\\b")),
+            ("ftp://b.example/c", None),
+            ("http://", None),
+            ("http://[::1/c", None),
+            ("//user:pw@b.example/c", None),
+            ("http://user@b.example/c", None),
+            ("/a/b/../../c/./d", Some("http://a.example:8080/c/d")),
+            ("HTTP://B.example/x/%2e%2E/c", Some("http://B.example/c")),
+            (
+                "/bäse?ä'`",
+                Some("http://a.example:8080/b%C3%A4se?%C3%A4%27`"),
+            ),
+            (
+                "/a`{}\"^|?q=\"<>",
+                Some("http://a.example:8080/a%60%7B%7D%22^|?q=%22%3C%3E"),
+            ),
+        ] {
+            assert_eq!(fetch::join(base, location).as_deref(), want, "{location:?}");
+        }
+        assert_eq!(
+            fetch::as_fetch_sends("http://h:1/a/../b/./c?x#f"),
+            "http://h:1/b/c?x"
+        );
+        assert_eq!(
+            fetch::join("https://a/", "http://b/").as_deref(),
+            Some("http://b/"),
+            "the downgrade is the core's to refuse"
+        );
+    }
+
     #[test]
     fn ureq_redirect_refusals_read_as_the_core_says() {
         let asked = "https://registry.example/card";

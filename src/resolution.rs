@@ -101,6 +101,39 @@ pub struct Attempt {
 /// one ([`redirect_refusal`]).
 pub const MAX_REDIRECTS: usize = 5;
 
+/// The statuses a host follows as a redirect (with a `Location`): the Fetch standard's
+/// "redirect status", which @a2a-js/sdk's fetch and the npm package follow. Any other 3xx (`300`,
+/// `304`, `305`, a `399`) is an answer, a non-2xx one: a failed source. `cardgate resolve` used
+/// to follow every 3xx with a `Location` but `304` (ureq's rule), so a `300` led it to a card
+/// that neither SDK's resolver reads (fetch and httpx both stop at a `300`).
+pub const REDIRECT_STATUSES: [u16; 5] = [301, 302, 303, 307, 308];
+
+/// Whether a host follows an answer with `status` as a redirect ([`REDIRECT_STATUSES`]).
+pub fn follows_redirect(status: u16) -> bool {
+    REDIRECT_STATUSES.contains(&status)
+}
+
+/// Why a source's 2xx answer carries no card to judge, or `None` when its body is the card.
+///
+/// - `204 No Content` and `205 Reset Content` are statuses without content (RFC 9110 section
+///   15.3.5 and 15.3.6; the Fetch standard's "null body status"): fetch, and so @a2a-js/sdk's
+///   resolver and the npm package, reads no body, whatever the server sent, while a client that
+///   honours a `Content-Length` (ureq, httpx on a 205) reads the bytes after it. Judging those
+///   bytes would pass a card that fetch never shows its caller.
+/// - `206 Partial Content` carries part of a representation, never a whole card (no range was
+///   asked for).
+///
+/// Both hosts that fetch by URL (`cardgate resolve`, the npm package) record such an answer as
+/// a failed source, with this text.
+pub fn status_without_card(status: u16) -> Option<&'static str> {
+    match status {
+        204 => Some("HTTP 204 No Content: a status without content, not a card"),
+        205 => Some("HTTP 205 Reset Content: a status without content, not a card"),
+        206 => Some("HTTP 206 Partial Content: not a whole card"),
+        _ => None,
+    }
+}
+
 /// Whether `url` is an `https:` URL (the scheme in any ASCII case).
 pub fn is_https(url: &str) -> bool {
     url.get(..6)
@@ -517,6 +550,27 @@ mod tests {
         // At any hop, and the scheme in any case.
         assert!(redirect_refusal("HTTPS://a/", "http://a/", 3).is_some());
         assert_eq!(redirect_refusal("HTTPS://a/", "hTTpS://b/", 3), None);
+    }
+
+    #[test]
+    fn only_fetchs_redirect_statuses_are_followed() {
+        for status in [301, 302, 303, 307, 308] {
+            assert!(follows_redirect(status), "{status}");
+        }
+        for status in [300, 304, 305, 306, 309, 399, 200, 201] {
+            assert!(!follows_redirect(status), "{status}");
+        }
+    }
+
+    #[test]
+    fn statuses_without_a_card() {
+        for status in [204, 205, 206] {
+            let why = status_without_card(status).unwrap();
+            assert!(why.starts_with(&format!("HTTP {status} ")), "{why}");
+        }
+        for status in [200, 201, 202, 203, 207, 208, 226] {
+            assert_eq!(status_without_card(status), None, "{status}");
+        }
     }
 
     #[test]

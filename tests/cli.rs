@@ -889,6 +889,8 @@ mod fixture {
         With(u16, Vec<(&'static str, String)>, Vec<u8>),
         /// Accept the request and never answer (until the test process ends).
         Stall,
+        /// Send the status line, these headers and part of the body, then stall.
+        StallBody(Vec<(&'static str, String)>, Vec<u8>),
     }
 
     /// Each request: its path and its header lines (lowercase).
@@ -967,6 +969,16 @@ mod fixture {
         ));
         match answer {
             Answer::Stall => std::thread::sleep(Duration::from_secs(30)),
+            Answer::StallBody(headers, part) => {
+                let mut out = String::from("HTTP/1.1 200 OK\r\n");
+                for (name, value) in headers {
+                    out.push_str(&format!("{name}: {value}\r\n"));
+                }
+                out.push_str("\r\n");
+                let _ = stream.write_all(out.as_bytes());
+                let _ = stream.write_all(&part);
+                std::thread::sleep(Duration::from_secs(30));
+            }
             Answer::With(status, extra, body) => {
                 let mut out = format!(
                     "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\nconnection: close\r\n",
@@ -1125,6 +1137,39 @@ fn resolve_stale_and_stale_is_rejected_with_both_attempts() {
         ]
     );
     assert!(stderr(&out).contains("rejected (stale_agent_card)"));
+}
+
+/// Nineteenth session: a body that stalls past `--timeout` is a timeout. ureq's body reader
+/// reports it as an io error wrapping `ureq::Error::Timeout` (kind `Other`), which `resolve`
+/// recorded as `reading the body failed: timeout: global`, not as a timeout: the deadline was not
+/// counted as spent, so a resolution whose last source stalled ended `sources_exhausted` rather
+/// than `deadline_passed`.
+#[test]
+fn resolve_a_body_that_stalls_is_a_timeout() {
+    let part = FRESH_CARD.as_bytes()[..20].to_vec();
+    let headers = vec![
+        ("content-type", "application/json".to_owned()),
+        ("x-replica-lag-ms", "0".to_owned()),
+        ("content-length", FRESH_CARD.len().to_string()),
+    ];
+    let server = Server::start(vec![("/stall", Serve::StallBody(headers, part))]);
+    let urls = [server.url("/stall")];
+    let (out, took) = resolve(&urls, &["--timeout", "300ms", "--deadline", "300ms"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    let d = decision(&out);
+    assert_eq!(
+        attempt_urls(&d),
+        [[
+            urls[0].clone(),
+            "-".into(),
+            "timeout after 300 ms while reading the body".into()
+        ]]
+    );
+    assert_eq!(
+        resolution_str(&d, "outcome").as_deref(),
+        Some("deadline_passed")
+    );
 }
 
 #[test]
@@ -1426,6 +1471,119 @@ fn resolve_follows_at_most_five_redirects() {
     assert_eq!(server.hits("/r5"), 2, "the sixth redirect is not followed");
 }
 
+/// Nineteenth session (resolution red team): `resolve` followed every 3xx with a `Location` but
+/// `304` (ureq's rule), so a `300 Multiple Choices` (or a `305`, a `399`) pointing at a fresh card
+/// was `valid` (exit 0), while fetch (@a2a-js/sdk's resolver, the npm package) and httpx (a2a-sdk's,
+/// which follows none by default) stop at it: a card that neither SDK reads. Now only the Fetch
+/// standard's redirect statuses are followed (`resolution::follows_redirect`); any other 3xx is a
+/// non-2xx answer, a failed source, as in the package.
+#[test]
+fn resolve_follows_only_the_redirect_statuses_fetch_follows() {
+    let mut routes = vec![("/card", card_with_lag(FRESH_CARD, "0"))];
+    for (path, status) in [("/300", 300), ("/305", 305), ("/306", 306), ("/399", 399)] {
+        routes.push((path, redirect(status, "/card")));
+    }
+    for (path, status) in [
+        ("/301", 301),
+        ("/302", 302),
+        ("/303", 303),
+        ("/307", 307),
+        ("/308", 308),
+    ] {
+        routes.push((path, redirect(status, "/card")));
+    }
+    let server = Server::start(routes);
+    for (path, status) in [("/300", 300), ("/305", 305), ("/306", 306), ("/399", 399)] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(codes(&d), ["source_unavailable"], "{path}");
+        let detail = d.get("detail").and_then(|v| v.as_str()).unwrap_or("");
+        assert!(
+            detail.contains(&format!("HTTP {status}")),
+            "{path}: {detail}"
+        );
+    }
+    assert_eq!(
+        server.hits("/card"),
+        0,
+        "no 3xx outside fetch's list was followed"
+    );
+    for path in ["/301", "/302", "/303", "/307", "/308"] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+    }
+}
+
+/// Nineteenth session: `resolve` sent the path as written, `GET /a/../card` and the raw UTF-8 of
+/// `/c\u{e4}rd`, where fetch (the npm package, @a2a-js/sdk) sends `/card` and `/c%C3%A4rd` (httpx,
+/// a2a-sdk's client, too, but for `%2e` segments): a server or proxy that routes the raw path
+/// answered the CLI otherwise than the SDKs. Now the request goes where fetch sends it.
+#[test]
+fn resolve_asks_the_path_fetch_asks() {
+    let server = Server::start(vec![
+        ("/card", card_with_lag(FRESH_CARD, "0")),
+        ("/c%C3%A4rd", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    for path in ["/a/../card", "/./x/%2E%2e/card", "/c\u{e4}rd"] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        assert!(d.get("resolution").is_none(), "{path}: not a redirect");
+    }
+    assert_eq!(server.hits("/card"), 2);
+    assert_eq!(server.hits("/c%C3%A4rd"), 1);
+}
+
+/// A redirect to a URL with user information: fetch refuses to request it (the npm package's
+/// source fails); `resolve` let ureq follow it, sending the credentials as `Authorization:
+/// Basic`, and judged the card. Now a failed source in both.
+#[test]
+fn resolve_a_redirect_to_a_url_with_credentials_is_a_failed_source() {
+    let card = Server::start(vec![("/card", card_with_lag(FRESH_CARD, "0"))]);
+    let with_credentials = card.url("/card").replacen("http://", "http://user:pw@", 1);
+    let server = Server::start(vec![("/a", redirect(302, &with_credentials))]);
+    let (out, _) = resolve(&[server.url("/a")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&decision(&out)), ["source_unavailable"]);
+    assert_eq!(card.hits("/card"), 0, "no request carried the credentials");
+}
+
+/// A redirect without a `Location` (or one that is no URL) names the URL that answered, as the npm
+/// package does.
+#[test]
+fn resolve_a_redirect_without_a_usable_location_is_a_failed_source() {
+    let server = Server::start(vec![
+        ("/a", redirect(302, "/b")),
+        ("/b", Serve::With(307, vec![], vec![])),
+        ("/c", redirect(301, "http://[::1/card")),
+    ]);
+    let (out, _) = resolve(&[server.url("/a"), server.url("/c")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(
+        attempt_urls(&d),
+        [
+            [
+                server.url("/a"),
+                server.url("/b"),
+                format!(
+                    "{} answered 307 without a Location header",
+                    server.url("/b")
+                )
+            ],
+            [
+                server.url("/c"),
+                "-".into(),
+                format!(
+                    "{} answered 301 with a Location that is not a URL: \"http://[::1/card\"",
+                    server.url("/c")
+                )
+            ],
+        ]
+    );
+}
+
 #[test]
 fn resolve_a_redirect_to_an_error_names_where_it_ended() {
     let server = Server::start(vec![("/moved", redirect(301, "/gone"))]);
@@ -1526,6 +1684,40 @@ fn resolve_bad_input_exits_2_before_any_request() {
 fn fresh_with(status: u16, headers: &[(&'static str, &str)]) -> Serve {
     let headers = headers.iter().map(|(n, v)| (*n, v.to_string())).collect();
     Serve::With(status, headers, FRESH_CARD.as_bytes().to_vec())
+}
+
+/// Nineteenth session (resolution red team): a `205 Reset Content` (or `204 No Content`) with a
+/// body is a status without content. fetch reads no body on either (the Fetch standard's null
+/// body statuses), so @a2a-js/sdk's resolver fails on it and the npm package read an empty body
+/// (`body_empty`), while `resolve` read the bytes after the headers and said `valid` (exit 0) on
+/// the 205. Now both are a failed source, with the core's text (`status_without_card`).
+#[test]
+fn scenario_204_and_205_with_a_body_are_failed_sources() {
+    let lag = ("x-replica-lag-ms", "0");
+    let server = Server::start(vec![
+        ("/204", fresh_with(204, &[lag])),
+        ("/205", fresh_with(205, &[lag])),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    for (path, why) in [
+        (
+            "/205",
+            "HTTP 205 Reset Content: a status without content, not a card",
+        ),
+        (
+            "/204",
+            "HTTP 204 No Content: a status without content, not a card",
+        ),
+    ] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        assert_eq!(codes(&decision(&out)), ["source_unavailable"], "{path}");
+        let (out, _) = resolve(&[server.url(path), server.url("/primary")], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        let first = attempt_urls(&d).remove(0);
+        assert_eq!(first, [server.url(path), "-".into(), why.into()], "{path}");
+    }
 }
 
 /// A `206 Partial Content` answer is never a whole card: the Envoy filter refuses it on a card

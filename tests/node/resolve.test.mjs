@@ -221,10 +221,13 @@ test('an oversized body is body_too_large after reading one byte past the limit,
     assert.ok(e.card.startsWith('{"name":"worker-7"'), 'card_text is the start of the body');
     return true;
   });
-  // A compressed body's Content-Length is not its size: a lower bound.
+  // A compressed answer is body_encoded in Node (the core's rule, as `cardgate resolve`), its
+  // body not read; before the nineteenth session its decoded size was reported "at least" (a
+  // compressed body's Content-Length is not its size), which the browser build still does.
   const gz = async () =>
     new Response(new Blob([BIG]).stream(), { headers: { 'x-replica-lag-ms': '0', 'content-encoding': 'gzip', 'content-length': '900' } });
-  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: gz }), (e) => /at least/.test(tooLarge(e).message));
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: gz }), (e) =>
+    e instanceof cg.MalformedAgentCardError && e.decision.reasons[0].code === 'body_encoded');
   // Same through a fetch whose Response has no stream (arrayBuffer only): the whole size.
   const plain = async () => ({ ok: true, status: 200, headers: new Map([['x-replica-lag-ms', '0']]), arrayBuffer: async () => new ArrayBuffer(70000) });
   await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: plain }), (e) => tooLarge(e).bytes === 70000);

@@ -3,6 +3,7 @@
 // DESIGN.md and against what `cardgate resolve` and the Envoy filter decide for the same answer.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { importPackage } from './consumer.mjs';
 
@@ -21,6 +22,8 @@ const REQUIREMENT = { require: ['task.execute.v3'], max_stale: '10s' };
 
 // Exact response bytes per path (raw sockets: repeated headers, any case, any status line).
 const routes = new Map();
+// path -> the head of the last request for it.
+const heads = new Map();
 function response(status, headers, body) {
   const lines = [`HTTP/1.1 ${status}`, `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
   for (const [n, v] of headers) lines.push(`${n}: ${v}`);
@@ -35,6 +38,7 @@ before(async () => {
       head += chunk.toString('latin1');
       if (!head.includes('\r\n\r\n')) return;
       const path = head.split(' ')[1];
+      heads.set(path, head);
       socket.end(routes.get(path) ?? response('404 Not Found', [], 'nf'));
     });
     socket.on('error', () => {});
@@ -93,5 +97,78 @@ test('scenario: watermark headers decide the same as cardgate resolve', async ()
       assert.ok(e.decision.card, `${path}: the typed error carries the card`);
       return true;
     });
+  }
+});
+
+// Nineteenth session (resolution red team): a 204 or 205 has no content. fetch reads no body on
+// either (the Fetch standard's null body statuses; @a2a-js/sdk's resolver fails on them), so the
+// package read `body_empty` while `cardgate resolve` read the bytes after the headers and said
+// `valid` on a 205. Both now record a failed source with the core's text
+// (`statusWithoutCard`), the same attempt as the CLI's.
+test('scenario: a 204 or 205 with a body is a failed source, the attempt as cardgate resolve records it', async () => {
+  for (const [status, why] of [
+    ['204 No Content', 'HTTP 204 No Content: a status without content, not a card'],
+    ['205 Reset Content', 'HTTP 205 Reset Content: a status without content, not a card'],
+  ]) {
+    const code = status.slice(0, 3);
+    routes.set(`/${code}/replica`, response(status, [CT, ['x-replica-lag-ms', '0']], FRESH));
+    routes.set(`/${code}/primary`, response('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
+    await assert.rejects(cg.resolveAgentCard(`${base}/${code}/replica`, REQUIREMENT), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, `${status}: ${e}`);
+      assert.equal(e.status, Number(code));
+      assert.equal(e.message, `GET ${base}/${code}/replica failed: ${why}`);
+      return true;
+    });
+    let final;
+    await cg.resolveAgentCard([`${base}/${code}/replica`, `${base}/${code}/primary`], REQUIREMENT, {
+      onResolution: (d) => {
+        final = d;
+      },
+    });
+    assert.deepEqual(final.resolution.attempts.map((a) => a.verdict), ['failed', 'valid']);
+    assert.equal(final.resolution.attempts[0].error, why);
+  }
+});
+
+// Nineteenth session: the package asks for `accept-encoding: identity` and reads a
+// Content-Encoding as `cardgate resolve` and the Envoy filter do (the core's rule): any coding
+// other than identity is `body_encoded`. It used to read what fetch decoded (gzip, x-gzip,
+// deflate, br) or passed through (x-custom), so the CLI and the package decided differently on
+// the same answer, and an x-gzip or br card was valid where a2a-sdk's httpx (no brotli) reads
+// the encoded bytes and fails.
+test('scenario: a Content-Encoding other than identity is body_encoded, as in cardgate resolve', async () => {
+  const gz = gzipSync(FRESH);
+  const encoded = [
+    ['gzip', gz],
+    ['x-gzip', gz],
+    ['deflate', deflateSync(FRESH)],
+    ['br', brotliCompressSync(FRESH)],
+    ['x-custom', Buffer.from(FRESH)],
+    ['identity, gzip', gz],
+  ];
+  for (const [k, [coding, body]] of encoded.entries()) {
+    routes.set(`/ce/${k}`, response('200 OK', [CT, ['x-replica-lag-ms', '0'], ['content-encoding', coding]], body));
+    await assert.rejects(cg.resolveAgentCard(`${base}/ce/${k}`, REQUIREMENT), (e) => {
+      assert.ok(e instanceof cg.MalformedAgentCardError, `${coding}: ${e}`);
+      assert.deepEqual(e.decision.reasons.map((r) => r.code), ['body_encoded'], coding);
+      assert.equal(e.decision.detail, `the body has Content-Encoding ${JSON.stringify(coding)}; the gate reads identity-encoded cards only`);
+      return true;
+    });
+    assert.match(heads.get(`/ce/${k}`), /\r\naccept-encoding: identity\r\n/i, coding);
+    // In a source list: a card attempt (malformed), then the next source.
+    let final;
+    routes.set(`/ce/${k}/primary`, response('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
+    await cg.resolveAgentCard([`${base}/ce/${k}`, `${base}/ce/${k}/primary`], REQUIREMENT, {
+      onResolution: (d) => {
+        final = d;
+      },
+    });
+    const first = final.resolution.attempts[0];
+    assert.deepEqual([first.verdict, first.reasons.map((r) => r.code)], ['rejected', ['body_encoded']], coding);
+  }
+  // identity in any listing is no coding: the card.
+  for (const [k, coding] of ['identity', '', 'Identity, identity', ' , '].entries()) {
+    routes.set(`/ci/${k}`, response('200 OK', [CT, ['x-replica-lag-ms', '0'], ['content-encoding', coding]], FRESH));
+    assert.equal((await cg.resolveAgentCard(`${base}/ci/${k}`, REQUIREMENT)).version, '3.0.0', JSON.stringify(coding));
   }
 });

@@ -8,9 +8,10 @@
 //!   card route, a card route of another agent's rule, no readable single `Location`) would hand
 //!   the caller a card the gate never checked under this rule, so it fails closed.
 
-/// The statuses a caller's HTTP client follows by itself.
+/// The statuses a caller's HTTP client follows by itself: the core's rule, shared with
+/// `cardgate resolve` and the npm package ([`crate::resolution::follows_redirect`]).
 pub fn is_followed_redirect(status: u16) -> bool {
-    matches!(status, 301 | 302 | 303 | 307 | 308)
+    crate::resolution::follows_redirect(status)
 }
 
 /// Where a redirect leads, as far as the gate can tell.

@@ -120,7 +120,16 @@ export function cards(count, seed) {
 function folded(e) {
   const binding = FOLDED[e.binding];
   const card = structuredClone(e.card);
-  for (const i of card.supportedInterfaces) if (i.protocolBinding === e.binding) i.protocolBinding = binding;
+  // A card in the v1.0 shape names bindings in supportedInterfaces; one in the v0.3 shape (no
+  // list, or a null one beside the legacy members) in preferredTransport and
+  // additionalInterfaces[].transport.
+  if (Array.isArray(card.supportedInterfaces)) {
+    for (const i of card.supportedInterfaces) if (i?.protocolBinding === e.binding) i.protocolBinding = binding;
+  }
+  if (card.preferredTransport === e.binding) card.preferredTransport = binding;
+  if (Array.isArray(card.additionalInterfaces)) {
+    for (const i of card.additionalInterfaces) if (i?.transport === e.binding) i.transport = binding;
+  }
   return { ...e, binding, card };
 }
 

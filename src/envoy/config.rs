@@ -25,6 +25,7 @@ use crate::json;
 use crate::{InputError, Limits, Policy, Requirement};
 
 use super::reresolve::ReResolve;
+use super::response::VERDICT_HEADER_PREFIX;
 use super::routes::{path_variants, CardRoute, PathPattern, RouteId, RouteMatch};
 use crate::agent_id::{AgentIds, Reading};
 use crate::duration::Millis;
@@ -777,7 +778,7 @@ fn re_resolve_setting(
 fn watermark_sources(input: &WatermarkInput, path: &str) -> Result<WatermarkSources, InputError> {
     let header = |key: &str, name: &Option<String>| {
         name.as_deref()
-            .map(|n| header_name(n, &format!("{path}/{key}")))
+            .map(|n| watermark_header_name(n, &format!("{path}/{key}")))
             .transpose()
     };
     Ok(WatermarkSources {
@@ -817,6 +818,25 @@ fn json_pointer(text: &str, path: &str) -> Result<String, InputError> {
         }
     }
     Ok(text.to_owned())
+}
+
+/// A watermark header name: a response header name outside the gate's own `a2a-card-*`
+/// namespace. The filter removes every upstream `a2a-card-*` header before it reads an answer
+/// (on the response path and on a re-resolution), so a route reading its watermark there would
+/// never see one: every card stale. Refused when the configuration loads, not found out later.
+fn watermark_header_name(text: &str, path: &str) -> Result<String, InputError> {
+    let name = header_name(text, path)?;
+    if name.starts_with(VERDICT_HEADER_PREFIX) {
+        return Err(InputError::range_error(
+            path,
+            format!(
+                "{text:?} is in the gate's own header namespace ({VERDICT_HEADER_PREFIX}*), which the \
+                 filter removes from every upstream answer before reading it: the watermark would \
+                 never be seen"
+            ),
+        ));
+    }
+    Ok(name)
 }
 
 /// A response header name: an HTTP token, stored lowercase (Envoy's header maps are).
@@ -1069,6 +1089,32 @@ mod tests {
             err(r#"{"watermark":{"lag_ms_header":"bad header"}}"#).path,
             "/watermark/lag_ms_header"
         );
+        // The gate's own namespace, in any case, for each header and at both levels.
+        for (config, at) in [
+            (
+                r#"{"watermark":{"lag_ms_header":"a2a-card-lag-ms"}}"#,
+                "/watermark/lag_ms_header",
+            ),
+            (
+                r#"{"watermark":{"lag_s_header":"A2A-Card-Lag"}}"#,
+                "/watermark/lag_s_header",
+            ),
+            (
+                r#"{"routes":[{"path":"/a/{id}","watermark":{"synced_at_header":"a2a-card-verdict"}}]}"#,
+                "/routes/0/watermark/synced_at_header",
+            ),
+        ] {
+            let e = err(config);
+            assert_eq!(e.path, at, "{config}");
+            assert!(e.message.contains("a2a-card-*"), "{}", e.message);
+        }
+        // A name that only resembles it is a name like any other.
+        for name in ["a2a-cardlag", "x-a2a-card-lag", "a2a-car-lag"] {
+            FilterConfig::from_json(
+                format!(r#"{{"watermark":{{"lag_ms_header":"{name}"}}}}"#).as_bytes(),
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        }
         assert_eq!(
             err(r#"{"routes":[{"path":"/a","card_pointer":"card"}]}"#).path,
             "/routes/0/card_pointer"

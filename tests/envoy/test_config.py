@@ -32,6 +32,10 @@ INVALID = [
     ('{"routes": [{"path": "/a", "watermark_pointer": "/w", "watermark_pointer_unit": "hours"}]}',
      "/routes/0/watermark_pointer_unit"),
     ('{"routes": [{"path": "/a", "watermark": {"lag_ms_header": "x lag"}}]}', "/routes/0/watermark/lag_ms_header"),
+    # Twentieth session: a watermark header in the gate's own namespace (removed from every
+    # upstream answer before it is read, so never seen) was accepted; every card went stale.
+    ('{"routes": [{"path": "/a", "watermark": {"lag_ms_header": "A2A-Card-Lag-Ms"}}]}', "/routes/0/watermark/lag_ms_header"),
+    ('{"watermark": {"synced_at_header": "a2a-card-synced"}}', "/watermark/synced_at_header"),
     ('{"watermark": {"consul": "yes"}}', "/watermark/consul"),
     ('{"watermark": {"etcd": true}}', "/watermark/etcd"),
     ('{"defaults": {"max_stale": "10"}}', "/defaults/max_stale"),

@@ -198,12 +198,6 @@ def parity_envoy(upstreams, workdir):
         harness.listener("rr", "edge", [harness.wasm_filter("cardgate_rr", plugin_config(re_resolve=rr()))]),
         harness.listener("rr_observe", "edge", [harness.wasm_filter(
             "cardgate_rr_observe", plugin_config(re_resolve=rr(), mode="observe"))]),
-        # A route whose lag header has a name of the gate's own: removed from every answer
-        # before it is read, whichever path the answer comes by.
-        harness.listener("direct_own_name", "answers", [harness.wasm_filter(
-            "cardgate_direct_own_name", plugin_config(routes=OWN_NAME_ROUTES))]),
-        harness.listener("rr_own_name", "edge", [harness.wasm_filter(
-            "cardgate_rr_own_name", plugin_config(routes=OWN_NAME_ROUTES, re_resolve=rr()))]),
     ]
     config = harness.bootstrap(listeners, [harness.cluster("answers", answers.port),
                                            harness.cluster("edge", edge.port)])
@@ -214,9 +208,6 @@ def parity_envoy(upstreams, workdir):
     finally:
         proc.stop()
         assert "panicked" not in proc.log(), proc.log()[-3000:]
-
-
-OWN_NAME_ROUTES = [{"path": "/agents/{id}/card", "watermark": {"lag_ms_header": "a2a-card-lag-ms"}}]
 
 
 def get(envoy, listener, path, method="GET"):
@@ -342,16 +333,3 @@ def test_a_primary_that_gives_no_card_fails_closed_in_enforce_and_is_not_asked_i
         resp = get(parity_envoy, "direct_observe", path)
         assert resp.header("a2a-card-verdict") == "rejected", resp
     assert "panicked" not in parity_envoy.log()
-
-
-def test_a_watermark_header_named_like_the_gates_own_is_read_by_neither_path(parity_envoy, upstreams):
-    # The response path removes every upstream a2a-card-* header before reading the answer, so
-    # a lag there is never seen: no watermark, stale. A re-resolution read the primary's copy.
-    answers, _ = upstreams
-    path = "/agents/p-own-name/card"
-    answers.script(path, raw(headers=[("Content-Type", "application/json"), ("a2a-card-lag-ms", "0")]))
-    direct = get(parity_envoy, "direct_own_name", path)
-    resolved = get(parity_envoy, "rr_own_name", path)
-    assert direct_reading(direct) == ("stale_agent_card", 503), direct
-    assert rr_reading(resolved) == ("stale_agent_card", 503), resolved
-    assert resolved.header("a2a-card-lag-ms") is None, resolved

@@ -78,6 +78,10 @@ SHAPES = {
     "500": ("p-500", raw("500 Internal Server Error", FRESH), "none", 500),
     "503-card": ("p-503", raw("503 Service Unavailable"), "none", 503),
     "100-continue": ("p-100", b"HTTP/1.1 100 Continue\r\n\r\n" + raw(), "valid", 200),
+    "103-early-hints": ("p-103", b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n" + raw(),
+                        "valid", 200),
+    # Every other 2xx is a card, as both SDK resolvers read it (DESIGN.md): an unasked 226 too.
+    "226": ("p-226", raw("226 IM Used"), "valid", 226),
     "gzip": ("p-gzip", raw(headers=FRESH + [("Content-Encoding", "gzip")]), "malformed_card", 502),
     "identity-then-br": ("p-enc2", raw(headers=FRESH + [("Content-Encoding", "identity"),
                                                         ("Content-Encoding", "br")]), "malformed_card", 502),

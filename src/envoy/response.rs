@@ -296,7 +296,7 @@ pub fn observe_lazily(
 pub enum StatusReading {
     /// A `2xx` that may carry the whole card: its encoding and body are read next.
     Card,
-    /// An answer that carries no whole card to check (`304`, `206`, `205`): fails closed.
+    /// An answer that carries no whole card to check (`204`, `205`, `206`, `304`): fails closed.
     NoWholeCard(Box<Decision>),
     /// A status a caller's HTTP client follows by itself ([`super::redirect`]).
     Redirect,
@@ -306,14 +306,18 @@ pub enum StatusReading {
 }
 
 /// Reads a card route's answer status ([`StatusReading`]).
+///
+/// The statuses without a whole card are the core's list
+/// ([`crate::resolution::status_without_card`]: 204, 205, 206, the same rule `cardgate resolve`
+/// and the npm package apply), plus `304 Not Modified`, which only a proxy sees as an answer (a
+/// fetching host asks no conditional question, so a 304 is a failed source there).
 pub fn read_status(status: u16) -> StatusReading {
-    let what = match status {
-        304 => "304 Not Modified",
-        205 => "205 Reset Content",
-        206 => "206 Partial Content",
-        _ if super::redirect::is_followed_redirect(status) => return StatusReading::Redirect,
-        _ if (200..300).contains(&status) => return StatusReading::Card,
-        _ => return StatusReading::NotACard,
+    let why = match crate::resolution::status_without_card(status) {
+        Some(why) => why,
+        None if status == 304 => "HTTP 304 Not Modified: no card in the answer",
+        None if super::redirect::is_followed_redirect(status) => return StatusReading::Redirect,
+        None if (200..300).contains(&status) => return StatusReading::Card,
+        None => return StatusReading::NotACard,
     };
     // The conditional and range headers were removed (from the caller's request and never sent
     // on a re-resolution call), so the answer is to a question nobody asked, without a whole
@@ -323,7 +327,7 @@ pub fn read_status(status: u16) -> StatusReading {
     StatusReading::NoWholeCard(Box::new(Decision::malformed(
         ReasonCode::BodyEmpty,
         "",
-        format!("the upstream answered {what} on a card route: no whole card to check (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
+        format!("the upstream answered on a card route with {why} (the gate removes conditional and range request headers, so a card route must answer with the whole card)"),
     )))
 }
 
@@ -622,6 +626,36 @@ mod tests {
             card_pointer: card_pointer.map(str::to_owned),
             watermark: WatermarkSources::conventional(),
             watermark_pointer: wm.map(|(p, u)| (p.to_owned(), u)),
+        }
+    }
+
+    /// Every status gets the reading the fetching hosts give it: no whole card exactly where the
+    /// core says so (204, 205, 206) plus 304; the core's redirects; every other 2xx a card.
+    #[test]
+    fn statuses_read_as_the_core_reads_them() {
+        for status in 100..600u16 {
+            let reading = read_status(status);
+            let expected =
+                if crate::resolution::status_without_card(status).is_some() || status == 304 {
+                    "none"
+                } else if crate::resolution::follows_redirect(status) {
+                    "redirect"
+                } else if (200..300).contains(&status) {
+                    "card"
+                } else {
+                    "other"
+                };
+            let got = match &reading {
+                StatusReading::NoWholeCard(d) => {
+                    assert_eq!(d.reasons()[0].code, ReasonCode::BodyEmpty, "{status}");
+                    assert!(d.detail().contains(&status.to_string()), "{status}");
+                    "none"
+                }
+                StatusReading::Redirect => "redirect",
+                StatusReading::Card => "card",
+                StatusReading::NotACard => "other",
+            };
+            assert_eq!(got, expected, "{status}");
         }
     }
 

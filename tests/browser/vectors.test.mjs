@@ -23,7 +23,7 @@ async function loadCases() {
     const doc = JSON.parse(await readFile(join(VECTORS, file), 'utf8'));
     for (const c of doc.cases) {
       // Response headers need a host that reads an HTTP response; the web build's evaluate()
-      // takes none (native and Envoy replay these cases).
+      // takes none (vectors-headers.test.mjs fetches these cases in Chromium).
       if (c.headers) {
         skippedForHeaders.push(`${file}: ${c.name}`);
         continue;

@@ -21,8 +21,9 @@ test('the vectors are there', () => {
 });
 
 // A case with `headers` (response headers served with the card) needs a host that reads an HTTP
-// response; `evaluate` takes no headers, so it is skipped here (native and Envoy replay it).
-const HEADERS_SKIP = 'the case sets response headers, which evaluate() does not take (replayed natively and through Envoy)';
+// response; `evaluate` takes no headers, so it is skipped here: vectors-headers.test.mjs serves
+// it over HTTP to the package's resolveAgentCard and to `cardgate resolve`.
+const HEADERS_SKIP = 'the case sets response headers, which evaluate() does not take (served over HTTP in vectors-headers.test.mjs)';
 
 for (const c of cases) {
   test(`${c.file}: ${c.name}`, c.headers ? { skip: HEADERS_SKIP } : {}, () => {

@@ -26,6 +26,7 @@ lint: setup-core
 # test against PyPI rfc8785, and the policy schema check with PyPI jsonschema.
 test-core: lint
 	$(PY) tests/vectors/oracle.py --check
+	$(PY) tests/vectors/gen_watermark_headers.py --check
 	$(CARGO) test
 	$(CARGO) build --release --bin cardgate
 	$(PY) tests/jcs_differential.py --cardgate target/release/cardgate --count 10000

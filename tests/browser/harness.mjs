@@ -103,3 +103,10 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
 export function externalRequests(requests, origins) {
   return requests.filter((u) => !u.startsWith('data:') && !origins.some((o) => u.startsWith(o)));
 }
+
+/** The decision member the native runner compares for each `expect` key of a shared vector. */
+export function actualFor(key, decision) {
+  if (key === 'reason_codes') return (decision.reasons || []).map((r) => r.code);
+  if (key === 'missing_capabilities') return decision.missing_capabilities || [];
+  return decision[key] === undefined ? null : decision[key];
+}

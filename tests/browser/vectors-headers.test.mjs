@@ -7,10 +7,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gotoInspector, launchBrowser, openPage, startSite } from './harness.mjs';
+import { caseBytes, rawAnswer, rawServer } from '../node/helpers.mjs';
+import { actualFor, gotoInspector, launchBrowser, openPage, startSite } from './harness.mjs';
 
 const VECTORS = process.env.CARDGATE_VECTORS_DIR || fileURLToPath(new URL('../vectors/', import.meta.url));
 const EXPOSED = 'x-replica-lag-ms, x-replica-lag-s, x-replica-synced-at, x-consul-lastcontact, x-consul-knownleader, age';
@@ -24,29 +24,12 @@ async function loadCases() {
   return cases;
 }
 
-function body(c) {
-  if (typeof c.card_text === 'string') return Buffer.from(c.card_text, 'utf8');
-  if (typeof c.card_base64 === 'string') return Buffer.from(c.card_base64, 'base64');
-  return Buffer.from(JSON.stringify(c.card), 'utf8');
-}
-
-// The case's header lines byte for byte (a value's characters are its octets, repeated names
-// kept apart), the CORS headers a cross-origin page needs, then the body.
+// The case's header lines byte for byte (repeated names kept apart) and the CORS headers a
+// cross-origin page needs; the preflight (fetch sends `a2a-version`) gets the CORS headers alone.
 function answer(c, method) {
-  const cors = ['access-control-allow-origin: *', `access-control-expose-headers: ${EXPOSED}`];
-  if (method === 'OPTIONS') {
-    return Buffer.from(['HTTP/1.1 204 No Content', ...cors, 'access-control-allow-headers: *', 'content-length: 0', 'connection: close', '', ''].join('\r\n'), 'latin1');
-  }
-  const bytes = body(c);
-  const lines = ['HTTP/1.1 200 OK', ...c.headers.map(([n, v]) => `${n}: ${v}`), ...cors,
-    `content-length: ${bytes.length}`, 'connection: close', '', ''];
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), bytes]);
-}
-
-function actualFor(key, decision) {
-  if (key === 'reason_codes') return (decision.reasons || []).map((r) => r.code);
-  if (key === 'missing_capabilities') return decision.missing_capabilities || [];
-  return decision[key] === undefined ? null : decision[key];
+  const cors = [['access-control-allow-origin', '*'], ['access-control-expose-headers', EXPOSED]];
+  if (method === 'OPTIONS') return rawAnswer('204 No Content', [...cors, ['access-control-allow-headers', '*']], '');
+  return rawAnswer('200 OK', [...c.headers, ...cors], caseBytes(c));
 }
 
 let cases;
@@ -58,18 +41,10 @@ let fixture;
 
 before(async () => {
   cases = await loadCases();
-  fixture = createServer((socket) => {
-    let head = '';
-    socket.on('data', (chunk) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      const m = /^(GET|OPTIONS) \/case\/(\d+) /.exec(head);
-      const c = m && cases[Number(m[2])];
-      socket.end(c ? answer(c, m[1]) : 'HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-    });
-    socket.on('error', () => {});
+  fixture = await rawServer((method, path) => {
+    const c = cases[Number(/^\/case\/(\d+)$/.exec(path)?.[1])];
+    return c && answer(c, method);
   });
-  await new Promise((ok) => fixture.listen(0, '127.0.0.1', ok));
   site = await startSite();
   browser = await launchBrowser();
   ({ context, page } = await openPage(browser));
@@ -80,13 +55,13 @@ after(async () => {
   if (context) await context.close();
   if (browser) await browser.close();
   if (site) await site.close();
-  if (fixture) fixture.close();
+  if (fixture) await fixture.close();
 });
 
 describe('shared vectors with response headers, fetched in Chromium', () => {
   test('every case gives the recorded decision', async (t) => {
     assert.ok(cases.length >= 20, `only ${cases.length} cases with headers`);
-    const base = `http://127.0.0.1:${fixture.address().port}`;
+    const { base } = fixture;
     const results = await page.evaluate(async ({ base, all }) => {
       const cg = await import('./pkg/web/index.js');
       await cg.default();

@@ -1,5 +1,6 @@
 // Shared by the node tests: the vectors, their exact bytes, and the native CLI as the reference.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,34 @@ export function compareExpect(expect, decision) {
     if (!eq(got, want)) diffs.push(`${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
   }
   return diffs;
+}
+
+/** An HTTP/1.1 answer byte for byte: the status line, each [name, value] header in order (a
+ * value's characters are its octets, U+0000-U+00FF; a name may repeat), `content-length` and
+ * `connection: close`, then the body (a string is sent as UTF-8). */
+export function rawAnswer(status, headers, body) {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+  const lines = [`HTTP/1.1 ${status}`, ...headers.map(([n, v]) => `${n}: ${v}`),
+    `content-length: ${bytes.length}`, 'connection: close', '', ''];
+  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), bytes]);
+}
+
+/** A loopback server that answers each connection's first request with the bytes
+ * `answer(method, path, head)` gives (a 404 when it gives nothing), exactly as given: no HTTP
+ * library between the test and the client. Resolves to { base: 'http://127.0.0.1:PORT', close }. */
+export async function rawServer(answer) {
+  const server = createServer((socket) => {
+    let head = '';
+    socket.on('data', (chunk) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      const [method, path] = head.split(' ');
+      socket.end(answer(method, path, head) ?? rawAnswer('404 Not Found', [], 'nf'));
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { base: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 export { execFileSync };

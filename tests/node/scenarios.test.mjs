@@ -2,10 +2,10 @@
 // package's resolveAgentCard over real HTTP on loopback: exact answers, decisions checked against
 // DESIGN.md and against what `cardgate resolve` and the Envoy filter decide for the same answer.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { importPackage } from './consumer.mjs';
+import { rawAnswer, rawServer } from './helpers.mjs';
 
 const cg = await importPackage();
 
@@ -24,37 +24,24 @@ const REQUIREMENT = { require: ['task.execute.v3'], max_stale: '10s' };
 const routes = new Map();
 // path -> the head of the last request for it.
 const heads = new Map();
-function response(status, headers, body) {
-  const lines = [`HTTP/1.1 ${status}`, `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
-  for (const [n, v] of headers) lines.push(`${n}: ${v}`);
-  return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), Buffer.from(body)]);
-}
 let server;
 let base;
 before(async () => {
-  server = createServer((socket) => {
-    let head = '';
-    socket.on('data', (chunk) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      const path = head.split(' ')[1];
-      heads.set(path, head);
-      socket.end(routes.get(path) ?? response('404 Not Found', [], 'nf'));
-    });
-    socket.on('error', () => {});
+  server = await rawServer((method, path, head) => {
+    heads.set(path, head);
+    return routes.get(path);
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${server.address().port}`;
+  base = server.base;
 });
-after(() => new Promise((r) => server.close(r)));
+after(() => server.close());
 
 const CT = ['content-type', 'application/json'];
 
 // DESIGN.md "Whole cards" / "Envoy host": a 206 is never valid, and a failed attempt when
 // re-resolving. The package used to return the card.
 test('scenario: a 206 Partial Content answer is never a valid card', async () => {
-  routes.set('/206/replica', response('206 Partial Content', [CT, ['x-replica-lag-ms', '0'], ['content-range', 'bytes 0-10/500']], FRESH));
-  routes.set('/206/primary', response('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
+  routes.set('/206/replica', rawAnswer('206 Partial Content', [CT, ['x-replica-lag-ms', '0'], ['content-range', 'bytes 0-10/500']], FRESH));
+  routes.set('/206/primary', rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
   await assert.rejects(cg.resolveAgentCard(`${base}/206/replica`, REQUIREMENT), (e) => {
     assert.ok(e instanceof cg.AgentCardFetchError, String(e));
     assert.equal(e.status, 206);
@@ -90,7 +77,7 @@ test('scenario: watermark headers decide the same as cardgate resolve', async ()
     ['/h/both', [CT, ['x-replica-lag-ms', '0'], ['x-replica-lag-s', '40']], 'watermark_contradictory'],
   ];
   for (const [path, headers, code] of cases) {
-    routes.set(path, response('200 OK', headers, FRESH));
+    routes.set(path, rawAnswer('200 OK', headers, FRESH));
     await assert.rejects(cg.resolveAgentCard(`${base}${path}`, REQUIREMENT), (e) => {
       assert.ok(e instanceof cg.StaleAgentCardError, `${path}: ${e}`);
       assert.deepEqual(e.decision.reasons.map((r) => r.code), [code], path);
@@ -111,8 +98,8 @@ test('scenario: a 204 or 205 with a body is a failed source, the attempt as card
     ['205 Reset Content', 'HTTP 205 Reset Content: a status without content, not a card'],
   ]) {
     const code = status.slice(0, 3);
-    routes.set(`/${code}/replica`, response(status, [CT, ['x-replica-lag-ms', '0']], FRESH));
-    routes.set(`/${code}/primary`, response('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
+    routes.set(`/${code}/replica`, rawAnswer(status, [CT, ['x-replica-lag-ms', '0']], FRESH));
+    routes.set(`/${code}/primary`, rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
     await assert.rejects(cg.resolveAgentCard(`${base}/${code}/replica`, REQUIREMENT), (e) => {
       assert.ok(e instanceof cg.AgentCardFetchError, `${status}: ${e}`);
       assert.equal(e.status, Number(code));
@@ -147,7 +134,7 @@ test('scenario: a Content-Encoding other than identity is body_encoded, as in ca
     ['identity, gzip', gz],
   ];
   for (const [k, [coding, body]] of encoded.entries()) {
-    routes.set(`/ce/${k}`, response('200 OK', [CT, ['x-replica-lag-ms', '0'], ['content-encoding', coding]], body));
+    routes.set(`/ce/${k}`, rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0'], ['content-encoding', coding]], body));
     await assert.rejects(cg.resolveAgentCard(`${base}/ce/${k}`, REQUIREMENT), (e) => {
       assert.ok(e instanceof cg.MalformedAgentCardError, `${coding}: ${e}`);
       assert.deepEqual(e.decision.reasons.map((r) => r.code), ['body_encoded'], coding);
@@ -157,7 +144,7 @@ test('scenario: a Content-Encoding other than identity is body_encoded, as in ca
     assert.match(heads.get(`/ce/${k}`), /\r\naccept-encoding: identity\r\n/i, coding);
     // In a source list: a card attempt (malformed), then the next source.
     let final;
-    routes.set(`/ce/${k}/primary`, response('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
+    routes.set(`/ce/${k}/primary`, rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
     await cg.resolveAgentCard([`${base}/ce/${k}`, `${base}/ce/${k}/primary`], REQUIREMENT, {
       onResolution: (d) => {
         final = d;
@@ -168,7 +155,7 @@ test('scenario: a Content-Encoding other than identity is body_encoded, as in ca
   }
   // identity in any listing is no coding: the card.
   for (const [k, coding] of ['identity', '', 'Identity, identity', ' , '].entries()) {
-    routes.set(`/ci/${k}`, response('200 OK', [CT, ['x-replica-lag-ms', '0'], ['content-encoding', coding]], FRESH));
+    routes.set(`/ci/${k}`, rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0'], ['content-encoding', coding]], FRESH));
     assert.equal((await cg.resolveAgentCard(`${base}/ci/${k}`, REQUIREMENT)).version, '3.0.0', JSON.stringify(coding));
   }
 });

@@ -6,41 +6,23 @@
 // reasons as each other; tests/vectors.rs replays the same cases through the core's
 // `watermark_sources::observe` directly, and tests/envoy through a real Envoy.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { importPackage } from './consumer.mjs';
-import { CLI, caseBytes, compareExpect, loadVectors } from './helpers.mjs';
+import { CLI, caseBytes, compareExpect, loadVectors, rawAnswer, rawServer } from './helpers.mjs';
 
 const cg = await importPackage();
 const cases = loadVectors().filter((c) => c.headers);
 
-// The answer for case `i`, byte for byte: each header line as the vector gives it (a value's
-// characters are its octets, U+0000-U+00FF), repeated names kept apart, then the body.
-function answer(c) {
-  const body = caseBytes(c);
-  const lines = ['HTTP/1.1 200 OK'];
-  for (const [name, value] of c.headers) lines.push(`${name}: ${value}`);
-  lines.push(`content-length: ${body.length}`, 'connection: close', '', '');
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
-}
-
 let server;
 let base;
 before(async () => {
-  server = createServer((socket) => {
-    let head = '';
-    socket.on('data', (chunk) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      const i = Number(/^GET \/case\/(\d+) /.exec(head)?.[1]);
-      const c = cases[i];
-      socket.end(c ? answer(c) : 'HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-    });
-    socket.on('error', () => {});
+  // Case i's body with its header lines byte for byte (repeated names kept apart).
+  server = await rawServer((method, path) => {
+    const c = cases[Number(/^\/case\/(\d+)$/.exec(path)?.[1])];
+    return c && rawAnswer('200 OK', c.headers, caseBytes(c));
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}`;
+  base = server.base;
 });
 after(() => server.close());
 

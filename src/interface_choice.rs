@@ -387,20 +387,29 @@ const INT_MAX_STR_DIGITS: usize = 4300;
 /// `packaging` does (its whitespace is Python's `str.isspace`, its `int()` has a digit limit).
 fn packaging_version(version: &str) -> Release {
     if version.bytes().all(|b| b == b'.' || b.is_ascii_digit()) {
-        let parts = || version.split('.');
-        if parts().any(str::is_empty) {
-            return Release::Invalid;
+        // One pass over the parts (this runs for every interface of every pick): an empty part
+        // is invalid, whatever else; else a part over `int()`'s digit limit raises.
+        let mut raises = false;
+        let mut release = Pep440Version::default();
+        for (i, part) in version.split('.').enumerate() {
+            if part.is_empty() {
+                return Release::Invalid;
+            }
+            raises |= part.len() > INT_MAX_STR_DIGITS;
+            if raises {
+                continue;
+            }
+            match i {
+                0 => release.major = saturating_number(part),
+                1 => release.minor = saturating_number(part),
+                _ => release.more |= part.bytes().any(|d| d != b'0'),
+            }
         }
-        if parts().any(|p| p.len() > INT_MAX_STR_DIGITS) {
-            return Release::Raises;
-        }
-        let mut numbers = parts().map(saturating_number);
-        return Release::Valid(Pep440Version {
-            major: numbers.next().unwrap_or(0),
-            minor: numbers.next().unwrap_or(0),
-            more: numbers.any(|n| n != 0),
-            ..Pep440Version::default()
-        });
+        return if raises {
+            Release::Raises
+        } else {
+            Release::Valid(release)
+        };
     }
     let text = version.trim_matches(python_isspace);
     let mut at = Pep440 {

@@ -1327,10 +1327,17 @@ fn js_parse_int(s: &str) -> Option<f64> {
     if run.is_empty() {
         return None;
     }
-    // Only the sign, finiteness and comparisons with 0 and 3 matter here. The digit run is read
-    // by the JSON reader's exact float parser (`str::parse` would link core's dec2flt, 16 KB,
-    // into the wasm modules); a run too long for a finite double is `None`.
-    let value = crate::watermark_sources::parse_f64(run)?;
+    // Only the sign, finiteness and comparisons with 0 and 3 matter here. A run of at most 15
+    // digits is below 2^53, so its double is its integer, read here (versions are short: this
+    // runs for every interface of a card). A longer run is read by the JSON reader's exact float
+    // parser (`str::parse` would link core's dec2flt, 16 KB, into the wasm modules); a run too
+    // long for a finite double is `None`.
+    #[allow(clippy::cast_precision_loss)] // at most 15 digits: exact
+    let value = if run.len() <= 15 {
+        run.bytes().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')) as f64
+    } else {
+        crate::watermark_sources::parse_f64(run)?
+    };
     if !value.is_finite() {
         return None;
     }
@@ -1417,6 +1424,38 @@ mod tests {
 
     fn doc(text: &str) -> Document {
         json::parse_document(text.as_bytes(), 64).unwrap()
+    }
+
+    /// `js_parse_int` reads a short digit run itself and a long one with the exact float
+    /// reader: both give the double of the decimal integer (leading zeros, signs, trailing
+    /// junk and whitespace as `parseInt`), and a run past `f64` is not finite (`None`).
+    #[test]
+    fn js_parse_int_short_and_long_runs() {
+        let exact = |s: &str| crate::watermark_sources::parse_f64(s).unwrap();
+        for run in [
+            "0",
+            "3",
+            "0003",
+            "309",
+            "123456789012345",
+            "999999999999999",
+            "000000000000003",
+            "1234567890123456",
+            "9007199254740993",
+            "00000000000000000000003",
+        ] {
+            assert_eq!(js_parse_int(run), Some(exact(run)), "{run}");
+            assert_eq!(js_parse_int(&format!(" -{run}x")), Some(-exact(run)), "{run}");
+            assert_eq!(js_parse_int(&format!("+{run}.5")), Some(exact(run)), "{run}");
+        }
+        assert_eq!(js_parse_int("9007199254740993"), Some(9_007_199_254_740_992.0));
+        assert_eq!(js_parse_int(&"9".repeat(309)), None);
+        assert_eq!(js_parse_int(&"9".repeat(308)).map(f64::is_finite), Some(true));
+        assert_eq!(js_parse_int("x3"), None);
+        assert_eq!(js_parse_int("-"), None);
+        assert!(js_is_legacy_version("0.3") && js_is_legacy_version("0.000000000000003"));
+        assert!(!js_is_legacy_version("0.2") && !js_is_legacy_version("1.0"));
+        assert!(!js_is_legacy_version(&format!("0.{}", "9".repeat(309))));
     }
 
     /// No member name matches two fields of one message (`python_message` relies on it to start

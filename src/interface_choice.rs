@@ -74,9 +74,10 @@ pub enum Choice<'r> {
     /// there and v0.3 ones from a2a-sdk. The flag is whether it speaks v0.3. It serves the
     /// binding, but no required protocol version.
     JsOtherWire(&'r str, bool),
-    /// An a2a-sdk client picks an interface with this `protocolVersion` that names a `tenant`,
-    /// and talks v0.3 to it (`is_legacy_version`): its v0.3 transports have no tenant to send
-    /// (the JSON-RPC one drops it from the request, the REST one from the path), so the request
+    /// A client picks an interface with this `protocolVersion` that names a `tenant`, and talks
+    /// v0.3 to it (a2a-sdk's `is_legacy_version`, or `isLegacyVersion` for an @a2a-js/sdk
+    /// transport factory with `legacyCompat`): the v0.3 transports have no tenant to send (the
+    /// JSON-RPC one drops it from the request, the REST one from the path), so the request
     /// reaches the agent's default tenant, not the card's. It serves nothing.
     DropsTenant(&'r str),
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
@@ -207,7 +208,7 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
             protocols.join(" or protocol:")
         ),
         Choice::DropsTenant(version) => format!(
-            "{client}: its client picks the interface with protocolVersion {version:?} for it, which names a tenant, and speaks v0.3 to it (packaging reads that version as 0.3 <= v < 1.0), whose requests carry no tenant"
+            "{client}: its client picks the interface with protocolVersion {version:?} for it, which names a tenant, and speaks v0.3 to it (its version reads as 0.3 <= v < 1.0), whose requests carry no tenant"
         ),
         Choice::NoInterface => format!("{client}: its client picks no interface for it"),
         Choice::Unknown(spelling) => format!(
@@ -640,8 +641,8 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
         }
     }
     let key = || upper_case(binding);
-    let mut chosen: Option<(&str, Url)> = None;
-    for (b, version, url, _) in &reading.interfaces {
+    let mut chosen: Option<(&str, Url, bool)> = None;
+    for (b, version, url, tenanted) in &reading.interfaces {
         let same = if !foldable {
             b == binding
         } else if b.is_ascii() && binding.is_ascii() {
@@ -650,12 +651,18 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
             upper_cases_to_ascii(b) && upper_case(b).eq(key())
         };
         if same && (chosen.is_none() || version == "1.0") {
-            chosen = Some((version, *url));
+            chosen = Some((version, *url, *tenanted));
         }
     }
-    chosen.map_or(Choice::NoInterface, |found| match picked(binding, found) {
-        Choice::Picked(version) => js_wire(version),
-        other => other,
+    chosen.map_or(Choice::NoInterface, |(version, url, tenanted)| {
+        match picked(binding, (version, url)) {
+            // A `legacyCompat` factory's v0.3 transport sends no tenant either.
+            Choice::Picked(version) if tenanted && js_is_legacy_version(version) => {
+                Choice::DropsTenant(version)
+            }
+            Choice::Picked(version) => js_wire(version),
+            other => other,
+        }
     })
 }
 
@@ -1083,6 +1090,19 @@ mod tests {
             "JSONRPC",
             &[]
         ));
+        // @a2a-js/sdk's legacyCompat transports drop it too; `1.0rc1` is not legacy there.
+        assert_eq!(
+            js(&r(&[("0.3", true)]), "JSONRPC"),
+            Choice::DropsTenant("0.3")
+        );
+        assert_eq!(
+            js(&r(&[("0.3", true), ("1.0", false)]), "JSONRPC"),
+            Choice::Picked("1.0")
+        );
+        assert_eq!(
+            js(&r(&[("1.0rc1", true)]), "JSONRPC"),
+            Choice::Picked("1.0rc1")
+        );
     }
 
     #[test]

@@ -96,7 +96,7 @@ impl Capability {
                 reading
                     .interfaces
                     .iter()
-                    .any(|(_, x, _)| major_minor(x) == Some(v.as_str())),
+                    .any(|(_, x, _, _)| major_minor(x) == Some(v.as_str())),
             ),
         }
     }

@@ -196,7 +196,7 @@ impl AgentCard {
         let mut bindings: Vec<Label> = Vec::new();
         let mut protocols: Vec<Label> = Vec::new();
         if let Some((_, first)) = readings.first() {
-            for (binding, version, _) in &first.interfaces {
+            for (binding, version, _, _) in &first.interfaces {
                 // A binding every reading spells exactly so, and for which every SDK's client
                 // picks an interface (which one, and its version, is `Capability::covered_by`'s).
                 if !binding.is_empty()
@@ -212,7 +212,7 @@ impl AgentCard {
                     // `Major.Minor`: the readings mostly share their spellings.
                     let same = |v: &Label| v == version || v == mm || major_minor(v) == Some(mm);
                     if !protocols.iter().any(|p| p == mm)
-                        && all(&|r| r.interfaces.iter().any(|(_, v, _)| same(v)))
+                        && all(&|r| r.interfaces.iter().any(|(_, v, _, _)| same(v)))
                     {
                         protocols.push(label(mm));
                     }
@@ -245,7 +245,7 @@ impl AgentCard {
             .map(|(_, r)| {
                 r.interfaces
                     .iter()
-                    .map(|(b, v, _)| {
+                    .map(|(b, v, _, _)| {
                         label_heap(b) + label_heap(v) + std::mem::size_of::<Interface>()
                     })
                     .sum::<usize>()
@@ -295,12 +295,12 @@ impl AgentCard {
             reading
                 .interfaces
                 .iter()
-                .map(|(b, _, _)| &**b)
+                .map(|(b, _, _, _)| &**b)
                 .filter(|b| !b.is_empty() && interface_choice::serves(sdk, reading, b, &[])),
             reading
                 .interfaces
                 .iter()
-                .filter_map(|(_, v, _)| major_minor(v)),
+                .filter_map(|(_, v, _, _)| major_minor(v)),
         )
     }
 

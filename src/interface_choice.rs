@@ -33,6 +33,8 @@
 //! - a2a-sdk's transport producers then take their v0.3 transport when `packaging` reads the
 //!   pick's version as `0.3 <= v < 1.0` (`is_legacy_version`), in PEP 440 order, where
 //!   `1.0.0-rc.1` lies below 1.0: such a pick serves no `protocol:1.0` ([`Choice::OtherWire`]).
+//!   Those v0.3 transports send no tenant, so such a pick of an interface that names one
+//!   serves nothing ([`Choice::DropsTenant`]).
 //!
 //! A caller's a2a-sdk and `packaging` versions are not known to the gate, so a binding is served
 //! only when every one of these clients picks a serving interface ([`choices`]): one with a url
@@ -72,6 +74,12 @@ pub enum Choice<'r> {
     /// there and v0.3 ones from a2a-sdk. The flag is whether it speaks v0.3. It serves the
     /// binding, but no required protocol version.
     JsOtherWire(&'r str, bool),
+    /// A client picks an interface with this `protocolVersion` that names a `tenant`, and talks
+    /// v0.3 to it (a2a-sdk's `is_legacy_version`, or `isLegacyVersion` for an @a2a-js/sdk
+    /// transport factory with `legacyCompat`): the v0.3 transports have no tenant to send (the
+    /// JSON-RPC one drops it from the request, the REST one from the path), so the request
+    /// reaches the agent's default tenant, not the card's. It serves nothing.
+    DropsTenant(&'r str),
     /// It picks none: no interface has the binding, none has a version it accepts, or it throws.
     NoInterface,
     /// The gate cannot tell which interface it picks; the string is the spelling that decides
@@ -130,7 +138,7 @@ pub fn choices<'r>(
             let folds = reading
                 .interfaces
                 .iter()
-                .any(|(b, v, _)| b == binding && v.contains(FOLDED_BY_OLD_PACKAGING));
+                .any(|(b, v, _, _)| b == binding && v.contains(FOLDED_BY_OLD_PACKAGING));
             for (slot, client) in picks.iter_mut().zip(PY_CLIENTS) {
                 if folds || !client.old_packaging {
                     *slot = Some((client.label, python(reading, binding, client)));
@@ -149,7 +157,10 @@ fn picked_serves(choice: Choice<'_>, protocols: &[&str]) -> bool {
             protocols.is_empty() || major_minor(version).is_some_and(|mm| protocols.contains(&mm))
         }
         Choice::OtherWire(..) | Choice::JsOtherWire(..) => protocols.is_empty(),
-        Choice::UnusableUrl(..) | Choice::NoInterface | Choice::Unknown(_) => false,
+        Choice::UnusableUrl(..)
+        | Choice::DropsTenant(_)
+        | Choice::NoInterface
+        | Choice::Unknown(_) => false,
     }
 }
 
@@ -196,6 +207,9 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
             if legacy { "as 0.3 <= v < 1.0" } else { "outside 0.3 <= v < 1.0" },
             protocols.join(" or protocol:")
         ),
+        Choice::DropsTenant(version) => format!(
+            "{client}: its client picks the interface with protocolVersion {version:?} for it, which names a tenant, and speaks v0.3 to it (its version reads as 0.3 <= v < 1.0), whose requests carry no tenant"
+        ),
         Choice::NoInterface => format!("{client}: its client picks no interface for it"),
         Choice::Unknown(spelling) => format!(
             "{client}: which interface its client picks for it is not known ({spelling:?} is not read here)"
@@ -207,6 +221,18 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
 /// talks to it ([`speaks_v0_3`]).
 fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'r> {
     match python_pick(reading, binding, client) {
+        // The pick is the first interface of the binding with its version string (versions
+        // spelled alike fall in one rank of `_find_best_interface`).
+        Choice::Picked(version)
+            if speaks_v0_3(version, client) == Some(true)
+                && reading
+                    .interfaces
+                    .iter()
+                    .find(|(b, v, _, _)| b == binding && v == version)
+                    .is_some_and(|(_, _, _, tenanted)| *tenanted) =>
+        {
+            Choice::DropsTenant(version)
+        }
         Choice::Picked(version) => match (speaks_v0_3(version, client), declares_v0_3(version)) {
             (Some(legacy), Some(declared)) if legacy != declared => {
                 Choice::OtherWire(version, legacy)
@@ -250,8 +276,8 @@ fn python_pick<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Cho
     let candidates = reading
         .interfaces
         .iter()
-        .filter(move |(b, _, _)| b == binding)
-        .map(|(_, v, url)| -> (&'r str, Url) { (v, *url) });
+        .filter(move |(b, _, _, _)| b == binding)
+        .map(|(_, v, url, _)| -> (&'r str, Url) { (v, *url) });
     // Before 1.2.3 the exact string "1.0" is looked for first, before any version is read.
     if client.before_1_2_3 {
         if let Some(found) = candidates.clone().find(|(v, _)| *v == "1.0") {
@@ -615,17 +641,17 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
     if !foldable {
         // Two such bindings may upper-case alike (`\u{e9}` and `\u{c9}`), which the gate does
         // not follow without Unicode's case table: only the same spelling is certain.
-        if let Some((b, _, _)) = reading
+        if let Some((b, _, _, _)) = reading
             .interfaces
             .iter()
-            .find(|(b, _, _)| b != binding && !upper_cases_to_ascii(b))
+            .find(|(b, _, _, _)| b != binding && !upper_cases_to_ascii(b))
         {
             return Choice::Unknown(b);
         }
     }
     let key = || upper_case(binding);
-    let mut chosen: Option<(&str, Url)> = None;
-    for (b, version, url) in &reading.interfaces {
+    let mut chosen: Option<(&str, Url, bool)> = None;
+    for (b, version, url, tenanted) in &reading.interfaces {
         let same = if !foldable {
             b == binding
         } else if b.is_ascii() && binding.is_ascii() {
@@ -634,12 +660,18 @@ fn js<'r>(reading: &'r Reading, binding: &'r str) -> Choice<'r> {
             upper_cases_to_ascii(b) && upper_case(b).eq(key())
         };
         if same && (chosen.is_none() || version == "1.0") {
-            chosen = Some((version, *url));
+            chosen = Some((version, *url, *tenanted));
         }
     }
-    chosen.map_or(Choice::NoInterface, |found| match picked(binding, found) {
-        Choice::Picked(version) => js_wire(version),
-        other => other,
+    chosen.map_or(Choice::NoInterface, |(version, url, tenanted)| {
+        match picked(binding, (version, url)) {
+            // A `legacyCompat` factory's v0.3 transport sends no tenant either.
+            Choice::Picked(version) if tenanted && js_is_legacy_version(version) => {
+                Choice::DropsTenant(version)
+            }
+            Choice::Picked(version) => js_wire(version),
+            other => other,
+        }
     })
 }
 
@@ -708,6 +740,7 @@ mod tests {
                         Cow::Owned(b.to_string()),
                         Cow::Owned(v.to_string()),
                         Url::PlainBase,
+                        false,
                     )
                 })
                 .collect(),
@@ -926,6 +959,7 @@ mod tests {
                     Choice::UnusableUrl(v, _) => {
                         panic!("every interface here has a url, not {v:?}")
                     }
+                    Choice::DropsTenant(v) => panic!("no interface here names a tenant: {v:?}"),
                 };
                 assert_eq!(got, *want, "{versions:?} {:?}", client.label);
             }
@@ -1024,11 +1058,75 @@ mod tests {
     }
 
     #[test]
+    fn a_v0_3_pick_with_a_tenant_serves_nothing_to_a2a_sdk() {
+        let r = |list: &[(&str, bool)]| Reading {
+            interfaces: list
+                .iter()
+                .map(|(v, t)| {
+                    (
+                        Cow::Borrowed("JSONRPC"),
+                        Cow::Owned(v.to_string()),
+                        Url::PlainBase,
+                        *t,
+                    )
+                })
+                .collect(),
+            ..Reading::default()
+        };
+        // a2a-sdk's v0.3 transports send no tenant: the agent's default tenant gets the request.
+        for v in ["0.3", "0.3.0", "0.9", "1.0rc1", "1.0.dev0"] {
+            let card = r(&[(v, true)]);
+            assert_eq!(py(&card, "JSONRPC"), Choice::DropsTenant(v), "{v}");
+            assert!(!serves(Sdk::Python, &card, "JSONRPC", &[]), "{v}");
+            assert!(unserved(&[(Sdk::Python, card.clone())], "JSONRPC", &[])
+                .is_some_and(|m| m.contains("carry no tenant")));
+            assert!(
+                serves(Sdk::Python, &r(&[(v, false)]), "JSONRPC", &[]),
+                "{v}"
+            );
+        }
+        // At 1.0 the tenant goes in the request; the pick is the first of its version string.
+        for card in [
+            r(&[("1.0", true)]),
+            r(&[("1.0", false), ("0.3", true)]),
+            r(&[("0.3", false), ("0.3", true)]),
+        ] {
+            assert!(serves(Sdk::Python, &card, "JSONRPC", &[]));
+        }
+        assert!(!serves(
+            Sdk::Python,
+            &r(&[("0.3", true), ("0.3", false)]),
+            "JSONRPC",
+            &[]
+        ));
+        // @a2a-js/sdk's legacyCompat transports drop it too; `1.0rc1` is not legacy there.
+        assert_eq!(
+            js(&r(&[("0.3", true)]), "JSONRPC"),
+            Choice::DropsTenant("0.3")
+        );
+        assert_eq!(
+            js(&r(&[("0.3", true), ("1.0", false)]), "JSONRPC"),
+            Choice::Picked("1.0")
+        );
+        assert_eq!(
+            js(&r(&[("1.0rc1", true)]), "JSONRPC"),
+            Choice::Picked("1.0rc1")
+        );
+    }
+
+    #[test]
     fn a_pick_without_a_url_serves_nothing() {
         let r = |list: &[(&str, &str, Url)]| Reading {
             interfaces: list
                 .iter()
-                .map(|(b, v, url)| (Cow::Owned(b.to_string()), Cow::Owned(v.to_string()), *url))
+                .map(|(b, v, url)| {
+                    (
+                        Cow::Owned(b.to_string()),
+                        Cow::Owned(v.to_string()),
+                        *url,
+                        false,
+                    )
+                })
                 .collect(),
             ..Reading::default()
         };

@@ -71,14 +71,15 @@ pub struct Reading {
 impl Reading {
     /// Whether an interface has exactly this `protocolBinding`.
     pub fn offers_binding(&self, binding: &str) -> bool {
-        self.interfaces.iter().any(|(b, _, _)| b == binding)
+        self.interfaces.iter().any(|(b, _, _, _)| b == binding)
     }
 }
 
-/// An interface as an SDK holds it: `(protocolBinding, protocolVersion, url)`, the strings `""`
-/// when unset, and what its `url` is to a client ([`Url`]: none, or one that only some transports
-/// can send to).
-pub type Interface = (Label, Label, Url);
+/// An interface as an SDK holds it: `(protocolBinding, protocolVersion, url, tenanted)`, the
+/// strings `""` when unset, what its `url` is to a client ([`Url`]: none, or one that only some
+/// transports can send to), and whether it names a `tenant` ([`tenanted`]; a v0.3 card's
+/// interfaces have none).
+pub type Interface = (Label, Label, Url, bool);
 
 /// A binding or protocol version as an SDK reads it. The usual spellings are static, so a
 /// reading of a usual card allocates one list per SDK and no string.
@@ -234,13 +235,14 @@ fn python_and_list(doc: Node<'_>) -> Result<(Reading, Option<Option<Node<'_>>>),
             None => Cow::Borrowed("0.3.0"),
             other => string(other),
         };
-        let mut list = vec![(transport, version.clone(), Url::of(doc.get("url")))];
+        let mut list = vec![(transport, version.clone(), Url::of(doc.get("url")), false)];
         if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
             for item in extra {
                 list.push((
                     string(item.get("transport")),
                     version.clone(),
                     Url::of(item.get("url")),
+                    false,
                 ));
             }
         }
@@ -895,6 +897,13 @@ fn same_node(a: Option<Node<'_>>, b: Option<Node<'_>>) -> bool {
     }
 }
 
+/// Whether an interface's `tenant` member names a tenant: anything but absent, `null` or `""`
+/// (a2a-sdk's `ClientFactory` decorates the transport when the parsed `tenant` is truthy; a value
+/// that is not a string is counted as one, fail closed).
+fn tenanted(tenant: Option<Node<'_>>) -> bool {
+    tenant.is_some_and(|t| !t.is_null() && t.as_str() != Some(""))
+}
+
 /// A protobuf JSON list of `AgentInterface`s (both readers agree on this shape: camelCase or
 /// snake_case member names, `null` as unset).
 fn proto_interfaces(list: Option<Node<'_>>) -> Vec<Interface> {
@@ -906,6 +915,7 @@ fn proto_interfaces(list: Option<Node<'_>>) -> Vec<Interface> {
                 string(either(Some(item), "protocolBinding", "protocol_binding")),
                 string(either(Some(item), "protocolVersion", "protocol_version")),
                 Url::of(item.get("url")).with_tenant(item.get("tenant")),
+                tenanted(item.get("tenant")),
             )
         })
         .collect()
@@ -949,6 +959,7 @@ fn js_raw(doc: Node<'_>) -> Reading {
                 string(binding),
                 string(i.get("protocolVersion")),
                 Url::of(i.get("url")).with_tenant(i.get("tenant")),
+                tenanted(i.get("tenant")),
             )
         })
         .collect();
@@ -1011,7 +1022,7 @@ fn js_to_core(doc: Node<'_>) -> Reading {
         Some(s) if !s.is_empty() => label(s),
         _ => Cow::Borrowed("0.3"),
     };
-    let mut interfaces = vec![(binding, version, Url::of(doc.get("url")))];
+    let mut interfaces = vec![(binding, version, Url::of(doc.get("url")), false)];
     let mut untyped_binding = false;
     if let Some(extra) = doc.get("additionalInterfaces").and_then(Node::items) {
         for item in extra {
@@ -1021,6 +1032,7 @@ fn js_to_core(doc: Node<'_>) -> Reading {
                 string(transport),
                 Cow::Borrowed("0.3"),
                 Url::of(item.get("url")),
+                false,
             ));
         }
     }
@@ -1617,7 +1629,7 @@ mod tests {
     }
 
     fn bindings(r: &Reading) -> Vec<&str> {
-        r.interfaces.iter().map(|(b, _, _)| &**b).collect()
+        r.interfaces.iter().map(|(b, _, _, _)| &**b).collect()
     }
 
     #[test]
@@ -1627,7 +1639,7 @@ mod tests {
         let p = read(d.root(), Sdk::Python).unwrap();
         assert_eq!(
             p.interfaces,
-            [("GRPC".into(), "0.3.0".into(), Url::PlainBase)]
+            [("GRPC".into(), "0.3.0".into(), Url::PlainBase, false)]
         );
         let d =
             doc(r#"{"url":"https://a","preferredTransport":"GRPC","supportedInterfaces":null}"#);
@@ -1637,7 +1649,7 @@ mod tests {
         let d = doc(r#"{"url":"https://a","preferredTransport":null,"protocolVersion":null}"#);
         assert_eq!(
             read(d.root(), Sdk::Python).unwrap().interfaces,
-            [(Label::from(""), Label::from(""), Url::PlainBase)]
+            [(Label::from(""), Label::from(""), Url::PlainBase, false)]
         );
     }
 
@@ -1655,7 +1667,7 @@ mod tests {
             .is_empty());
         assert_eq!(
             read(d.root(), Sdk::JsLegacyCompat).unwrap().interfaces,
-            [("JSONRPC".into(), "0.3".into(), Url::PlainBase)]
+            [("JSONRPC".into(), "0.3".into(), Url::PlainBase, false)]
         );
         // Proto-shaped security: fromJSON reads snake_case.
         let d = doc(

@@ -25,6 +25,9 @@
 # proto detection, the extended-card flag, the a2a-sdk interface builder, JS coercions, name and
 # value look-alikes and escapes, bulk and depth, every protobuf field's types and spellings, random
 # mixes) (SDK_PARITY_INDEP_ARGS; the long run: `--corpus indep --seed N`, every class in full).
+# A fifth run (py_tenant.py, about 3 s) sends one message with a2a-sdk's own client for 120
+# cards of tenants and versions and fails on any card cardgate grants whose request lacks the
+# picked interface's tenant (its v0.3 transports send none).
 # Added time on 2 cores: about 12 s (first run) + 4 s (adversarial sample) + 9 s (choice run);
 # the py2 reading adds about 10 s (measured with --jobs 1: 0-1 s, 8 s, 2 s).
 
@@ -49,3 +52,4 @@ test-sdk-parity: setup-core
 	  --out target/sdk_parity/choice/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_CHOICE_ARGS)
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus indep \
 	  --out target/sdk_parity/indep/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_INDEP_ARGS)
+	$(PY) tests/sdk_parity/py_tenant.py --cardgate target/release/cardgate

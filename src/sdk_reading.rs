@@ -1457,12 +1457,26 @@ mod tests {
             "00000000000000000000003",
         ] {
             assert_eq!(js_parse_int(run), Some(exact(run)), "{run}");
-            assert_eq!(js_parse_int(&format!(" -{run}x")), Some(-exact(run)), "{run}");
-            assert_eq!(js_parse_int(&format!("+{run}.5")), Some(exact(run)), "{run}");
+            assert_eq!(
+                js_parse_int(&format!(" -{run}x")),
+                Some(-exact(run)),
+                "{run}"
+            );
+            assert_eq!(
+                js_parse_int(&format!("+{run}.5")),
+                Some(exact(run)),
+                "{run}"
+            );
         }
-        assert_eq!(js_parse_int("9007199254740993"), Some(9_007_199_254_740_992.0));
+        assert_eq!(
+            js_parse_int("9007199254740993"),
+            Some(9_007_199_254_740_992.0)
+        );
         assert_eq!(js_parse_int(&"9".repeat(309)), None);
-        assert_eq!(js_parse_int(&"9".repeat(308)).map(f64::is_finite), Some(true));
+        assert_eq!(
+            js_parse_int(&"9".repeat(308)).map(f64::is_finite),
+            Some(true)
+        );
         assert_eq!(js_parse_int("x3"), None);
         assert_eq!(js_parse_int("-"), None);
         assert!(js_is_legacy_version("0.3") && js_is_legacy_version("0.000000000000003"));

@@ -17,8 +17,9 @@ use libfuzzer_sys::{arbitrary, fuzz_target};
 
 #[derive(arbitrary::Arbitrary, Debug)]
 struct Input<'a> {
-    /// Binding, version, and what the interface's url is (an index into [`URLS`]).
-    interfaces: Vec<(Spelled<'a>, Spelled<'a>, u8)>,
+    /// Binding, version, what the interface's url is (an index into [`URLS`]), and whether it
+    /// names a tenant.
+    interfaces: Vec<(Spelled<'a>, Spelled<'a>, u8, bool)>,
     untyped_binding: bool,
     binding: Spelled<'a>,
     protocols: Vec<Spelled<'a>>,
@@ -67,11 +68,12 @@ fuzz_target!(|input: Input| {
             .interfaces
             .iter()
             .take(8)
-            .map(|(b, v, url)| {
+            .map(|(b, v, url, tenanted)| {
                 (
                     label(&b.text()),
                     label(&v.text()),
                     URLS[usize::from(*url) % URLS.len()],
+                    *tenanted,
                 )
             })
             .collect(),
@@ -89,11 +91,17 @@ fuzz_target!(|input: Input| {
         let mut every_client_picks = true;
         for (client, picked) in choices(*sdk, r, &binding) {
             every_client_picks &= matches!(picked, Choice::Picked(_));
-            if let Choice::Picked(version) | Choice::UnusableUrl(version, _) = picked {
-                let with_url = matches!(picked, Choice::Picked(_));
-                let offered = r.interfaces.iter().any(|(b, v, url)| {
+            if let Choice::Picked(version)
+            | Choice::UnusableUrl(version, _)
+            | Choice::DropsTenant(version) = picked
+            {
+                let with_url = !matches!(picked, Choice::UnusableUrl(..));
+                // A pick that drops its tenant is of an interface that names one.
+                let tenant_dropped = matches!(picked, Choice::DropsTenant(_));
+                let offered = r.interfaces.iter().any(|(b, v, url, tenanted)| {
                     v == version
                         && url.serves(&binding) == with_url
+                        && (*tenanted || !tenant_dropped)
                         && match sdk {
                             Sdk::Python => b == &binding,
                             // Beyond ASCII the gate matches only the exact spelling, or the ten

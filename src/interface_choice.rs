@@ -221,24 +221,25 @@ pub fn unserved(readings: &[(Sdk, Reading)], binding: &str, protocols: &[&str]) 
 /// talks to it ([`speaks_v0_3`]).
 fn python<'r>(reading: &'r Reading, binding: &str, client: PyClient) -> Choice<'r> {
     match python_pick(reading, binding, client) {
-        // The pick is the first interface of the binding with its version string (versions
-        // spelled alike fall in one rank of `_find_best_interface`).
-        Choice::Picked(version)
-            if speaks_v0_3(version, client) == Some(true)
-                && reading
+        Choice::Picked(version) => {
+            let legacy = speaks_v0_3(version, client);
+            // The pick is the first interface of the binding with its version string (versions
+            // spelled alike fall in one rank of `_find_best_interface`).
+            let tenanted = || {
+                reading
                     .interfaces
                     .iter()
                     .find(|(b, v, _, _)| b == binding && v == version)
-                    .is_some_and(|(_, _, _, tenanted)| *tenanted) =>
-        {
-            Choice::DropsTenant(version)
-        }
-        Choice::Picked(version) => match (speaks_v0_3(version, client), declares_v0_3(version)) {
-            (Some(legacy), Some(declared)) if legacy != declared => {
-                Choice::OtherWire(version, legacy)
+                    .is_some_and(|(_, _, _, tenanted)| *tenanted)
+            };
+            match (legacy, declares_v0_3(version)) {
+                (Some(true), _) if tenanted() => Choice::DropsTenant(version),
+                (Some(legacy), Some(declared)) if legacy != declared => {
+                    Choice::OtherWire(version, legacy)
+                }
+                _ => Choice::Picked(version),
             }
-            _ => Choice::Picked(version),
-        },
+        }
         other => other,
     }
 }

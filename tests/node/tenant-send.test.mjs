@@ -11,8 +11,8 @@
 // picked tenant (DESIGN.md, "Which interface a client picks": `Choice::DropsTenant`).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { importPackage } from './consumer.mjs';
+import { jsFactories } from './url-send.mjs';
 
 const cg = await importPackage();
 
@@ -56,19 +56,7 @@ function clients() {
       return f.create(url, card);
     },
   });
-  const legacyCompat = { enabled: true };
-  const factories = {};
-  for (const binding of ['JSONRPC', 'HTTP+JSON']) {
-    factories[`default ${binding}`] = new ClientFactory({
-      transports: [noting(new JsonRpcTransportFactory({ fetchImpl })), noting(new RestTransportFactory({ fetchImpl }))],
-      preferredTransports: [binding],
-    });
-    factories[`legacy ${binding}`] = new ClientFactory({
-      transports: [noting(new JsonRpcTransportFactory({ fetchImpl, legacyCompat })), noting(new RestTransportFactory({ fetchImpl, legacyCompat }))],
-      preferredTransports: [binding],
-      cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
-    });
-  }
+  const factories = jsFactories(['JSONRPC', 'HTTP+JSON'], fetchImpl, noting);
   const message = { messageId: 'm1', role: 1, parts: [{ content: { $case: 'text', value: 'hi' } }] };
   // The picked interface's tenant and whether the request carried it; null: no request.
   return async (setup, binding, card) => {

@@ -148,6 +148,27 @@ function undici(input) {
 
 class Recorded extends Error {}
 
+/** @a2a-js/sdk's real `ClientFactory`s by `"<setup> <binding>"`: setup `default` (the real
+ * JSON-RPC and REST transport factories without options) and `legacy` (both with
+ * `legacyCompat`, and the default resolver with it), each transport factory given `fetchImpl`
+ * and passed through `wrap` (which may note the url the pick hands it). */
+export function jsFactories(bindings, fetchImpl, wrap = (f) => f) {
+  const legacyCompat = { enabled: true };
+  const factories = {};
+  for (const binding of bindings) {
+    factories[`default ${binding}`] = new ClientFactory({
+      transports: [wrap(new JsonRpcTransportFactory({ fetchImpl })), wrap(new RestTransportFactory({ fetchImpl }))],
+      preferredTransports: [binding],
+    });
+    factories[`legacy ${binding}`] = new ClientFactory({
+      transports: [wrap(new JsonRpcTransportFactory({ fetchImpl, legacyCompat })), wrap(new RestTransportFactory({ fetchImpl, legacyCompat }))],
+      preferredTransports: [binding],
+      cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+    });
+  }
+  return factories;
+}
+
 /** @a2a-js/sdk's real clients, one factory per setup and binding; `send(setup, entry)` builds a
  * client from the card and sends one message, returning what `fetch` was called with. */
 function jsClients() {
@@ -166,19 +187,7 @@ function jsClients() {
     calls.push(undici(input));
     throw new Recorded('recorded');
   };
-  const legacyCompat = { enabled: true };
-  const factories = {};
-  for (const binding of [...BINDINGS, ...Object.values(FOLDED)]) {
-    factories[`default ${binding}`] = new ClientFactory({
-      transports: [noting(new JsonRpcTransportFactory({ fetchImpl })), noting(new RestTransportFactory({ fetchImpl }))],
-      preferredTransports: [binding],
-    });
-    factories[`legacy ${binding}`] = new ClientFactory({
-      transports: [noting(new JsonRpcTransportFactory({ fetchImpl, legacyCompat })), noting(new RestTransportFactory({ fetchImpl, legacyCompat }))],
-      preferredTransports: [binding],
-      cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
-    });
-  }
+  const factories = jsFactories([...BINDINGS, ...Object.values(FOLDED)], fetchImpl, noting);
   const message = { messageId: 'm1', role: 1, parts: [{ content: { $case: 'text', value: 'hi' } }] };
   return async (setup, entry) => {
     calls.length = 0;

@@ -24,7 +24,11 @@ its v0.3 transport for a version packaging reads as 0.3 <= v < 1.0, so a pick at
 gets v0.3 requests and does not serve protocol:1.0), and, for the @a2a-js/sdk readings of a
 JSONRPC or HTTP+JSON binding, so does the transport its factory with `legacyCompat` builds
 (js_pick.mjs's `wire`: isLegacyVersion, whose Number.parseInt makes a minor of 309 digits or more
-Infinity, so `0.99...9` gets 1.0 requests). cardgate is asked once per card and P (`{"require": [every binding:X,
+Infinity, so `0.99...9` gets 1.0 requests). Whatever P, a pick whose interface names a tenant
+(`tenant` as that reading holds it, neither absent, null nor "") and whose transport speaks v0.3
+(a2a-sdk: `wire`; @a2a-js/sdk: the legacyCompat transport's `wire`, else its isLegacyVersion,
+`legacy`, which takes an unversioned pick as v0.3) serves nothing: those transports send no
+tenant (`drops_tenant`). cardgate is asked once per card and P (`{"require": [every binding:X,
 protocol:P]}`, and once without P): a binding is granted when it is not in
 missing_capabilities of a `valid` / `capability_mismatch` answer.
   UNSAFE       cardgate grants binding:X (with P) where the truth does not. The test fails.
@@ -101,6 +105,31 @@ def generation(p):
         return (len(digits), digits)
     mm = tuple(num(d) for d in p.split("."))
     return "0.3" if (num("0"), num("3")) <= mm < (num("1"), num("0")) else "1.0"
+
+
+def names_tenant(tenant):
+    """Whether a pick's `tenant`, as its reading holds it, names one: not absent, null or ""
+    (a value of another type counts, as in cardgate: @a2a-js/sdk's raw reading keeps `0` or `false`,
+    which its factory's truthiness test passes over; the card still names that tenant)."""
+    return tenant is not None and tenant != ""
+
+
+def speaks_v0_3(n, chosen):
+    """Whether the transport reading `n`'s client builds for its pick speaks v0.3: a2a-sdk's
+    producer (py_pick.py's `wire`), or @a2a-js/sdk's transport factory with legacyCompat
+    (js_pick.mjs's `wire`; for a binding without such a factory here, `legacy`: its isLegacyVersion
+    test, which reads an unversioned pick as v0.3)."""
+    if n in PY_READINGS:
+        return chosen.get("wire") == "0.3"
+    wire = chosen.get("wire")
+    return (wire if wire is not None else chosen.get("legacy")) == "0.3"
+
+
+def drops_tenant(n, chosen):
+    """The pick names a tenant and the client speaks v0.3 to it: those transports send no tenant
+    (the JSON-RPC request has no `tenant`, the REST one goes to `{url}/v1/message:send`), so the
+    task reaches the agent's default tenant, not the card's. It serves nothing."""
+    return names_tenant(chosen.get("tenant")) and speaks_v0_3(n, chosen)
 
 
 def model_js(interfaces, x):
@@ -193,7 +222,7 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
             def fine(n):
                 pr = e["picks"][n]
                 chosen = (pr.get("picks") or {}).get(x) if pr["ok"] else None
-                if chosen is None:
+                if chosen is None or drops_tenant(n, chosen):
                     return False
                 if not declared:
                     return True
@@ -234,7 +263,7 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
           f" protocol) questions; the SDKs' clients connect in {truths}, cardgate grants {grants}"
           f" (pick readers {t_read:.1f} s, cardgate {t_gate:.1f} s)")
     print(f"  UNSAFE       {len(unsafe)} grants on {ucards(unsafe)} cards where some accepting reading's client"
-          " picks no interface or one at another Major.Minor")
+          " picks no interface, one at another Major.Minor or a tenant it speaks v0.3 to")
     if unsafe:
         by = collections.Counter(r["card"]["label"].split()[0] for r in unsafe)
         print("               by grid: " + ", ".join(f"{k} {v}" for k, v in by.most_common()))
@@ -260,7 +289,9 @@ def check(entries, judged, readings, cardgate_check, run_batch, cardgate, here, 
             chosen = (pr.get("picks") or {}).get(r["binding"]) if pr["ok"] else None
             ifs = e["readings"][n]["view"]["interfaces"]
             print(f"    {n:<14} interfaces {json.dumps(ifs)[:300]} -> "
-                  + ("no client" if chosen is None else f"#{chosen['index']} version {json.dumps(chosen['version'])[:40]}"))
+                  + ("no client" if chosen is None else f"#{chosen['index']} version {json.dumps(chosen['version'])[:40]}"
+                     + f" wire {chosen.get('wire') if n in PY_READINGS or chosen.get('wire') else chosen.get('legacy')}"
+                     + (f" tenant {json.dumps(chosen.get('tenant'))[:40]}" if names_tenant(chosen.get("tenant")) else "")))
 
     def spread(rs):
         by = collections.defaultdict(list)

@@ -29,9 +29,18 @@ own label prefix (the first word):
           Number.MAX_VALUE), so its transport factory with legacyCompat speaks 1.0 where a2a-sdk
           speaks 0.3 (js_pick.mjs's `wire`), and the spellings around them that agree; always in a
           --count sample
+  ctenant one interface (JSONRPC, HTTP+JSON) at versions around 0.3 and 1.0 (unversioned too) with
+          a `tenant` absent, null, "" or "t1", and two JSONRPC ones at 0.3 / 1.0 / unversioned, each
+          with or without one: whether the interface each client picks names a tenant and is
+          spoken to in v0.3, whose transports send none (client_picks.py's `drops_tenant`); always
+          in a --count sample
+  ctodd   one or two interfaces of several bindings (custom ones too) at TVERSIONS with the odd
+          TENANTS (blank, dots, `/`, non-ASCII, long, numbers, booleans, `0`, `false`, lists,
+          objects), on every card shape, the other interface tenant-free at 1.0 or 0.3
   crand   seeded random cards: 1-4 interfaces, bindings from BINDINGS, versions from VERSIONS,
-          each interface in camelCase, snake_case or both spellings, on a v1, proto-shaped,
-          snake, legacy or hybrid card
+          tenants from TENANTS (mostly absent), each interface in camelCase, snake_case or both
+          spellings, on a v1, proto-shaped, snake, legacy or hybrid card (a legacy card's
+          additional interfaces carry the tenant, which v0.3 does not define)
 
 Every interface has its own url (URL/i<k>), so a pick is identified by its interface.
 Entries are `{"id", "label", "card"}` like gen_cards.py's.
@@ -66,6 +75,15 @@ WIRE = ["1.0.0-rc.1", "1.0.0-alpha", "1.0.0-beta.2", "1.0.0-dev", "1.0.0-dev.1",
 JSWIRE = ["0." + "9" * 309, "0." + "9" * 308, "0.17976931348623157" + "0" * 292, "0.17976931348623159" + "0" * 292,
           "0.3" + "0" * 400, "0." + "9" * 400 + ".0", "0." + "9" * 309 + ".1-rc.1", "0" * 400 + ".3", "0.3." + "9" * 400,
           "1" + "0" * 400 + ".0"]
+# An interface's `tenant`: a2a-sdk and @a2a-js/sdk wrap the picked interface's transport in a tenant
+# decorator, but their v0.3 transports send none. Absent, null and "" name none; the rest are odd
+# spellings of one, and values that are not strings (a2a-sdk refuses them; @a2a-js/sdk's raw reading
+# keeps them, its fromJSON reading makes them strings).
+TENANTS = [ABSENT, None, "", "t1", " ", "0", "T1", "t/1", ".", "..", "%2e", "a b", "t\u00e9", "t\u017f",
+           "t" * 300, 0, 1, False, True, [], {}, ["t1"], {"id": "t1"}]
+# Versions around both SDKs' v0.3 tests (packaging's 0.3 <= v < 1.0; isLegacyVersion, unversioned too).
+TVERSIONS = ["0.3", "0.3.0", "1.0", "1.0.0", "1", "1.1", "0.2", "0.9", "1.0rc1", "1.0.0-rc.1", "0.3.0-dev", "",
+             ABSENT, None, "v0.3", "0." + "9" * 309]
 LONG = "1." + "0" * 4301  # the shortest part int() refuses
 # What each a2a-sdk client picks (old rule with packaging < 26.1 / Major.Minor with 26.1 on).
 ORDERS = [["0.3", "1.0.0"],  # 0.3, the first at least 0.3 / 1.0.0
@@ -83,10 +101,12 @@ SHAPES = ["v1", "snake", "proto", "proto-snake", "both", "proto-both", "legacy",
 SPELLINGS = ["camel", "snake", "both"]
 
 
-def iface(k, binding, version, spelling="camel"):
+def iface(k, binding, version, spelling="camel", tenant=ABSENT):
     """Interface k (url URL/i<k>) in camelCase, snake_case or both spellings (both: camelCase
-    with these values first, then snake_case holding a different binding/version pair)."""
+    with these values first, then snake_case holding a different binding/version pair), with
+    `tenant` (one name in both spellings) unless ABSENT."""
     out = {"url": f"{URL}/i{k}"}
+    g.put(out, "tenant", tenant)
     if spelling in ("camel", "both"):
         g.put(out, "protocolBinding", binding)
         g.put(out, "protocolVersion", version)
@@ -105,27 +125,29 @@ def spelling(shape, s):
 
 
 def card(shape, ifs):
-    """A card of `shape` offering the interfaces `ifs`, a list of (binding, version, spelling)."""
+    """A card of `shape` offering the interfaces `ifs`, a list of (binding, version, spelling) or
+    (binding, version, spelling, tenant)."""
+    ifs = [i if len(i) == 4 else (*i, ABSENT) for i in ifs]
     if shape in ("legacy", "hybrid"):
         c = g.base(shape)
         # v0.3: the first is url + preferredTransport + protocolVersion, the others additional.
-        (b0, v0, _), rest = ifs[0], ifs[1:]
+        (b0, v0, _, _), rest = ifs[0], ifs[1:]
         if shape == "legacy":
             g.put(c, "preferredTransport", b0)
             g.put(c, "protocolVersion", v0)
             c["url"] = URL + "/i0"
             if rest:
                 c["additionalInterfaces"] = [
-                    dict({"url": f"{URL}/i{k + 1}"}, **({} if b is ABSENT else {"transport": b})) for k, (b, _, _) in
-                    enumerate(rest)]
+                    dict({"url": f"{URL}/i{k + 1}"}, **({} if b is ABSENT else {"transport": b}),
+                         **({} if t is ABSENT else {"tenant": t})) for k, (b, _, _, t) in enumerate(rest)]
             return c
         c["url"] = URL + "/legacy"
         g.put(c, "preferredTransport", b0)
         g.put(c, "protocolVersion", v0)
-        c["supportedInterfaces"] = [iface(k, b, v, s) for k, (b, v, s) in enumerate(ifs)]
+        c["supportedInterfaces"] = [iface(k, b, v, s, t) for k, (b, v, s, t) in enumerate(ifs)]
         return c
     c = g.template("proto" if shape.startswith("proto") else "v1")
-    lst = [iface(k, b, v, spelling(shape, s)) for k, (b, v, s) in enumerate(ifs)]
+    lst = [iface(k, b, v, spelling(shape, s), t) for k, (b, v, s, t) in enumerate(ifs)]
     if shape.endswith("snake"):
         c.pop("supportedInterfaces")
         c["supported_interfaces"] = lst
@@ -172,18 +194,51 @@ def random_card(rng):
     n = rng.randint(1, 4)
     # Mostly one or two bindings, so that several interfaces compete for one.
     pool = rng.sample(BINDINGS, rng.choice([1, 1, 2, 2, 3]))
-    ifs = [(rng.choice(pool), rng.choice(VERSIONS), rng.choice(SPELLINGS)) for _ in range(n)]
+    ifs = [(rng.choice(pool), rng.choice(VERSIONS), rng.choice(SPELLINGS),
+            ABSENT if rng.random() < 0.6 else rng.choice(TENANTS)) for _ in range(n)]
     if shape == "legacy":  # the additional interfaces have no version of their own
-        label = f"crand legacy {show(ifs[0][0])}@{show(ifs[0][1])}" + "".join(f" +{show(b)}" for b, _, _ in ifs[1:])
+        label = f"crand legacy {show(ifs[0][0])}@{show(ifs[0][1])}" + "".join(
+            f" +{show(b)}{tenant_label(t)}" for b, _, _, t in ifs[1:])
     else:
         label = f"crand {shape} " + " ".join(
-            f"{show(b)}@{show(v)}" + ("" if spelling(shape, s) == "camel" else "/" + spelling(shape, s)) for b, v, s in ifs)
+            f"{show(b)}@{show(v)}" + ("" if spelling(shape, s) == "camel" else "/" + spelling(shape, s)) + tenant_label(t)
+            for b, v, s, t in ifs)
     return label, card(shape, ifs)
+
+
+def tenant_label(t):
+    return "" if t is ABSENT else f"~{show(t)}" if not isinstance(t, (list, dict)) else f"~{t!r}"
 
 
 def grid_order():
     return [("corder v1 " + " then ".join(show(v) for v in vs), card("v1", [("JSONRPC", v, "camel") for v in vs]))
             for vs in ORDERS]
+
+
+def grid_tenant():
+    out = []
+    for b in ("JSONRPC", "HTTP+JSON"):
+        for v, t in itertools.product(["0.3", "0.3.0", "1.0", "1.0.0", "1.0rc1", "1.0.0-rc.1", "", ABSENT],
+                                      [ABSENT, None, "", "t1"]):
+            out.append((f"ctenant v1 {b}@{show(v)}{tenant_label(t)}", card("v1", [(b, v, "camel", t)])))
+    for (va, ta), (vb, tb) in itertools.product(itertools.product(["0.3", "1.0", ABSENT], [ABSENT, "t1"]), repeat=2):
+        out.append((f"ctenant v1 {show(va)}{tenant_label(ta)} then {show(vb)}{tenant_label(tb)}",
+                    card("v1", [("JSONRPC", va, "camel", ta), ("JSONRPC", vb, "camel", tb)])))
+    return out
+
+
+def grid_odd_tenant():
+    out = []
+    for b, v, t in itertools.product(["JSONRPC", "HTTP+JSON", "GRPC", "jsonrpc", "urn:x-bind"], TVERSIONS, TENANTS[3:]):
+        out.append((f"ctodd v1 {show(b)}@{show(v)}{tenant_label(t)}", card("v1", [(b, v, "camel", t)])))
+    for shape, (v, other), t in itertools.product(SHAPES, [("0.3", "1.0"), ("1.0", "0.3"), ("", "1.0"), (ABSENT, "0.3")],
+                                                  ["t1", 0, False, "", None]):
+        for b in ("JSONRPC", "HTTP+JSON"):
+            out.append((f"ctodd {shape} {b}@{show(v)}{tenant_label(t)} then @{show(other)}",
+                        card(shape, [(b, v, "camel", t), (b, other, "camel", ABSENT)])))
+            out.append((f"ctodd {shape} {b}@{show(other)} then @{show(v)}{tenant_label(t)}",
+                        card(shape, [(b, other, "camel", ABSENT), (b, v, "camel", t)])))
+    return out
 
 
 def grid_wire():
@@ -206,15 +261,15 @@ def grid_jswire():
     return out
 
 
-GRIDS = [grid_pair, grid_bind, grid_shape]
+GRIDS = [grid_pair, grid_bind, grid_shape, grid_odd_tenant]
 RANDOM_CARDS = 1000
 
 
 def generate(count=None, seed=7, random_cards=RANDOM_CARDS):
-    """The corder, cwire and cjswire cards, every grid card, then `random_cards` seeded random ones; the corder,
-    cwire and cjswire cards and a seeded sample of the others, `count` in all, if given."""
+    """The corder, cwire, cjswire and ctenant cards, every grid card, then `random_cards` seeded random ones;
+    the corder, cwire, cjswire and ctenant cards and a seeded sample of the others, `count` in all, if given."""
     rng = random.Random(seed)
-    orders = [{"label": label, "card": c} for label, c in grid_order() + grid_wire() + grid_jswire()]
+    orders = [{"label": label, "card": c} for label, c in grid_order() + grid_wire() + grid_jswire() + grid_tenant()]
     entries = [{"label": label, "card": c} for grid in GRIDS for label, c in grid()]
     for _ in range(random_cards):
         label, c = random_card(rng)

@@ -4,7 +4,8 @@
 // stdin: JSON lines {"id": N, "card": {...}, "bindings": ["JSONRPC", ...]} (or "raw": base64 bytes,
 // parsed by fetch's Response.json() as the resolver does). stdout: one JSON line per card,
 // {"id": N, "default": PICKS, "legacy": PICKS} where PICKS is
-// {"ok": true, "picks": {"<binding>": null | {"index": i, "version": <its protocolVersion>, "wire": W}}}
+// {"ok": true, "picks": {"<binding>": null | {"index": i, "version": <its protocolVersion>, "wire": W,
+// "legacy": L, "tenant": <its tenant>}}}
 // or {"ok": false, "error": "..."} when the resolver's normalizeAgentCard throws.
 //   default: a ClientFactory with the default resolver (AgentCardResolver.default, legacyCompat off);
 //   legacy:  a ClientFactory with cardResolver = new DefaultAgentCardResolver({legacyCompat: {enabled: true}}).
@@ -22,6 +23,13 @@
 // RestTransportFactory's; it tests the version with isLegacyVersion), null for a binding that does
 // not upper-case to JSONRPC or HTTP+JSON (GRPC's factory needs @grpc/grpc-js, not installed here).
 // Without `legacyCompat` both factories speak 1.0 to every pick (the caller's configuration).
+// `legacy` is the generation the SDK's legacyCompat test (isLegacyVersion, unversioned included)
+// gives the pick's version whatever the binding: what JsonRpcTransportFactory({legacyCompat}) builds
+// for a one-interface card at that version (GrpcTransportFactory, not installed here, runs the same
+// test; a custom binding's factory is the caller's, read alike, fail closed), null when it throws.
+// `tenant` is the picked interface's `tenant` as the reading holds it (null when absent); the
+// factory wraps the transport in its TenantTransportDecorator when it is truthy, and the Legacy*
+// transports send none (client_picks.py's truth).
 // `--sdk DIR`: the @a2a-js/sdk installed under DIR/node_modules (e.g. .tools/a2a-sdk-1.0.1).
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
@@ -45,6 +53,19 @@ async function wireOf(x, url, card) {
   if (!factory) return null;
   try {
     const t = await factory.create(url, card);
+    return t.protocolVersion === '0.3' ? '0.3' : '1.0';
+  } catch {
+    return null;
+  }
+}
+
+// `version` as isLegacyVersion reads it in a legacyCompat transport factory (see `legacy` above).
+async function legacyOf(version) {
+  const url = 'cardgate-legacy:';
+  try {
+    const t = await wireFactories.JSONRPC.create(url, {
+      supportedInterfaces: [{ protocolBinding: 'JSONRPC', protocolVersion: version, url }],
+    });
     return t.protocolVersion === '0.3' ? '0.3' : '1.0';
   } catch {
     return null;
@@ -94,6 +115,8 @@ async function picks(resolver, card, bindings) {
         const index = Number(url.slice(TAG.length));
         chosen = { index, version: found[index].protocolVersion ?? null, binding: found[index].protocolBinding ?? null };
         chosen.wire = await wireOf(x, url, normalized);
+        chosen.legacy = await legacyOf(found[index].protocolVersion);
+        chosen.tenant = found[index].tenant ?? null;
       } else {
         chosen = { index: null, url: url ?? null, error: 'transport created with an untagged url' };
       }

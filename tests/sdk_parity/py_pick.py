@@ -3,7 +3,8 @@ interface-choice check (sdk_parity.py, "Client picks").
 
 stdin: JSON lines `{"id": N, "card": {...}, "bindings": ["JSONRPC", ...]}` (or `raw`: base64
 bytes, parsed by httpx's `Response.json()` as `A2ACardResolver` does). stdout: one JSON line per
-card, `{"id": N, "ok": true, "picks": {"<binding>": null | {"index": i, "version": "...", "wire": "0.3" | "1.0"}}}`, or
+card, `{"id": N, "ok": true, "picks": {"<binding>": null | {"index": i, "version": "...", "wire": "0.3" | "1.0",
+"tenant": "..."}}}`, or
 `{"id": N, "ok": false, "error": "..."}` when `parse_agent_card` refuses the card.
 The card is parsed by py_reader.py's loop (`parse_agent_card` of a deep copy), then for each
 binding X `ClientFactory._find_best_interface(list(card.supported_interfaces),
@@ -14,7 +15,9 @@ transport producer calls again with the chosen url. An exception or None = no cl
 for its Compat* (v0.3) transport, which it takes when `is_legacy_version` (packaging reads the
 version as 0.3 <= v < 1.0: `1.0.0-rc.1` too), else "1.0". For JSONRPC and HTTP+JSON the real
 producer builds it; for other bindings (no producer without the grpc extra) `is_legacy_version`,
-the producers' own test, says which.
+the producers' own test, says which. `tenant` is the picked interface's as a2a-sdk holds it (a
+string, "" when unset): `ClientFactory` wraps the transport in its tenant decorator when it is not
+"", and its v0.3 transports send none (client_picks.py's truth).
 """
 
 import httpx
@@ -40,7 +43,7 @@ def pick(card, binding):
     except Exception:  # noqa: BLE001 - the producer raising means no client either
         return None
     return {"index": index, "version": chosen.protocol_version, "binding": chosen.protocol_binding,
-            "wire": generation}
+            "wire": generation, "tenant": chosen.tenant}
 
 
 FACTORIES = {}

@@ -17,7 +17,7 @@
 # backend instead (PyPy's; upb is the default elsewhere), in the py2 reading and picks.
 # Every run also takes the client-choice check (client_picks.py: each binding:X, alone and with each
 # protocol:P, against the interface each real SDK's ClientFactory picks; fails on any binding cardgate
-# grants that some client cannot connect to at P): on every card of the first run, on a seeded sample
+# grants that some client cannot connect to at P, or whose pick names a tenant it speaks v0.3 to): on every card of the first run, on a seeded sample
 # of --picks-count cards of the adversarial one, and on a sample of gen_choice.py's interface lists
 # (SDK_PARITY_CHOICE_ARGS; the long run: `--corpus choice --mixed 20000 --seed N`).
 # A fourth run takes a seeded sample of gen_indep.py's independent corpus (classes written from the

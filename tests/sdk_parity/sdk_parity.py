@@ -47,9 +47,9 @@ Then (unless --no-picks) the client-choice check, client_picks.py: for every bin
 has, the interface each real SDK's ClientFactory picks for X (py_pick.py, js_pick.mjs), against
 cardgate's grant of binding:X alone and with each protocol:P (UNSAFE there fails the test too; an
 a2a-sdk pick serves P only when the transport its factory builds for it speaks P's generation:
-v0.3 for 0.3 <= P < 1.0);
+v0.3 for 0.3 <= P < 1.0; a pick that names a tenant and is spoken to in v0.3 serves nothing);
 --picks-count N takes a seeded sample of the cards. `--corpus choice` is gen_choice.py's corpus
-of interface lists (orders, binding spellings, version forms) made for that check.
+of interface lists (orders, binding spellings, version forms, tenants) made for that check.
 
 Reading rules observed (a2a-sdk 1.3.0 with protobuf 7.36.2, @a2a-js/sdk 1.3.0). Evidence: card
 labels of this generator (grep them in the results file) or a one-line probe card.

@@ -126,7 +126,7 @@ impl Capability {
             Capability::Flag(Flag::Streaming) => card.streaming,
             Capability::Flag(Flag::PushNotifications) => card.push_notifications,
             Capability::Flag(Flag::ExtendedAgentCard) => card.extended_agent_card,
-            Capability::Binding(b) => card.bindings.iter().any(|x| x == b),
+            Capability::Binding(b) => card.declares_binding(b),
             Capability::Protocol(v) => card.protocols.iter().any(|x| x == v),
         }
     }

@@ -66,8 +66,6 @@ pub struct AgentCard {
     pub push_notifications: bool,
     /// `capabilities.extendedAgentCard` is true in every SDK reading.
     pub extended_agent_card: bool,
-    /// Protocol bindings every SDK reading offers an interface for, in card order.
-    pub bindings: Vec<Label>,
     /// `Major.Minor` protocol versions every SDK reading offers an interface for.
     pub protocols: Vec<Label>,
     /// Per reading, what it offers, in [`Sdk::ALL`]'s order; kept to explain a capability one
@@ -193,20 +191,9 @@ impl AgentCard {
             defect(ReasonCode::SdkRefusesCard, &refusal.path, refusal.message)
         })?;
         let all = |f: &dyn Fn(&Reading) -> bool| readings.iter().all(|(_, r)| f(r));
-        let mut bindings: Vec<Label> = Vec::new();
         let mut protocols: Vec<Label> = Vec::new();
         if let Some((_, first)) = readings.first() {
-            for (binding, version, _, _) in &first.interfaces {
-                // A binding every reading spells exactly so, and for which every SDK's client
-                // picks an interface (which one, and its version, is `Capability::covered_by`'s).
-                if !binding.is_empty()
-                    && !bindings.contains(binding)
-                    && readings
-                        .iter()
-                        .all(|(sdk, r)| interface_choice::usable(*sdk, r, binding))
-                {
-                    bindings.push(binding.clone());
-                }
+            for (_, version, _, _) in &first.interfaces {
                 if let Some(mm) = major_minor(version) {
                     // A version spelled as this one (or as its `Major.Minor`) has its
                     // `Major.Minor`: the readings mostly share their spellings.
@@ -227,10 +214,34 @@ impl AgentCard {
             streaming: all(&|r| r.streaming),
             push_notifications: all(&|r| r.push_notifications),
             extended_agent_card: all(&|r| r.extended_agent_card),
-            bindings,
             protocols,
             readings,
         })
+    }
+
+    /// Whether every SDK reading offers an interface spelled exactly `binding` for which every
+    /// one of that SDK's clients picks an interface (which one, and its version, is
+    /// `Capability::covered_by`'s). Asked per required binding rather than listed for every
+    /// binding when the card is read: most requirements name none, and each answer runs the
+    /// client models of [`interface_choice`] over every reading.
+    pub fn declares_binding(&self, binding: &str) -> bool {
+        !binding.is_empty()
+            && self
+                .readings
+                .iter()
+                .all(|(sdk, r)| interface_choice::usable(*sdk, r, binding))
+    }
+
+    /// The bindings [`AgentCard::declares_binding`] grants, in the first reading's card order,
+    /// without repeats.
+    pub fn bindings(&self) -> Vec<&str> {
+        let mut bindings: Vec<&str> = Vec::new();
+        for (binding, _, _, _) in &self.readings[0].1.interfaces {
+            if !bindings.contains(&&**binding) && self.declares_binding(binding) {
+                bindings.push(binding);
+            }
+        }
+        bindings
     }
 
     /// About the heap bytes this view holds (string and list capacities), for hosts that bound
@@ -255,7 +266,6 @@ impl AgentCard {
             + self.version.capacity()
             + self.skill_ids.heap_bytes()
             + self.extension_uris.heap_bytes()
-            + labels(&self.bindings)
             + labels(&self.protocols)
             + readings
     }
@@ -275,7 +285,7 @@ impl AgentCard {
             &self.skill_ids,
             &self.extension_uris,
             &flags,
-            self.bindings.iter().map(|b| &**b),
+            self.bindings().into_iter(),
             self.protocols.iter().map(|p| &**p),
         )
     }
@@ -659,7 +669,7 @@ mod tests {
         assert!(c.skill_ids.contains("task.execute.v3") && !c.skill_ids.contains("task"));
         assert!(c.extension_uris.is_empty() && !c.extension_uris.contains(""));
         assert!(c.streaming && !c.push_notifications);
-        assert_eq!(c.bindings, ["JSONRPC"]);
+        assert_eq!(c.bindings(), ["JSONRPC"]);
         assert_eq!(c.protocols, ["1.0"]);
         let legacy = read(
             r#"{"name":"L","version":"1","capabilities":{},"skills":[],"url":"https://l",
@@ -671,7 +681,7 @@ mod tests {
         // @a2a-js/sdk's default resolver reads neither the legacy flag nor legacy interfaces.
         assert!(!legacy.extended_agent_card);
         // A legacy card's interfaces are not read by @a2a-js/sdk's default resolver.
-        assert!(legacy.bindings.is_empty());
+        assert!(legacy.bindings().is_empty());
     }
 
     #[test]

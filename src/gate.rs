@@ -309,12 +309,12 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
     // (c) capability superset; a required binding must be offered at the required protocol
     // versions by one interface (`Capability::covered_by`).
     let protocols = required_protocols(requirement, view);
-    let missing: Vec<String> = requirement
+    let uncovered: Vec<&Capability> = requirement
         .require
         .iter()
         .filter(|c| !c.covered_by(view, &protocols))
-        .map(ToString::to_string)
         .collect();
+    let missing: Vec<String> = uncovered.iter().map(ToString::to_string).collect();
     let mut capabilities_reason = None;
     let capabilities = if missing.is_empty() {
         ConditionOutcome {
@@ -335,7 +335,7 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
             view.name,
             missing.len(),
             requirement.require.len(),
-            missing_with_readings(requirement, view, &protocols)
+            missing_with_readings(&uncovered, view, &protocols)
         );
         capabilities_reason = Some(Reason {
             code: ReasonCode::CapabilitiesMissing,
@@ -505,19 +505,16 @@ fn required_protocols<'r>(requirement: &'r Requirement, view: &AgentCard) -> Vec
         .collect()
 }
 
-/// The missing capabilities, each followed by the SDK readings that lack it when only some do
-/// (`binding:JSONRPC (not read by @a2a-js/sdk default resolver)`).
+/// The missing capabilities (those [`Capability::covered_by`] refused), each followed by the SDK
+/// readings that lack it when only some do (`binding:JSONRPC (not read by @a2a-js/sdk default
+/// resolver)`).
 fn missing_with_readings(
-    requirement: &Requirement,
+    uncovered: &[&Capability],
     view: &AgentCard,
     protocols: &[&str],
 ) -> String {
     let mut parts = Vec::new();
-    for cap in requirement
-        .require
-        .iter()
-        .filter(|c| !c.covered_by(view, protocols))
-    {
+    for &cap in uncovered {
         if let Capability::Binding(b) = cap {
             // Every reading has the binding: the interface a client picks for it is the trouble.
             let everywhere = view.readings.iter().all(|(_, r)| r.offers_binding(b));

@@ -90,43 +90,66 @@ fuzz_target!(|input: Input| {
     for (sdk, r) in &readings {
         let mut every_client_picks = true;
         for (client, picked) in choices(*sdk, r, &binding) {
-            every_client_picks &= matches!(picked, Choice::Picked(_));
-            if let Choice::Picked(version)
-            | Choice::UnusableUrl(version, _)
-            | Choice::DropsTenant(version) = picked
-            {
-                let with_url = !matches!(picked, Choice::UnusableUrl(..));
+            // The picked version; whether its url serves the binding; which interfaces it can
+            // be (`Some(true)`: one that names a tenant, `Some(false)`: one that names none).
+            let (version, with_url, tenant) = match picked {
+                Choice::Picked(version) => (version, true, None),
+                Choice::UnusableUrl(version, _) => (version, false, None),
                 // A pick that drops its tenant is of an interface that names one.
-                let tenant_dropped = matches!(picked, Choice::DropsTenant(_));
-                let offered = r.interfaces.iter().any(|(b, v, url, tenanted)| {
-                    v == version
-                        && url.serves(&binding) == with_url
-                        && (*tenanted || !tenant_dropped)
-                        && match sdk {
-                            Sdk::Python => b == &binding,
-                            // Beyond ASCII the gate matches only the exact spelling, or the ten
-                            // letters that upper-case to ASCII (checked by the unit tests).
-                            _ => {
-                                b == &binding
-                                    || js_upper(b) == js_upper(&binding)
-                                    || !b.is_ascii()
-                                    || !binding.is_ascii()
-                            }
-                        }
-                });
-                assert!(
-                    offered,
-                    "{sdk:?}{client} picked {version:?} for {binding:?} in {:?}",
-                    r.interfaces
-                );
-                if *sdk != Sdk::Python {
-                    assert!(
-                        !r.untyped_binding,
-                        "@a2a-js/sdk's factory throws on an untyped binding"
-                    );
+                Choice::DropsTenant(version) => (version, true, Some(true)),
+                // A pick spoken to in the other generation than its version declares serves
+                // the binding (no required protocol version); spoken to in v0.3, it is of an
+                // interface without a tenant (else the pick drops it).
+                Choice::OtherWire(version, legacy) | Choice::JsOtherWire(version, legacy) => {
+                    (version, true, legacy.then_some(false))
                 }
+                Choice::NoInterface | Choice::Unknown(_) => {
+                    every_client_picks = false;
+                    continue;
+                }
+            };
+            every_client_picks &=
+                !matches!(picked, Choice::UnusableUrl(..) | Choice::DropsTenant(_));
+            if matches!(picked, Choice::OtherWire(..)) {
+                assert_eq!(*sdk, Sdk::Python, "only a2a-sdk's transports are OtherWire");
+            }
+            if matches!(picked, Choice::JsOtherWire(..)) {
+                assert_ne!(
+                    *sdk,
+                    Sdk::Python,
+                    "only @a2a-js/sdk's transports are JsOtherWire"
+                );
+            }
+            let offered = r.interfaces.iter().any(|(b, v, url, tenanted)| {
+                v == version
+                    && url.serves(&binding) == with_url
+                    && tenant.is_none_or(|t| *tenanted == t)
+                    && match sdk {
+                        Sdk::Python => b == &binding,
+                        // Beyond ASCII the gate matches only the exact spelling, or the ten
+                        // letters that upper-case to ASCII (checked by the unit tests).
+                        _ => {
+                            b == &binding
+                                || js_upper(b) == js_upper(&binding)
+                                || !b.is_ascii()
+                                || !binding.is_ascii()
+                        }
+                    }
+            });
+            assert!(
+                offered,
+                "{sdk:?}{client} picked {picked:?} for {binding:?} in {:?}",
+                r.interfaces
+            );
+            if *sdk != Sdk::Python {
+                assert!(
+                    !r.untyped_binding,
+                    "@a2a-js/sdk's factory throws on an untyped binding"
+                );
             }
         }
+        // Without a required protocol version, serving is every client picking an interface
+        // it can send to (with its tenant, if it names one), in either generation.
         assert_eq!(serves(*sdk, r, &binding, &[]), every_client_picks);
         // With protocols, serving means being served without them too.
         if serves(*sdk, r, &binding, &protocols) {

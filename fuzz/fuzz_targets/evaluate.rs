@@ -219,7 +219,8 @@ fuzz_target!(|input: Input| {
             assert!(view.skill_ids.contains(id));
         }
         // A required binding: every SDK's client picks an interface for it, at a required
-        // protocol version when the requirement names any the card declares.
+        // protocol version when the requirement names any the card declares (and speaks that
+        // version's generation to it).
         if let Capability::Binding(b) = cap {
             let protocols: Vec<&str> = req
                 .require
@@ -238,6 +239,12 @@ fuzz_target!(|input: Input| {
                                     .iter()
                                     .any(|p| v == *p || v.starts_with(&format!("{p}."))),
                             "valid but {sdk:?}{client} picks {v:?} for {cap}: {out}"
+                        ),
+                        // Spoken to in the other generation than its version declares: it
+                        // serves the binding, but no required protocol version.
+                        Choice::OtherWire(..) | Choice::JsOtherWire(..) => assert!(
+                            protocols.is_empty(),
+                            "valid but {sdk:?}{client} picks {choice:?} for {cap} with {protocols:?}: {out}"
                         ),
                         other => {
                             panic!("valid but {sdk:?}{client} picks {other:?} for {cap}: {out}")

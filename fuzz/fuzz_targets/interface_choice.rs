@@ -90,6 +90,12 @@ fuzz_target!(|input: Input| {
     for (sdk, r) in &readings {
         let mut every_client_picks = true;
         for (client, picked) in choices(*sdk, r, &binding) {
+            // Serving without a required protocol version: a pick it can send to, in either
+            // generation.
+            every_client_picks &= matches!(
+                picked,
+                Choice::Picked(_) | Choice::OtherWire(..) | Choice::JsOtherWire(..)
+            );
             // The picked version; whether its url serves the binding; which interfaces it can
             // be (`Some(true)`: one that names a tenant, `Some(false)`: one that names none).
             let (version, with_url, tenant) = match picked {
@@ -103,13 +109,8 @@ fuzz_target!(|input: Input| {
                 Choice::OtherWire(version, legacy) | Choice::JsOtherWire(version, legacy) => {
                     (version, true, legacy.then_some(false))
                 }
-                Choice::NoInterface | Choice::Unknown(_) => {
-                    every_client_picks = false;
-                    continue;
-                }
+                Choice::NoInterface | Choice::Unknown(_) => continue,
             };
-            every_client_picks &=
-                !matches!(picked, Choice::UnusableUrl(..) | Choice::DropsTenant(_));
             if matches!(picked, Choice::OtherWire(..)) {
                 assert_eq!(*sdk, Sdk::Python, "only a2a-sdk's transports are OtherWire");
             }

@@ -7,7 +7,7 @@
 
 use cardgate::policy::MAX_POLICY_BYTES;
 use cardgate::resolution::Outcome;
-use cardgate::watermark_sources::observe;
+use cardgate::watermark_sources::{observe, ResponseFields};
 use cardgate::{
     api, evaluate_with, Answer, Decision, InputError, Limits, Observation, Policy, Requirement,
     Resolution, ResolutionLimits, Step, Timestamp, WatermarkSources, WatermarkValue,
@@ -728,8 +728,14 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
                     None => system_now()?,
                 };
                 let header = |name: &str| fetched.header(name);
-                let mut observation =
-                    observe(&WatermarkSources::conventional(), None, None, &header, now);
+                // The CLI's HTTP client hands over no trailers, as a caller's does not.
+                let mut observation = observe(
+                    &WatermarkSources::conventional(),
+                    None,
+                    None,
+                    ResponseFields::headers(&header),
+                    now,
+                );
                 if p.no_clock && fixed_now.is_none() {
                     observation.now = None;
                 }

@@ -5,7 +5,10 @@
 //!
 //! A header that is not UTF-8 or that appears more than once, and an envelope value that
 //! disagrees with a header feeding the same figure, become invalid watermarks: an upstream
-//! cannot pick which of two figures the gate believes.
+//! cannot pick which of two figures the gate believes. So does a watermark field sent in the
+//! response's trailer section (HTTP/2, or chunked HTTP/1.1): a watermark is read from the header
+//! section only, the part every caller's HTTP client reads, and a figure sent after the body
+//! would stand beside (or instead of) the one there.
 
 use crate::json::Value;
 use crate::{Observation, Timestamp, WatermarkValue};
@@ -80,18 +83,38 @@ impl TryFrom<String> for PointerUnit {
     }
 }
 
+/// The fields of one response, as a host hands them over.
+#[derive(Clone, Copy)]
+pub struct ResponseFields<'a> {
+    /// Every value of a header-section field (lowercase name), as bytes.
+    pub header: &'a dyn Fn(&str) -> Vec<Vec<u8>>,
+    /// Whether the trailer section holds a field of that name.
+    pub trailer: &'a dyn Fn(&str) -> bool,
+}
+
+impl<'a> ResponseFields<'a> {
+    /// A response without a trailer section, or read by a host that hands over none (an HTTP
+    /// client: a caller's never sees trailers either).
+    pub fn headers(header: &'a dyn Fn(&str) -> Vec<Vec<u8>>) -> ResponseFields<'a> {
+        ResponseFields {
+            header,
+            trailer: &|_| false,
+        }
+    }
+}
+
 /// Builds the observation for one response.
 ///
-/// `header` returns every value of a response header (lowercase name), as bytes.
 /// `envelope` is the parsed body when the route has a `watermark_pointer`.
 pub fn observe(
     sources: &WatermarkSources,
     pointer: Option<&(String, PointerUnit)>,
     envelope: Option<&Value>,
-    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    fields: ResponseFields<'_>,
     now: Timestamp,
 ) -> Observation {
-    let from_header = |name: &Option<String>| name.as_deref().and_then(|n| header_value(n, header));
+    let header_value = |name: &str| field_value(name, fields);
+    let from_header = |name: &Option<String>| name.as_deref().and_then(header_value);
     let mut obs = Observation {
         lag_ms: from_header(&sources.lag_ms_header),
         lag_s: from_header(&sources.lag_s_header),
@@ -100,11 +123,11 @@ pub fn observe(
         ..Observation::default()
     };
     if sources.consul {
-        obs.consul_last_contact_ms = header_value(CONSUL_LAST_CONTACT_HEADER, header);
-        obs.consul_known_leader = header_value(CONSUL_KNOWN_LEADER_HEADER, header);
+        obs.consul_last_contact_ms = header_value(CONSUL_LAST_CONTACT_HEADER);
+        obs.consul_known_leader = header_value(CONSUL_KNOWN_LEADER_HEADER);
     }
     if sources.age {
-        obs.age_s = header_value("age", header);
+        obs.age_s = header_value("age");
     }
     if let (Some((ptr, unit)), Some(body)) = (pointer, envelope) {
         if let Some(found) = body.pointer(ptr) {
@@ -135,9 +158,15 @@ pub fn observe(
     obs
 }
 
-/// A header's single value; repeated or non-UTF-8 values are invalid watermarks.
-fn header_value(name: &str, header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<WatermarkValue> {
-    let values = header(name);
+/// A header's single value; repeated or non-UTF-8 values are invalid watermarks, and so is a
+/// field the trailer section holds, whether the header section has it or not.
+fn field_value(name: &str, fields: ResponseFields<'_>) -> Option<WatermarkValue> {
+    if (fields.trailer)(name) {
+        return Some(WatermarkValue::Invalid(format!(
+            "{name} came in the response trailers: a watermark is read from the header section only, which a caller's HTTP client reads (a figure sent after the body would stand beside or replace the one there)"
+        )));
+    }
+    let values = (fields.header)(name);
     match values.as_slice() {
         [] => None,
         [one] => Some(match std::str::from_utf8(one) {
@@ -276,7 +305,7 @@ mod tests {
             &WatermarkSources::conventional(),
             None,
             None,
-            &h,
+            ResponseFields::headers(&h),
             Timestamp::from_unix_ms(0),
         );
         assert_eq!(obs.lag_ms, Some(WatermarkValue::Text("40000".into())));
@@ -297,10 +326,58 @@ mod tests {
             &WatermarkSources::conventional(),
             None,
             None,
-            &h,
+            ResponseFields::headers(&h),
             Timestamp::from_unix_ms(0),
         );
         assert!(matches!(obs.lag_ms, Some(WatermarkValue::Invalid(_))));
+    }
+
+    #[test]
+    fn a_watermark_in_the_trailers_is_invalid() {
+        let h = headers(&[("x-replica-lag-ms", "120"), ("age", "1")]);
+        // In the trailers as well as in the headers, or only there: invalid either way; a
+        // trailer the sources do not read changes nothing.
+        for trailer in [
+            "x-replica-lag-ms",
+            "x-replica-synced-at",
+            "x-consul-lastcontact",
+        ] {
+            let in_trailers = |name: &str| name == trailer;
+            let obs = observe(
+                &WatermarkSources::conventional(),
+                None,
+                None,
+                ResponseFields {
+                    header: &h,
+                    trailer: &in_trailers,
+                },
+                Timestamp::from_unix_ms(0),
+            );
+            let slot = match trailer {
+                "x-replica-lag-ms" => &obs.lag_ms,
+                "x-replica-synced-at" => &obs.synced_at,
+                _ => &obs.consul_last_contact_ms,
+            };
+            match slot {
+                Some(WatermarkValue::Invalid(why)) => assert!(why.contains("trailers"), "{why}"),
+                other => panic!("{trailer}: {other:?}"),
+            }
+            assert_eq!(obs.age_s, Some(WatermarkValue::Text("1".into())));
+            assert!(obs.staleness().is_err(), "{trailer}");
+        }
+        let other = |name: &str| name == "x-request-id";
+        let obs = observe(
+            &WatermarkSources::conventional(),
+            None,
+            None,
+            ResponseFields {
+                header: &h,
+                trailer: &other,
+            },
+            Timestamp::from_unix_ms(0),
+        );
+        assert_eq!(obs.lag_ms, Some(WatermarkValue::Text("120".into())));
+        assert_eq!(obs.staleness().unwrap().ms, 1_120);
     }
 
     #[test]
@@ -312,7 +389,7 @@ mod tests {
             &WatermarkSources::conventional(),
             Some(&ptr),
             Some(&body),
-            &none,
+            ResponseFields::headers(&none),
             Timestamp::from_unix_ms(0),
         );
         assert_eq!(obs.lag_s, Some(WatermarkValue::Number(40.0)));
@@ -324,7 +401,7 @@ mod tests {
             &sources,
             Some(&ptr),
             Some(&body),
-            &agree,
+            ResponseFields::headers(&agree),
             Timestamp::from_unix_ms(0),
         );
         assert_eq!(obs.lag_s, Some(WatermarkValue::Number(40.0)));
@@ -333,7 +410,7 @@ mod tests {
             &sources,
             Some(&ptr),
             Some(&body),
-            &disagree,
+            ResponseFields::headers(&disagree),
             Timestamp::from_unix_ms(0),
         );
         assert!(matches!(obs.lag_s, Some(WatermarkValue::Invalid(_))));

@@ -14,7 +14,7 @@
 mod common;
 
 use cardgate::json::{self, Value};
-use cardgate::watermark_sources::{observe, WatermarkSources};
+use cardgate::watermark_sources::{observe, ResponseFields, WatermarkSources};
 use cardgate::{evaluate, jcs, Observation, Requirement, Timestamp};
 use common::{card_bytes, expect_diffs};
 use std::path::Path;
@@ -59,7 +59,7 @@ fn observe_headers(headers: &Value, observation: Observation) -> Observation {
         &WatermarkSources::conventional(),
         None,
         None,
-        &lookup,
+        ResponseFields::headers(&lookup),
         observation.now.unwrap_or(Timestamp::from_unix_ms(0)),
     );
     obs.now = observation.now;

@@ -29,6 +29,7 @@ use cardgate::envoy::response::{
     reason_codes, rejection_log, unreadable_encoding, Outcome,
 };
 use cardgate::envoy::routes::strip_query;
+use cardgate::watermark_sources::ResponseFields;
 use cardgate::{json, Requirement, Timestamp};
 use libfuzzer_sys::fuzz_target;
 
@@ -309,8 +310,16 @@ fuzz_target!(|data: &[u8]| {
                 panic!("route_and_requirement named a route the configuration lacks");
             };
             let limits = &st.config.limits;
-            let expected = unreadable_encoding(&answer_header)
-                .unwrap_or_else(|| evaluate_body(body, route, &fresh, &answer_header, now, limits));
+            let expected = unreadable_encoding(&answer_header).unwrap_or_else(|| {
+                evaluate_body(
+                    body,
+                    route,
+                    &fresh,
+                    ResponseFields::headers(&answer_header),
+                    now,
+                    limits,
+                )
+            });
             let decision = match unreadable_encoding(&answer_header) {
                 Some(d) => d,
                 None => {
@@ -319,7 +328,7 @@ fuzz_target!(|data: &[u8]| {
                         body,
                         route,
                         &requirement,
-                        &answer_header,
+                        ResponseFields::headers(&answer_header),
                         &mut clock,
                         limits,
                         &mut st.cache,

@@ -1,10 +1,11 @@
 //! Watermark, timestamp and duration parsing: never a panic, and what parses means what it says.
 //! Durations and timestamps round-trip through their formatters; a staleness figure is never
-//! below any lag it was composed from; a header that appears twice is never believed.
+//! below any lag it was composed from; a header that appears twice, or a watermark field in the
+//! trailer section, is never believed.
 #![no_main]
 
 use cardgate::duration::{format_duration, parse_duration, MAX_DURATION_MS};
-use cardgate::watermark_sources::{observe, WatermarkSources};
+use cardgate::watermark_sources::{observe, ResponseFields, WatermarkSources};
 use cardgate::{Observation, Timestamp, WatermarkValue};
 use libfuzzer_sys::{arbitrary, fuzz_target};
 
@@ -39,6 +40,8 @@ struct Input<'a> {
     age_s: Option<Val<'a>>,
     /// Milliseconds around 2026 (any instant years 0..9999 could name).
     now: Option<i32>,
+    /// Fields the trailer section holds (indices into HEADERS).
+    trailers: Vec<u8>,
     headers: Vec<(u8, &'a [u8])>,
 }
 
@@ -117,11 +120,20 @@ fuzz_target!(|input: Input| {
             .map(|(_, v)| v.to_vec())
             .collect()
     };
+    let trailers: Vec<&str> = input
+        .trailers
+        .iter()
+        .map(|i| HEADERS[usize::from(*i) % HEADERS.len()])
+        .collect();
+    let in_trailers = |name: &str| trailers.contains(&name);
     let seen = observe(
         &WatermarkSources::conventional(),
         None,
         None,
-        &lookup,
+        ResponseFields {
+            header: &lookup,
+            trailer: &in_trailers,
+        },
         Timestamp::from_unix_ms(1_795_000_000_000),
     );
     let count = |name: &str| headers.iter().filter(|(k, _)| *k == name).count();
@@ -130,16 +142,20 @@ fuzz_target!(|input: Input| {
         ("x-replica-lag-s", &seen.lag_s),
         ("age", &seen.age_s),
     ] {
-        match count(name) {
-            0 => assert!(got.is_none()),
-            1 => assert!(got.is_some()),
-            _ => assert!(
+        match (in_trailers(name), count(name)) {
+            (true, _) => assert!(
+                matches!(got, Some(WatermarkValue::Invalid(_))),
+                "{name} in the trailers"
+            ),
+            (false, 0) => assert!(got.is_none()),
+            (false, 1) => assert!(got.is_some()),
+            (false, _) => assert!(
                 matches!(got, Some(WatermarkValue::Invalid(_))),
                 "{name} repeated"
             ),
         }
     }
-    if count("x-replica-lag-ms") > 1 {
+    if count("x-replica-lag-ms") > 1 || in_trailers("x-replica-lag-ms") {
         assert!(seen.staleness().is_err());
     }
 });

@@ -33,6 +33,7 @@ use proxy_wasm::traits::{Context, HttpContext, RootContext};
 use proxy_wasm::types::{Action, BufferType, ContextType, LogLevel, MapType};
 
 use crate::resolution::{self, Answer, Outcome as ResolutionOutcome, Resolution, Step};
+use crate::watermark_sources::ResponseFields;
 use crate::{Decision, FreshnessBasis, Requirement, Timestamp};
 
 use super::analysis::{AnalysisCache, Lookup};
@@ -180,6 +181,10 @@ struct CardRequest {
     /// ones, which are removed then): the watermark and `Cache-Control` come from this copy.
     /// The filter holds the headers until it decides, so they cannot change meanwhile.
     response: HeaderSnapshot,
+    /// The upstream's response trailers (HTTP/2, or chunked HTTP/1.1 on a cluster that keeps
+    /// them), less the `a2a-card-*` ones, when the body ended with them: a watermark field
+    /// there makes that watermark invalid.
+    trailers: HeaderSnapshot,
     /// Body callbacks not yet added to `cardgate.body_chunks` (one metric call per request).
     chunks: u64,
 }
@@ -215,7 +220,7 @@ impl Context for CardStream {
         token_id: u32,
         num_headers: usize,
         body_size: usize,
-        _num_trailers: usize,
+        num_trailers: usize,
     ) {
         let Some(config) = self.config.clone() else {
             return;
@@ -232,7 +237,16 @@ impl Context for CardStream {
             HeaderSnapshot::default()
         };
         headers.take_where(|k| k.starts_with(VERDICT_HEADER_PREFIX));
-        let status = headers.is_whole().then(|| headers.status()).flatten();
+        // Its trailers likewise (a cluster that speaks HTTP/2 may send some).
+        let mut trailers = if num_trailers > 0 {
+            read_headers(MapType::HttpCallResponseTrailers)
+        } else {
+            HeaderSnapshot::from_pairs_bytes(Vec::new())
+        };
+        trailers.take_where(|k| k.starts_with(VERDICT_HEADER_PREFIX));
+        let status = (headers.is_whole() && trailers.is_whole())
+            .then(|| headers.status())
+            .flatten();
         let limit = config.limits.max_card_bytes;
         let read = if body_size > limit { 4096 } else { body_size };
         let body = if read > 0 {
@@ -248,6 +262,7 @@ impl Context for CardStream {
         let result = CallResult {
             status,
             headers: &headers,
+            trailers: &trailers,
             body: &body,
             body_size,
             elapsed_ms: now_ns.saturating_sub(flight.started_ns) / 1_000_000,
@@ -855,6 +870,7 @@ impl CardStream {
             head: false,
             decided: false,
             response: HeaderSnapshot::default(),
+            trailers: HeaderSnapshot::default(),
             chunks: 0,
         });
         let action = self.decide(refusal.decision, config);
@@ -971,6 +987,7 @@ impl CardStream {
             .flatten()
             .unwrap_or_default();
         let header = |name: &str| card.response.values(name);
+        let trailer = |name: &str| card.trailers.first(name).is_some();
         // The clock is read only when something needs it: an evaluation sampled for the
         // histogram (its start, which is also its "now"; a second read ends it), or a watermark
         // whose staleness is measured against now (`synced_at`). A lag needs no clock.
@@ -982,7 +999,10 @@ impl CardStream {
             &body,
             route,
             &card.requirement,
-            &header,
+            ResponseFields {
+                header: &header,
+                trailer: &trailer,
+            },
             &mut clock,
             &config.limits,
             &mut self.analyses.borrow_mut(),
@@ -1066,6 +1086,7 @@ impl HttpContext for CardStream {
             head,
             decided: false,
             response: HeaderSnapshot::default(),
+            trailers: HeaderSnapshot::default(),
             chunks: 0,
         });
         Action::Continue
@@ -1183,13 +1204,26 @@ impl HttpContext for CardStream {
         if self.replied {
             return Action::Continue;
         }
-        let _ = strip_verdict_headers(MapType::HttpResponseTrailers);
-        let (Some(config), Some(card)) = (self.config.clone(), self.card.as_ref()) else {
+        let trailers = strip_verdict_headers(MapType::HttpResponseTrailers);
+        let (Some(config), Some(card)) = (self.config.clone(), self.card.as_mut()) else {
             return Action::Continue;
         };
         if card.decided {
             return Action::Continue;
         }
+        if !trailers.is_whole() {
+            // Without the whole trailer section the filter can strip no forged verdict trailer
+            // nor tell a watermark sent there: fail closed.
+            log::error!("the host did not hand over the whole response trailer map: refused");
+            self.send(&response::headers_unreadable("response trailer"));
+            return Action::Pause;
+        }
+        // The trailers are read as the headers were: an encoding the caller's side would apply
+        // is refused, and a watermark field among them is invalid (evaluate_buffer).
+        if let Some(decision) = response::unreadable_encoding(&|name| trailers.values(name)) {
+            return self.decide(decision, &config);
+        }
+        card.trailers = trailers;
         // The body ended with trailers: evaluate what was buffered.
         let size = hostcalls::get_buffer(
             BufferType::HttpResponseBody,

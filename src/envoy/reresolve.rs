@@ -21,7 +21,7 @@
 use super::vec_map::VecMap;
 
 use crate::resolution::{Answer, Resolution, ResolutionLimits};
-use crate::watermark_sources::WatermarkSources;
+use crate::watermark_sources::{ResponseFields, WatermarkSources};
 use crate::{Decision, ErrorClass, FreshnessBasis, Limits, Requirement, Timestamp};
 
 use super::headers::HeaderSnapshot;
@@ -224,7 +224,14 @@ impl CardCache {
             }
         };
         let now = Timestamp::from_unix_nanos(i128::from(now_ns));
-        let decision = evaluate_body(&entry.card.body, &reread, requirement, &header, now, limits);
+        let decision = evaluate_body(
+            &entry.card.body,
+            &reread,
+            requirement,
+            ResponseFields::headers(&header),
+            now,
+            limits,
+        );
         let usable = match decision.error_class() {
             None => decision.freshness() == Some(FreshnessBasis::Watermark),
             Some(ErrorClass::CapabilityMismatch) => true,
@@ -378,6 +385,8 @@ pub struct CallResult<'a> {
     pub status: Option<u16>,
     /// Response headers, less the `a2a-card-*` ones (the gate's alone).
     pub headers: &'a HeaderSnapshot,
+    /// Response trailers (empty without any), less the `a2a-card-*` ones.
+    pub trailers: &'a HeaderSnapshot,
     /// The body read (at most `max_card_bytes + 1` bytes, or the start of a longer one).
     pub body: &'a [u8],
     /// The body's full size.
@@ -466,8 +475,11 @@ pub fn call_answer(
         }
         StatusReading::NotACard => return Answer::Failed(format!("HTTP {status}")),
     }
-    if let Some(decision) = response::unreadable_encoding(&|name| result.header(name)) {
-        return Answer::Card(Box::new(decision));
+    // Trailers are read as the response path reads them: an encoding there is refused too.
+    for section in [result.headers, result.trailers] {
+        if let Some(decision) = response::unreadable_encoding(&|name| section.values(name)) {
+            return Answer::Card(Box::new(decision));
+        }
     }
     let limit = limits.max_card_bytes;
     if result.body_size > limit {
@@ -480,11 +492,15 @@ pub fn call_answer(
         )));
     }
     let header = |name: &str| result.header(name);
+    let trailer = |name: &str| result.trailers.first(name).is_some();
     Answer::Card(Box::new(evaluate_body(
         result.body,
         route,
         requirement,
-        &header,
+        ResponseFields {
+            header: &header,
+            trailer: &trailer,
+        },
         now,
         limits,
     )))
@@ -622,9 +638,11 @@ mod tests {
         let limits = Limits::default();
         let now = Timestamp::from_unix_ms(0);
         let lag0 = HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", b"0")]);
+        let none = HeaderSnapshot::from_pairs(&[]);
         let base = CallResult {
             status: Some(200),
             headers: &lag0,
+            trailers: &none,
             body: V3.as_bytes(),
             body_size: V3.len(),
             elapsed_ms: 3,
@@ -647,6 +665,7 @@ mod tests {
             status: None,
             elapsed_ms: 1,
             headers: &lag0,
+            trailers: &none,
             body: b"",
             body_size: 0,
             timeout_ms: 500,
@@ -657,6 +676,7 @@ mod tests {
         let error = CallResult {
             status: Some(503),
             headers: &lag0,
+            trailers: &none,
             body: b"",
             body_size: 0,
             elapsed_ms: 1,
@@ -670,6 +690,7 @@ mod tests {
         let encoded = CallResult {
             status: Some(200),
             headers: &gz,
+            trailers: &none,
             body: b"x",
             body_size: 1,
             elapsed_ms: 1,
@@ -679,6 +700,28 @@ mod tests {
             panic!("no card")
         };
         assert_eq!(d.status(), 502);
+        // Trailers (an HTTP/2 cluster) are read as the response path reads them: an encoding
+        // there is refused, and a watermark there is invalid, agreeing with the header or not.
+        let gz_trailer = CallResult {
+            trailers: &gz,
+            ..base
+        };
+        let Answer::Card(d) = call_answer(&gz_trailer, &r, &rq, now, &limits) else {
+            panic!("no card")
+        };
+        assert_eq!(d.reasons()[0].code.as_str(), "body_encoded");
+        for lag in [&b"0"[..], b"40000"] {
+            let lag_trailer = HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", lag)]);
+            let with = CallResult {
+                trailers: &lag_trailer,
+                ..base
+            };
+            let Answer::Card(d) = call_answer(&with, &r, &rq, now, &limits) else {
+                panic!("no card")
+            };
+            assert_eq!(d.status(), 503, "{}", d.to_json());
+            assert_eq!(d.reasons()[0].code.as_str(), "watermark_invalid");
+        }
         // The attempt goes into the core's resolution like any other.
         let mut res = Resolution::new(ResolutionLimits::default(), 0);
         assert_eq!(
@@ -695,6 +738,7 @@ mod tests {
         let limits = Limits::default();
         let now = Timestamp::from_unix_ms(0);
         let lag0 = HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", b"0")]);
+        let none = HeaderSnapshot::from_pairs(&[]);
         let moved = HeaderSnapshot::from_pairs(&[
             ("x-replica-lag-ms", b"0"),
             ("location", b"https://elsewhere.example/card"),
@@ -703,6 +747,7 @@ mod tests {
             let result = CallResult {
                 status: Some(status),
                 headers,
+                trailers: &none,
                 body: V3.as_bytes(),
                 body_size: V3.len(),
                 elapsed_ms: 3,

@@ -21,7 +21,7 @@ use super::analysis::{AnalysisCache, Lookup};
 use super::caller::CallerError;
 use super::config::Mode;
 use super::routes::CardRoute;
-use crate::watermark_sources::{observe, WatermarkSources};
+use crate::watermark_sources::{observe, ResponseFields, WatermarkSources};
 
 /// Every response header starting with this is ours; upstream copies are removed first.
 pub const VERDICT_HEADER_PREFIX: &str = "a2a-card-";
@@ -205,16 +205,18 @@ pub enum Outcome {
 /// Without an envelope the bytes go to the core as they are. With `card_pointer`, the envelope
 /// is parsed strictly (an unparsable envelope is reported exactly as an unparsable card), and
 /// the card member is canonicalized (RFC 8785) and evaluated; its hash is unchanged by that.
+/// `fields`: the answer's header section and the names its trailer section holds (a watermark
+/// there is invalid: [`crate::watermark_sources::observe`]).
 pub fn evaluate_body(
     body: &[u8],
     route: &CardRoute,
     requirement: &Requirement,
-    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    fields: ResponseFields<'_>,
     now: Timestamp,
     limits: &Limits,
 ) -> Decision {
     let needs_envelope = route.card_pointer.is_some() || route.watermark_pointer.is_some();
-    let headers_only = || observe(&route.watermark, None, None, header, now);
+    let headers_only = || observe(&route.watermark, None, None, fields, now);
     if !needs_envelope || body.len() > limits.max_card_bytes {
         return evaluate_with(body, requirement, &headers_only(), limits);
     }
@@ -226,7 +228,7 @@ pub fn evaluate_body(
         &route.watermark,
         route.watermark_pointer.as_ref(),
         Some(&envelope),
-        header,
+        fields,
         now,
     );
     // The envelope is parsed once: the card is evaluated as the document it already is.
@@ -253,7 +255,7 @@ pub fn evaluate_body_cached(
     body: &[u8],
     route: &CardRoute,
     requirement: &Rc<Requirement>,
-    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    fields: ResponseFields<'_>,
     clock: &mut dyn FnMut() -> Timestamp,
     limits: &Limits,
     cache: &mut AnalysisCache,
@@ -261,11 +263,11 @@ pub fn evaluate_body_cached(
     let needs_envelope = route.card_pointer.is_some() || route.watermark_pointer.is_some();
     if needs_envelope || body.len() > limits.max_card_bytes {
         return (
-            evaluate_body(body, route, requirement, header, clock(), limits),
+            evaluate_body(body, route, requirement, fields, clock(), limits),
             None,
         );
     }
-    let observation = observe_lazily(&route.watermark, header, clock);
+    let observation = observe_lazily(&route.watermark, fields, clock);
     let (decision, lookup) = cache.decide(body, limits, requirement, &observation);
     (decision, Some(lookup))
 }
@@ -277,10 +279,10 @@ pub fn evaluate_body_cached(
 /// filter saves a host call per request.
 pub fn observe_lazily(
     sources: &WatermarkSources,
-    header: &dyn Fn(&str) -> Vec<Vec<u8>>,
+    fields: ResponseFields<'_>,
     clock: &mut dyn FnMut() -> Timestamp,
 ) -> crate::Observation {
-    let mut observation = observe(sources, None, None, header, Timestamp::from_unix_ms(0));
+    let mut observation = observe(sources, None, None, fields, Timestamp::from_unix_ms(0));
     observation.now = if observation.synced_at.is_some() {
         Some(clock())
     } else {
@@ -523,8 +525,8 @@ pub fn caller_refused(err: &CallerError) -> LocalReply {
     .reply()
 }
 
-/// The answer when the host does not hand over a whole header map (`which`: `"request"` or
-/// `"response"`): never seen from Envoy, and without it the filter cannot check anything, so it
+/// The answer when the host does not hand over a whole header map (`which`: `"request"`,
+/// `"response"` or `"response trailer"`): never seen from Envoy, and without it the filter cannot check anything, so it
 /// fails closed with a 502 problem.
 pub fn headers_unreadable(which: &'static str) -> LocalReply {
     Problem {
@@ -788,7 +790,7 @@ mod tests {
                 CARD.as_bytes(),
                 &route(None, None),
                 &req,
-                &header,
+                ResponseFields::headers(&header),
                 now,
                 &Limits::default(),
             );
@@ -803,7 +805,7 @@ mod tests {
                     CARD.as_bytes(),
                     &route(None, None),
                     &req,
-                    &header,
+                    ResponseFields::headers(&header),
                     &mut clock,
                     &Limits::default(),
                     &mut cache,
@@ -824,7 +826,7 @@ mod tests {
             body.as_bytes(),
             &route(Some("/card"), None),
             &req,
-            &headers(&[("x-replica-lag-ms", "500")]),
+            ResponseFields::headers(&headers(&[("x-replica-lag-ms", "500")])),
             &mut clock,
             &Limits::default(),
             &mut cache,
@@ -840,7 +842,7 @@ mod tests {
             CARD.as_bytes(),
             &route(None, None),
             &req,
-            &lag("40000"),
+            ResponseFields::headers(&lag("40000")),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
@@ -872,7 +874,7 @@ mod tests {
             body.as_bytes(),
             &r,
             &req,
-            &none,
+            ResponseFields::headers(&none),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
@@ -887,7 +889,7 @@ mod tests {
             br#"{"other":1}"#,
             &r,
             &req,
-            &none,
+            ResponseFields::headers(&none),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
@@ -896,7 +898,7 @@ mod tests {
             b"{\"card\":",
             &r,
             &req,
-            &none,
+            ResponseFields::headers(&none),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
@@ -973,7 +975,7 @@ mod tests {
                 CARD.as_bytes(),
                 &route(None, None),
                 &req,
-                &lag(ms),
+                ResponseFields::headers(&lag(ms)),
                 Timestamp::from_unix_ms(0),
                 &Limits::default(),
             )
@@ -988,7 +990,7 @@ mod tests {
             CARD.as_bytes(),
             &route(None, None),
             &pinned,
-            &lag("1000"),
+            ResponseFields::headers(&lag("1000")),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
@@ -1001,11 +1003,37 @@ mod tests {
             CARD.as_bytes(),
             &route(None, None),
             &both,
-            &lag("1000"),
+            ResponseFields::headers(&lag("1000")),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
         assert_eq!(lifetime_left_s(&d, &both), 9);
+        // A watermark field in the trailers is an invalid watermark: a card the pin vouches for
+        // stays valid, one that needs the watermark too is stale.
+        let in_trailers = |name: &str| name == "x-replica-lag-ms";
+        let with_trailer = |requirement: &Requirement| {
+            evaluate_body(
+                CARD.as_bytes(),
+                &route(None, None),
+                requirement,
+                ResponseFields {
+                    header: &lag("1000"),
+                    trailer: &in_trailers,
+                },
+                Timestamp::from_unix_ms(0),
+                &Limits::default(),
+            )
+        };
+        assert!(with_trailer(&pinned).is_valid());
+        for requirement in [&req, &both] {
+            let d = with_trailer(requirement);
+            assert_eq!(
+                d.reasons()[0].code.as_str(),
+                "watermark_invalid",
+                "{}",
+                d.to_json()
+            );
+        }
     }
 
     #[test]
@@ -1015,7 +1043,7 @@ mod tests {
             CARD.as_bytes(),
             &route(None, None),
             &req,
-            &lag("2500"),
+            ResponseFields::headers(&lag("2500")),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
@@ -1044,7 +1072,7 @@ mod tests {
             CARD.as_bytes(),
             &route(None, None),
             &req,
-            &lag("40000"),
+            ResponseFields::headers(&lag("40000")),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );
@@ -1061,7 +1089,7 @@ mod tests {
             CARD.as_bytes(),
             &route(None, None),
             &req,
-            &lag("250"),
+            ResponseFields::headers(&lag("250")),
             Timestamp::from_unix_ms(0),
             &Limits::default(),
         );

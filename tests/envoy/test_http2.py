@@ -231,6 +231,17 @@ class GoAway(Exception):
     """The upstream sent GOAWAY: its connection closes now."""
 
 
+# The trailer section H2Upstream sends after the card, by kind (see H2Upstream).
+TRAILERS = {
+    "lagtrailer": [("x-replica-lag-ms", "100")],
+    "lagboth": [("x-replica-lag-ms", "40000")],
+    "lagsame": [("x-replica-lag-ms", "120")],
+    "gztrailer": [("content-encoding", "gzip")],
+    "cstrailer": [("content-type", "application/json; charset=iso-8859-1")],
+    "oktrailer": [("x-card-checksum", "1")],
+}
+
+
 class H2Upstream:
     """An h2c server on loopback whose answer is picked by the path `/agents/<kind>-<n>/card`
     (query `?lag=MS&v=VERSION&skill=ID`): every step of every open stream is taken in turn, so
@@ -240,6 +251,11 @@ class H2Upstream:
         frames         HEADERS, the card in 1-byte DATA frames
         trailers       HEADERS, DATA, trailers forging a2a-card-verdict: valid and a hash
         lagtrailer     HEADERS without a watermark, DATA, trailers with x-replica-lag-ms: 100
+        lagboth        HEADERS (x-replica-lag-ms), DATA, trailers with x-replica-lag-ms: 40000
+        lagsame        HEADERS (x-replica-lag-ms: 120), DATA, trailers with the same figure
+        gztrailer      as ok, then trailers with content-encoding: gzip
+        cstrailer      as ok, then trailers with content-type: ...; charset=iso-8859-1
+        oktrailer      as ok, then trailers naming no field the gate reads (x-card-checksum)
         early          103 (forging a2a-card-verdict: valid, a2a-card-hash), then as ok
         reset          HEADERS, half the card, RST_STREAM (INTERNAL_ERROR)
         dupwm          two x-replica-lag-ms fields (120 and 40000)
@@ -375,14 +391,14 @@ class H2Upstream:
             conn.send_data(sid, body[:len(body) // 2])
             yield
             conn.reset_stream(sid, h2.errors.ErrorCodes.INTERNAL_ERROR)
-        elif kind in ("trailers", "lagtrailer"):
+        elif kind == "trailers" or kind in TRAILERS:
             conn.send_data(sid, body)
             yield
             if kind == "trailers":
                 trailers = [("a2a-card-verdict", "valid"), ("a2a-card-hash", "sha256:" + "0" * 64),
                             ("x-card-checksum", "1234")]
             else:
-                trailers = [("x-replica-lag-ms", "100")]
+                trailers = TRAILERS[kind]
             conn.send_headers(sid, trailers, end_stream=True)
         else:
             # Two DATA frames, a step apart, so concurrent streams interleave.
@@ -402,7 +418,8 @@ def h2_upstream():
 
 @pytest.fixture(scope="module")
 def h2_envoy(h2_upstream, registry, workdir):
-    """An Envoy whose enforce filter's cluster speaks h2c to `H2Upstream` (listener `h2up`), and
+    """An Envoy whose enforce filter's cluster speaks h2c to `H2Upstream` (listener `h2up`; in
+    observe mode `h2up_observe`; `h2rr` re-resolves from it), and
     in front of the fixture registry one listener that keeps HTTP/1.1 request trailers
     (`enable_trailers`: `h1trailers`) and one that answers an invalid h2 request with a stream
     error instead of closing the connection (`h2stream`)."""
@@ -421,9 +438,17 @@ def h2_envoy(h2_upstream, registry, workdir):
     h2stream = harness.listener("h2stream", "registry_edge",
                                 [harness.wasm_filter("cardgate_h2stream", plugin_config())],
                                 {"http2_protocol_options": {"override_stream_error_on_invalid_http_message": True}})
+    # The same h2c cluster behind an observe-mode filter, and as the source a route re-resolves
+    # from when the fixture registry's replica answers a stale card.
+    observe = harness.listener("h2up_observe", "h2_upstream",
+                               [harness.wasm_filter("cardgate_h2up_observe", plugin_config(mode="observe"))])
+    rr = harness.listener("h2rr", "registry_edge", [harness.wasm_filter("cardgate_h2rr", plugin_config(
+        re_resolve={"cluster": "h2_upstream", "timeout": "2s", "budget": {"per_second": 1000, "burst": 1000}}))])
     clusters = [cluster, harness.cluster("registry_edge", registry.replica)]
-    proc = harness.Envoy(harness.bootstrap([listener, h1trailers, h2stream], clusters), workdir, "h2up")
+    proc = harness.Envoy(harness.bootstrap([listener, h1trailers, h2stream, observe, rr], clusters),
+                         workdir, "h2up")
     proc.upstream = h2_upstream
+    proc.registry = registry
     try:
         proc.start()
         yield proc
@@ -781,8 +806,11 @@ def test_h2_upstream_card_in_one_byte_data_frames(h2_envoy):
 
 def test_h2_upstream_trailers_cannot_forge_a_verdict_or_carry_the_watermark(h2_envoy):
     """Trailers forging `a2a-card-verdict: valid`: a fresh card is valid (the forged trailers
-    removed, the others forwarded to an h2 caller), a stale one 503. A watermark that only the
-    trailers carry is no watermark: `freshness_unverifiable`."""
+    removed, the others forwarded to an h2 caller), a stale one 503. A watermark field in the
+    trailers is an invalid watermark (DESIGN.md "Watermark headers"), alone or beside the
+    header's figure, contradicting it (40000 after 120) or not; trailers that restate the
+    body's encoding (gzip, a foreign charset) are refused as the same header is. Trailers naming
+    no such field change nothing, over an h2 or an HTTP/1.1 caller."""
     port = h2_envoy.ports["h2up"]
     body = card_bytes(card())
     s = h2_get(port, up_path("trailers"))
@@ -790,9 +818,56 @@ def test_h2_upstream_trailers_cannot_forge_a_verdict_or_carry_the_watermark(h2_e
     assert [k for k, _ in s.trailers if k.startswith("a2a-card-")] == [], s
     assert ("x-card-checksum", "1234") in s.trailers, s
     assert_problem(h2_get(port, up_path("trailers", lag="40000")), 503, ["watermark_exceeded"])
-    s = h2_get(port, up_path("lagtrailer"))
-    assert s.status == 503 and s.header("a2a-card-verdict") != "valid", s
-    assert [r["code"] for r in json.loads(s.body)["reasons"]] == ["freshness_unverifiable"], s
+    for kind in ("lagtrailer", "lagboth", "lagsame"):
+        for s in (h2_get(port, up_path(kind)), h1(port, up_path(kind))):
+            assert_problem(s, 503, ["watermark_invalid"])
+            assert "trailers" in json.loads(s.body)["reasons"][0]["message"], s
+            assert s.header("a2a-card-staleness-ms") is None, s
+    for kind in ("gztrailer", "cstrailer"):
+        for s in (h2_get(port, up_path(kind)), h1(port, up_path(kind))):
+            assert_problem(s, 502, ["body_encoded"])
+    for s in (h2_get(port, up_path("oktrailer")), h1(port, up_path("oktrailer"))):
+        assert_valid(s, body)
+        assert s.header("a2a-card-staleness-ms") == "120", s
+
+
+def test_h2_upstream_trailers_in_observe_mode(h2_envoy):
+    """Observe mode forwards the card and says what enforce mode would have refused."""
+    port = h2_envoy.ports["h2up_observe"]
+    body = card_bytes(card())
+    for kind, reason in (("lagboth", "watermark_invalid"), ("gztrailer", "body_encoded")):
+        s = h2_get(port, up_path(kind))
+        assert s.status == 200 and s.body == body, s
+        assert s.header("a2a-card-verdict") == "rejected", s
+        assert reason in s.header("a2a-card-reasons"), s
+    s = h2_get(port, up_path("oktrailer"))
+    assert s.status == 200 and s.header("a2a-card-verdict") == "valid", s
+
+
+def test_h2_upstream_trailers_on_a_re_resolution(h2_envoy):
+    """The replica answers a stale card; the route re-resolves from the h2c cluster, whose answer
+    ends with trailers: read as the response path reads them. Trailers naming no watermark: its
+    card is served (`a2a-card-source`); a watermark trailer: that attempt is `watermark_invalid`
+    and the route fails closed with both attempts listed."""
+    registry = h2_envoy.registry
+    port = h2_envoy.ports["h2rr"]
+    body = card_bytes(card())
+    stale = card_bytes(card("2.0.0", "task.execute.v2"))
+    served = {}
+    for kind in ("oktrailer", "lagboth", "gztrailer"):
+        path = "/agents/%s-rr%d/card" % (kind, next(_ids))
+        registry.register(registry.script(path, stale, 200, [("Content-Type", "application/json"),
+                                                             ("x-replica-lag-ms", "40000")]))
+        served[kind] = h2_get(port, path)
+    s = served["oktrailer"]
+    assert_valid(s, body)
+    assert s.header("a2a-card-source") == "h2_upstream" and s.header("a2a-card-attempts") == "2", s
+    for kind, status, reason in (("lagboth", 503, "watermark_invalid"), ("gztrailer", 502, "body_encoded")):
+        s = served[kind]
+        assert s.status == status and s.header("a2a-card-verdict") != "valid", (kind, s)
+        attempts = json.loads(s.body)["resolution"]["attempts"]
+        assert len(attempts) == 2, (kind, attempts)
+        assert reason in json.dumps(attempts[1]), (kind, attempts)
 
 
 def test_h2_upstream_1xx_before_the_answer(h2_envoy):

@@ -146,6 +146,9 @@ pub fn observe(
             };
             *slot = Some(match slot.take() {
                 None => value,
+                // A header already invalid (repeated, not UTF-8, sent as a trailer) stays
+                // invalid, for its own reason.
+                Some(invalid @ WatermarkValue::Invalid(_)) => invalid,
                 Some(existing) if existing == value || same_figure(&existing, &value) => value,
                 Some(existing) => WatermarkValue::Invalid(format!(
                     "the header says {} but envelope member {ptr} says {}",
@@ -414,5 +417,21 @@ mod tests {
             Timestamp::from_unix_ms(0),
         );
         assert!(matches!(obs.lag_s, Some(WatermarkValue::Invalid(_))));
+        // Sent as a trailer, the header's figure is invalid whatever the envelope says.
+        let in_trailers = |name: &str| name == "x-lag-s";
+        let obs = observe(
+            &sources,
+            Some(&ptr),
+            Some(&body),
+            ResponseFields {
+                header: &agree,
+                trailer: &in_trailers,
+            },
+            Timestamp::from_unix_ms(0),
+        );
+        match obs.lag_s {
+            Some(WatermarkValue::Invalid(why)) => assert!(why.contains("trailers"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 }

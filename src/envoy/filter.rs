@@ -1204,7 +1204,7 @@ impl HttpContext for CardStream {
         if self.replied {
             return Action::Continue;
         }
-        let trailers = strip_verdict_headers(MapType::HttpResponseTrailers);
+        let mut trailers = strip_verdict_headers(MapType::HttpResponseTrailers);
         let (Some(config), Some(card)) = (self.config.clone(), self.card.as_mut()) else {
             return Action::Continue;
         };
@@ -1218,11 +1218,17 @@ impl HttpContext for CardStream {
             self.send(&response::headers_unreadable("response trailer"));
             return Action::Pause;
         }
-        // The trailers are read as the headers were: an encoding the caller's side would apply
-        // is refused, and a watermark field among them is invalid (evaluate_buffer).
-        if let Some(decision) = response::unreadable_encoding(&|name| trailers.values(name)) {
+        // The trailers are read as the headers were: an encoding the caller's side would apply,
+        // or a framing field, is refused, and a watermark field among them is invalid
+        // (evaluate_buffer); a cache lifetime there goes (the headers carry the capped one).
+        if let Some(decision) = response::unreadable_trailers(&|name| trailers.values(name)) {
             return self.decide(decision, &config);
         }
+        remove_headers(
+            &mut trailers,
+            MapType::HttpResponseTrailers,
+            response::is_trailer_removed,
+        );
         card.trailers = trailers;
         // The body ended with trailers: evaluate what was buffered.
         let size = hostcalls::get_buffer(

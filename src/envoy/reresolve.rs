@@ -475,11 +475,12 @@ pub fn call_answer(
         }
         StatusReading::NotACard => return Answer::Failed(format!("HTTP {status}")),
     }
-    // Trailers are read as the response path reads them: an encoding there is refused too.
-    for section in [result.headers, result.trailers] {
-        if let Some(decision) = response::unreadable_encoding(&|name| section.values(name)) {
-            return Answer::Card(Box::new(decision));
-        }
+    // Trailers are read as the response path reads them: an encoding or a framing field there
+    // is refused too.
+    let refusal = response::unreadable_encoding(&|name| result.header(name))
+        .or_else(|| response::unreadable_trailers(&|name| result.trailers.values(name)));
+    if let Some(decision) = refusal {
+        return Answer::Card(Box::new(decision));
     }
     let limit = limits.max_card_bytes;
     if result.body_size > limit {
@@ -710,6 +711,16 @@ mod tests {
             panic!("no card")
         };
         assert_eq!(d.reasons()[0].code.as_str(), "body_encoded");
+        let length = HeaderSnapshot::from_pairs(&[("Content-Length", b"3")]);
+        let length_trailer = CallResult {
+            trailers: &length,
+            ..base
+        };
+        let Answer::Card(d) = call_answer(&length_trailer, &r, &rq, now, &limits) else {
+            panic!("no card")
+        };
+        assert_eq!(d.reasons()[0].code.as_str(), "body_encoded");
+        assert!(d.reasons()[0].message.contains("content-length"));
         for lag in [&b"0"[..], b"40000"] {
             let lag_trailer = HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", lag)]);
             let with = CallResult {

@@ -353,6 +353,36 @@ pub fn unreadable_encoding(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Deci
         .map(|why| Decision::malformed(ReasonCode::BodyEncoded, "", why))
 }
 
+/// Fields that frame the message: RFC 9112 7.1.2 and RFC 9110 6.5.1 keep them out of trailers,
+/// yet Node's fetch (`@a2a-js/sdk`) checks the body against a `Content-Length` trailer and fails
+/// on a card that httpx (`a2a-sdk`) reads.
+const FRAMING_FIELDS: &[&str] = &["content-length", "transfer-encoding", "content-range"];
+
+/// The decision refusing a card answer for its trailer section: what [`unreadable_encoding`]
+/// refuses in the headers, or a framing field ([`FRAMING_FIELDS`]).
+pub fn unreadable_trailers(trailer: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Decision> {
+    unreadable_encoding(trailer).or_else(|| {
+        FRAMING_FIELDS
+            .iter()
+            .find(|name| !trailer(name).is_empty())
+            .map(|name| {
+                Decision::malformed(
+                    ReasonCode::BodyEncoded,
+                    "",
+                    format!(
+                        "the answer's trailers carry {name}, a field that frames the message and may not be sent there: callers' HTTP clients would read the body differently (fetch checks it, httpx does not)"
+                    ),
+                )
+            })
+    })
+}
+
+/// Trailers a checked card answer loses: a cache lifetime there ([`is_lifetime_header`],
+/// `Cache-Control`) would stand beside the capped one the gate writes in the headers.
+pub fn is_trailer_removed(name: &str) -> bool {
+    name.eq_ignore_ascii_case("cache-control") || is_lifetime_header(name)
+}
+
 /// Why a `Content-Type` makes the caller read the body as something other than UTF-8, if it
 /// does: any `charset` parameter other than `utf-8` (`utf8` too, ASCII case aside, quoted or not)
 /// in any of its values.
@@ -1098,6 +1128,49 @@ mod tests {
         };
         assert_eq!(h[0], (VERDICT, "valid".to_owned()));
         assert!(h.contains(&(STALENESS_MS, "250".to_owned())));
+    }
+
+    #[test]
+    fn trailers_refused_or_removed() {
+        let section = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| -> Vec<Vec<u8>> {
+                pairs
+                    .iter()
+                    .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v.as_bytes().to_vec())
+                    .collect()
+            }
+        };
+        let refused: [&'static [(&str, &str)]; 5] = [
+            &[("content-length", "3")],
+            &[("Transfer-Encoding", "chunked")],
+            &[("content-range", "bytes 0-2/9")],
+            &[("content-encoding", "gzip")],
+            &[("content-type", "application/json; charset=latin1")],
+        ];
+        for pairs in refused {
+            let d = unreadable_trailers(&section(pairs)).expect("refused");
+            assert_eq!(d.reasons()[0].code.as_str(), "body_encoded", "{pairs:?}");
+        }
+        let passed: [&'static [(&str, &str)]; 3] = [
+            &[("x-card-checksum", "1")],
+            &[("content-encoding", "identity")],
+            &[("content-type", "application/json; charset=utf-8")],
+        ];
+        for pairs in passed {
+            assert!(unreadable_trailers(&section(pairs)).is_none(), "{pairs:?}");
+        }
+        for name in [
+            "cache-control",
+            "Expires",
+            "CDN-Cache-Control",
+            "surrogate-control",
+        ] {
+            assert!(is_trailer_removed(name), "{name}");
+        }
+        for name in ["x-card-checksum", "etag", "content-length"] {
+            assert!(!is_trailer_removed(name), "{name}");
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ string is ignored). Every kind serves the same small card (`CARD`); the watermar
     long-body-valid    the whole card under its right Content-Length, then 64 stray bytes
     chunked-trailers   chunked, then trailers (one of them spoofs `a2a-card-verdict: valid`)
     stale-trailers     the same with a stale watermark
+    named-trailers     chunked, then the trailers `?t=name:value,name:value` names (percent-decoded)
     1xx                `100 Continue` and `103 Early Hints`, then the answer
     big-header         a 64 KiB response header, then the answer (`?kib=N`: N KiB)
     drip               the whole answer, one byte per 100 ms
@@ -38,6 +39,7 @@ import struct
 import sys
 import threading
 import time
+from urllib.parse import unquote
 
 CARD = {
     "name": "worker-f",
@@ -52,7 +54,8 @@ CARD = {
 CARD_BYTES = json.dumps(CARD, separators=(",", ":")).encode()
 
 KINDS = ("ok", "stale", "stall-headers", "stall-body", "reset-body", "close-body", "long-body",
-         "long-body-valid", "chunked-trailers", "stale-trailers", "1xx", "big-header", "drip", "drip-body")
+         "long-body-valid", "chunked-trailers", "stale-trailers", "named-trailers", "1xx", "big-header",
+         "drip", "drip-body")
 
 DRIP_INTERVAL_S = 0.1
 STALL_LIMIT_S = 60.0  # a stalled answer is abandoned after this even if the proxy never gives up
@@ -216,15 +219,19 @@ class FaultUpstream:
         if kind == "long-body-valid":
             conn.sendall(_head("200 OK", _card_headers(length=len(card))) + card + b"X" * 64)
             return False
-        if kind in ("chunked-trailers", "stale-trailers"):
+        if kind in ("chunked-trailers", "stale-trailers", "named-trailers"):
             lag = "40000" if kind == "stale-trailers" else "120"
+            if kind == "named-trailers":
+                trailers = [tuple(unquote(f).split(":", 1)) for f in params.get("t", "").split(",") if f]
+            else:
+                trailers = [("x-card-checksum", "1234"), ("a2a-card-verdict", "valid")]
             headers = _card_headers(lag) + [("Transfer-Encoding", "chunked"),
-                                            ("Trailer", "x-card-checksum, a2a-card-verdict")]
+                                            ("Trailer", ", ".join(k for k, _ in trailers))]
             out = _head("200 OK", headers)
             for i in range(0, len(card), 64):
                 piece = card[i:i + 64]
                 out += b"%x\r\n" % len(piece) + piece + b"\r\n"
-            out += b"0\r\nx-card-checksum: 1234\r\na2a-card-verdict: valid\r\n\r\n"
+            out += b"0\r\n" + b"".join(b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in trailers) + b"\r\n"
             conn.sendall(out)
             return True
         if kind == "1xx":

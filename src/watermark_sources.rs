@@ -338,15 +338,9 @@ mod tests {
     #[test]
     fn a_watermark_in_the_trailers_is_invalid() {
         let h = headers(&[("x-replica-lag-ms", "120"), ("age", "1")]);
-        // In the trailers as well as in the headers, or only there: invalid either way; a
-        // trailer the sources do not read changes nothing.
-        for trailer in [
-            "x-replica-lag-ms",
-            "x-replica-synced-at",
-            "x-consul-lastcontact",
-        ] {
-            let in_trailers = |name: &str| name == trailer;
-            let obs = observe(
+        let with_trailer = |trailer: &'static str| {
+            let in_trailers = move |name: &str| name == trailer;
+            observe(
                 &WatermarkSources::conventional(),
                 None,
                 None,
@@ -355,7 +349,16 @@ mod tests {
                     trailer: &in_trailers,
                 },
                 Timestamp::from_unix_ms(0),
-            );
+            )
+        };
+        // In the trailers as well as in the headers, or only there: invalid either way; a
+        // trailer the sources do not read changes nothing.
+        for trailer in [
+            "x-replica-lag-ms",
+            "x-replica-synced-at",
+            "x-consul-lastcontact",
+        ] {
+            let obs = with_trailer(trailer);
             let slot = match trailer {
                 "x-replica-lag-ms" => &obs.lag_ms,
                 "x-replica-synced-at" => &obs.synced_at,
@@ -368,17 +371,7 @@ mod tests {
             assert_eq!(obs.age_s, Some(WatermarkValue::Text("1".into())));
             assert!(obs.staleness().is_err(), "{trailer}");
         }
-        let other = |name: &str| name == "x-request-id";
-        let obs = observe(
-            &WatermarkSources::conventional(),
-            None,
-            None,
-            ResponseFields {
-                header: &h,
-                trailer: &other,
-            },
-            Timestamp::from_unix_ms(0),
-        );
+        let obs = with_trailer("x-request-id");
         assert_eq!(obs.lag_ms, Some(WatermarkValue::Text("120".into())));
         assert_eq!(obs.staleness().unwrap().ms, 1_120);
     }

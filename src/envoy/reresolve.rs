@@ -702,34 +702,22 @@ mod tests {
         };
         assert_eq!(d.status(), 502);
         // Trailers (an HTTP/2 cluster) are read as the response path reads them: an encoding
-        // there is refused, and a watermark there is invalid, agreeing with the header or not.
-        let gz_trailer = CallResult {
-            trailers: &gz,
-            ..base
+        // or a framing field there is refused, and a watermark there is invalid, agreeing with
+        // the header or not.
+        let with_trailers = |trailers: &HeaderSnapshot| {
+            let result = CallResult { trailers, ..base };
+            match call_answer(&result, &r, &rq, now, &limits) {
+                Answer::Card(d) => d,
+                other => panic!("no card: {other:?}"),
+            }
         };
-        let Answer::Card(d) = call_answer(&gz_trailer, &r, &rq, now, &limits) else {
-            panic!("no card")
-        };
+        let d = with_trailers(&gz);
         assert_eq!(d.reasons()[0].code.as_str(), "body_encoded");
-        let length = HeaderSnapshot::from_pairs(&[("Content-Length", b"3")]);
-        let length_trailer = CallResult {
-            trailers: &length,
-            ..base
-        };
-        let Answer::Card(d) = call_answer(&length_trailer, &r, &rq, now, &limits) else {
-            panic!("no card")
-        };
+        let d = with_trailers(&HeaderSnapshot::from_pairs(&[("Content-Length", b"3")]));
         assert_eq!(d.reasons()[0].code.as_str(), "body_encoded");
         assert!(d.reasons()[0].message.contains("content-length"));
         for lag in [&b"0"[..], b"40000"] {
-            let lag_trailer = HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", lag)]);
-            let with = CallResult {
-                trailers: &lag_trailer,
-                ..base
-            };
-            let Answer::Card(d) = call_answer(&with, &r, &rq, now, &limits) else {
-                panic!("no card")
-            };
+            let d = with_trailers(&HeaderSnapshot::from_pairs(&[("x-replica-lag-ms", lag)]));
             assert_eq!(d.status(), 503, "{}", d.to_json());
             assert_eq!(d.reasons()[0].code.as_str(), "watermark_invalid");
         }

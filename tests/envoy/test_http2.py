@@ -831,6 +831,12 @@ def test_h2_upstream_trailers_cannot_forge_a_verdict_or_carry_the_watermark(h2_e
     for kind in ("gztrailer", "cstrailer"):
         for s in (h2_get(port, up_path(kind)), h1(port, up_path(kind))):
             assert_problem(s, 502, ["body_encoded"])
+    # A HEAD is asked upstream as a GET and its trailers read the same way.
+    for kind, status in (("lagboth", 503), ("gztrailer", 502), ("cltrailer", 502)):
+        s = h2_get(port, up_path(kind), method="HEAD")
+        assert s.ended and s.status == status and s.header("a2a-card-verdict") != "valid", (kind, s)
+    s = h2_get(port, up_path("oktrailer"), method="HEAD")
+    assert s.ended and s.status == 200 and s.header("a2a-card-verdict") == "valid" and s.body == b"", s
     for s in (h2_get(port, up_path("oktrailer")), h1(port, up_path("oktrailer"))):
         assert_valid(s, body)
         assert s.header("a2a-card-staleness-ms") == "120", s

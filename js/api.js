@@ -1041,6 +1041,23 @@ function createApi(raw, env) {
 
   /** A failed source whose attempt records `why` as it is (the core's redirect refusal or
    * status rule, the same text as `cardgate resolve`'s). */
+  /** The first response header name that is not an RFC 9110 token, or null. undici keeps a name
+   * written with whitespace before its colon (`x-replica-lag-ms : 50000` is the header
+   * `"x-replica-lag-ms "`), where ureq and h11 refuse the answer and a proxy trims the name (RFC
+   * 9112 section 5.1). A fetch whose headers cannot be listed (only `get`) is taken as it is. */
+  function nonTokenHeaderName(headers) {
+    if (typeof headers.keys !== 'function') return null;
+    try {
+      for (const name of headers.keys()) {
+        if (typeof name !== 'string' || !TOKEN.test(name)) return String(name);
+      }
+    } catch (e) {
+      // Names that cannot be listed cannot be shown to be tokens.
+      return `(the header names could not be listed: ${e && e.message ? e.message : e})`;
+    }
+    return null;
+  }
+
   function redirectFailure(url, why, status, finalUrl) {
     const error = new AgentCardFetchError(`GET ${url} failed: ${why}`, url, status);
     error.finalUrl = finalUrl;
@@ -1170,6 +1187,21 @@ function createApi(raw, env) {
       if (noCard !== undefined && noCard !== null) {
         discard(response);
         throw redirectFailure(url, noCard, response.status, finalUrl);
+      }
+      const badName = nonTokenHeaderName(response.headers);
+      if (badName !== null) {
+        discard(response);
+        throw withFinal(
+          new AgentCardFetchError(
+            `GET ${url} answered with a header name that is not an HTTP token: ${JSON.stringify(badName)} ` +
+              `(RFC 9112 forbids whitespace before the colon; a proxy would trim it and pass another ` +
+              `header, say a second watermark the gate never saw, so the answer is refused as ` +
+              `\`cardgate resolve\` and httpx refuse it)`,
+            url,
+            response.status,
+          ),
+          finalUrl,
+        );
       }
       const hidden = hiddenWatermark(response, opts.watermark);
       if (hidden !== null) {

@@ -1140,6 +1140,29 @@ mod fetch {
                     .to_owned(),
             ));
         }
+        // A Transfer-Encoding other than one header saying `chunked` (any ASCII case): ureq
+        // reads some of them (`chunked, identity` de-chunked, `identity` to the close, two
+        // headers), httpx (h11: "Only Transfer-Encoding: chunked is supported") reads none,
+        // and undici reads `chunked, identity` to the close, chunk sizes and all. The card
+        // a2a-sdk would read is no card: a failed source.
+        let codings_te: Vec<&[u8]> = headers
+            .iter()
+            .filter(|(n, _)| n == "transfer-encoding")
+            .map(|(_, v)| v.as_slice())
+            .collect();
+        if let [first, ..] = codings_te.as_slice() {
+            if codings_te.len() > 1 || !first.trim_ascii().eq_ignore_ascii_case(b"chunked") {
+                let shown: Vec<String> = codings_te
+                    .iter()
+                    .map(|v| format!("{:?}", String::from_utf8_lossy(v)))
+                    .collect();
+                return Err(fail(format!(
+                    "the answer's Transfer-Encoding is {} where only one `chunked` frames a \
+                     body every caller reads alike (httpx reads no other)",
+                    shown.join(" and ")
+                )));
+            }
+        }
         // Every value of every `Content-Encoding` header counts; an empty one lists no coding
         // (`Decision::content_encoding`, the Envoy filter's rule).
         let codings: Vec<&[u8]> = headers

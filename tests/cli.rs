@@ -891,6 +891,8 @@ mod fixture {
         Stall,
         /// Send the status line, these headers and part of the body, then stall.
         StallBody(Vec<(&'static str, String)>, Vec<u8>),
+        /// These bytes as the whole answer, then close.
+        Raw(Vec<u8>),
     }
 
     /// Each request: its path and its header lines (lowercase).
@@ -969,6 +971,9 @@ mod fixture {
         ));
         match answer {
             Answer::Stall => std::thread::sleep(Duration::from_secs(30)),
+            Answer::Raw(bytes) => {
+                let _ = stream.write_all(&bytes);
+            }
             Answer::StallBody(headers, part) => {
                 let mut out = String::from("HTTP/1.1 200 OK\r\n");
                 for (name, value) in headers {
@@ -1987,6 +1992,57 @@ fn scenario_both_framings_are_a_failed_source() {
         text.contains("both Transfer-Encoding and Content-Length"),
         "{text}"
     );
+}
+
+/// Twenty-sixth session (an HTTP framing differential against the real SDKs' resolvers): a
+/// Transfer-Encoding other than one `chunked` header was read by ureq (`chunked, identity`
+/// de-chunked, `identity` or `gzip` to the close, two headers) and `resolve` said `valid`,
+/// where a2a-sdk's httpx reads no such answer (h11: "Only Transfer-Encoding: chunked is
+/// supported") and undici reads `chunked, identity` to the close, chunk sizes included. Each is
+/// now a failed source; a single `chunked` (any case) still reads.
+#[test]
+fn scenario_transfer_encoding_other_than_one_chunked_is_a_failed_source() {
+    let chunks = format!("{:x}\r\n{FRESH_CARD}\r\n0\r\n\r\n", FRESH_CARD.len());
+    let answer = |te: &[&str], body: &str| {
+        let mut head = String::from(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\nx-replica-lag-ms: 0\r\n",
+        );
+        for value in te {
+            head.push_str(&format!("transfer-encoding: {value}\r\n"));
+        }
+        Serve::Raw(format!("{head}\r\n{body}").into_bytes())
+    };
+    let server = Server::start(vec![
+        ("/chunked", answer(&["chunked"], &chunks)),
+        ("/upper", answer(&["Chunked"], &chunks)),
+        ("/chunked-identity", answer(&["chunked, identity"], &chunks)),
+        ("/identity-chunked", answer(&["identity, chunked"], &chunks)),
+        ("/two", answer(&["identity", "chunked"], &chunks)),
+        ("/twice", answer(&["chunked", "chunked"], &chunks)),
+        ("/identity", answer(&["identity"], FRESH_CARD)),
+        ("/gzip", answer(&["gzip"], FRESH_CARD)),
+        ("/empty", answer(&[""], FRESH_CARD)),
+    ]);
+    for path in ["/chunked", "/upper"] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+    }
+    for path in [
+        "/chunked-identity",
+        "/identity-chunked",
+        "/two",
+        "/twice",
+        "/identity",
+        "/gzip",
+        "/empty",
+    ] {
+        let (out, _) = resolve(&[server.url(path)], &[]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(codes(&d), ["source_unavailable"], "{path}");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(text.contains("Transfer-Encoding is"), "{path}: {text}");
+    }
 }
 
 // ---------------------------------------------------------------- one agent-id rule for every host

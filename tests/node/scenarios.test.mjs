@@ -159,3 +159,29 @@ test('scenario: a Content-Encoding other than identity is body_encoded, as in ca
     assert.equal((await cg.resolveAgentCard(`${base}/ci/${k}`, REQUIREMENT)).version, '3.0.0', JSON.stringify(coding));
   }
 });
+
+// Twenty-sixth session (an HTTP framing differential against the real SDKs' resolvers): undici
+// keeps a header name written with whitespace before its colon (`x-replica-lag-ms : 50000` is
+// the header "x-replica-lag-ms "), so the package judged the lag 0 beside it and said valid,
+// where `cardgate resolve` (ureq) and httpx refuse the answer and a proxy trims the name into a
+// second, contradicting lag (RFC 9112 section 5.1). Now a failed source, as in the CLI.
+test('scenario: a header name that is not a token is a failed source', async () => {
+  routes.set('/ws/replica', rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0'], ['x-replica-lag-ms ', '50000']], FRESH));
+  routes.set('/ws/other', rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0'], ['x-note ', 'a']], FRESH));
+  routes.set('/ws/primary', rawAnswer('200 OK', [CT, ['x-replica-lag-ms', '0']], FRESH));
+  for (const path of ['/ws/replica', '/ws/other']) {
+    await assert.rejects(cg.resolveAgentCard(`${base}${path}`, REQUIREMENT), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, `${path}: ${e}`);
+      assert.match(e.message, /not an HTTP token/, path);
+      return true;
+    });
+  }
+  let final;
+  const card = await cg.resolveAgentCard([`${base}/ws/replica`, `${base}/ws/primary`], REQUIREMENT, {
+    onResolution: (d) => { final = d; },
+  });
+  assert.equal(card.version, '3.0.0');
+  assert.deepEqual(final.resolution.attempts.map((a) => a.verdict), ['failed', 'valid']);
+  // The control: the same answer without the odd name is valid.
+  assert.equal((await cg.resolveAgentCard(`${base}/ws/primary`, REQUIREMENT)).version, '3.0.0');
+});

@@ -234,6 +234,20 @@ class FaultUpstream:
             out += b"0\r\n" + b"".join(b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in trailers) + b"\r\n"
             conn.sendall(out)
             return True
+        if kind == "odd-fields":
+            # `te`: Transfer-Encoding headers (comma-separated, each URL-quoted), the card chunked;
+            # `ws`: a second lag header written with a space before its colon (RFC 9112 5.1).
+            headers = _card_headers(close=True)
+            if "ws" in params:
+                headers.append(("x-replica-lag-ms ", unquote(params["ws"])))
+            tes = [unquote(v) for v in params.get("te", "").split(",") if "te" in params]
+            if not tes:
+                headers.append(("Content-Length", str(len(card))))
+                conn.sendall(_head("200 OK", headers) + card)
+                return False
+            headers += [("Transfer-Encoding", v) for v in tes]
+            conn.sendall(_head("200 OK", headers) + b"%x\r\n" % len(card) + card + b"\r\n0\r\n\r\n")
+            return False
         if kind == "1xx":
             conn.sendall(_head("100 Continue", []))
             time.sleep(0.005)

@@ -241,6 +241,27 @@ def test_trailers_read_as_the_headers_are(faults_envoy, listener):
     assert_still_serving(faults_envoy.ports[listener])
 
 
+def test_fields_the_sdk_readers_read_apart(faults_envoy):
+    """The answers the twenty-sixth session's framing differential found `cardgate resolve` or
+    the npm package reading apart from an SDK: behind Envoy the caller gets what Envoy's own
+    codec read, so the filter only has to judge what it is handed. A Transfer-Encoding other
+    than one `chunked` and a header name with a space before its colon are refused by Envoy's
+    codec (`502`, a protocol error, no verdict header); one `chunked` (any case) is a valid card."""
+    for te in ("chunked", "Chunked"):
+        ex = get(faults_envoy, "odd-fields", query="?te=" + quote(te, safe=""))
+        assert_defined(ex)
+        assert ex.status == 200 and ex.header("a2a-card-verdict") == "valid", (te, ex)
+        assert ex.body == CARD_BYTES
+    odd = ["te=" + quote(v, safe="") for v in ("chunked, identity", "identity, chunked", "gzip",
+                                               "identity", "")]
+    odd += ["te=identity,chunked", "te=chunked,chunked", "ws=40000"]
+    for query in odd:
+        ex = get(faults_envoy, "odd-fields", query="?" + query)
+        assert_defined(ex)
+        assert ex.status == 502 and ex.header("a2a-card-verdict") is None, (query, ex)
+    assert_still_serving(faults_envoy.ports["faults"])
+
+
 def test_informational_answers_before_the_card(faults_envoy):
     """100 Continue and 103 Early Hints, then the card: the card is checked as usual."""
     ex = get(faults_envoy, "1xx")

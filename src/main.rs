@@ -1145,14 +1145,14 @@ mod fetch {
         // headers), httpx (h11: "Only Transfer-Encoding: chunked is supported") reads none,
         // and undici reads `chunked, identity` to the close, chunk sizes and all. The card
         // a2a-sdk would read is no card: a failed source.
-        let codings_te: Vec<&[u8]> = headers
+        let transfer_codings: Vec<&[u8]> = headers
             .iter()
             .filter(|(n, _)| n == "transfer-encoding")
             .map(|(_, v)| v.as_slice())
             .collect();
-        if let [first, ..] = codings_te.as_slice() {
-            if codings_te.len() > 1 || !first.trim_ascii().eq_ignore_ascii_case(b"chunked") {
-                let shown: Vec<String> = codings_te
+        if let [first, ..] = transfer_codings.as_slice() {
+            if transfer_codings.len() > 1 || !first.trim_ascii().eq_ignore_ascii_case(b"chunked") {
+                let shown: Vec<String> = transfer_codings
                     .iter()
                     .map(|v| format!("{:?}", String::from_utf8_lossy(v)))
                     .collect();

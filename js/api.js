@@ -1039,8 +1039,6 @@ function createApi(raw, env) {
     }
   }
 
-  /** A failed source whose attempt records `why` as it is (the core's redirect refusal or
-   * status rule, the same text as `cardgate resolve`'s). */
   /** The first response header name that is not an RFC 9110 token, or null. undici keeps a name
    * written with whitespace before its colon (`x-replica-lag-ms : 50000` is the header
    * `"x-replica-lag-ms "`), where ureq and h11 refuse the answer and a proxy trims the name (RFC
@@ -1058,6 +1056,8 @@ function createApi(raw, env) {
     return null;
   }
 
+  /** A failed source whose attempt records `why` as it is (the core's redirect refusal or
+   * status rule, the same text as `cardgate resolve`'s). */
   function redirectFailure(url, why, status, finalUrl) {
     const error = new AgentCardFetchError(`GET ${url} failed: ${why}`, url, status);
     error.finalUrl = finalUrl;

@@ -1145,11 +1145,14 @@ mod fetch {
         // headers), httpx (h11: "Only Transfer-Encoding: chunked is supported") reads none,
         // and undici reads `chunked, identity` to the close, chunk sizes and all. The card
         // a2a-sdk would read is no card: a failed source.
-        let transfer_codings: Vec<&[u8]> = headers
-            .iter()
-            .filter(|(n, _)| n == "transfer-encoding")
-            .map(|(_, v)| v.as_slice())
-            .collect();
+        let values_of = |name: &str| -> Vec<&[u8]> {
+            headers
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| v.as_slice())
+                .collect()
+        };
+        let transfer_codings = values_of("transfer-encoding");
         if let [first, ..] = transfer_codings.as_slice() {
             if transfer_codings.len() > 1 || !first.trim_ascii().eq_ignore_ascii_case(b"chunked") {
                 let shown: Vec<String> = transfer_codings
@@ -1165,11 +1168,7 @@ mod fetch {
         }
         // Every value of every `Content-Encoding` header counts; an empty one lists no coding
         // (`Decision::content_encoding`, the Envoy filter's rule).
-        let codings: Vec<&[u8]> = headers
-            .iter()
-            .filter(|(n, _)| n == "content-encoding")
-            .map(|(_, v)| v.as_slice())
-            .collect();
+        let codings = values_of("content-encoding");
         if let Some(decision) = cardgate::Decision::content_encoding(&codings) {
             return Ok(Fetched {
                 body: Body::Encoded(Box::new(decision)),

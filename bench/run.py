@@ -145,7 +145,10 @@ def core_rounds(args, log):
                 for name in order:
                     n = size[name, card]
                     us[name, card].append(contenders[name](card, n) / n / 1000)
-            log("native and JS: round %d/%d done" % (r + 1, args.rounds))
+            # The round's native typical and Python peer figures in the log, to tell a slow phase
+            # of the shared host (rounds slowed together) from one slowed batch.
+            log("native and JS: round %d/%d done, native evaluate typical %.2f us, Python peer %.0f us"
+                % (r + 1, args.rounds, us["native:evaluate", "typical"][-1], us["python:peer", "typical"][-1]))
         return us, same, allocs
     finally:
         native.close()

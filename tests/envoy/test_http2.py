@@ -630,9 +630,12 @@ def test_h2_caller_requirement_in_request_trailers_fails_closed(gate, observe_ga
     assert_valid(_with_trailers(gate.port, path, [("cache-control", "no-cache")]), body)
     s = _with_trailers(observe_gate.port, path, [("a2a-min-card-version", "9.0.0")])
     assert s.status == 200 and s.body == body, s
-    logged = [line for line in gate.envoy.log().splitlines()
-              if "refused caller trailer on %s: a2a-min-card-version" % path in line]
-    assert any("(mode observe" in line for line in logged), logged
+    # The log line may reach the file after the answer reaches the client (as in
+    # test_responses): wait for it rather than read once.
+    wanted = "refused caller trailer on %s: a2a-min-card-version" % path
+    harness.wait_until(lambda: any(wanted in line and "(mode observe" in line
+                                   for line in gate.envoy.log().splitlines()),
+                       5, "the observe-mode log line for the refused trailer")
 
 
 @pytest.mark.parametrize("slow", [{"delay_ms": 400}, {"chunks": 2, "chunk_delay_ms": 400}],

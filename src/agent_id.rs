@@ -3,10 +3,13 @@
 //! The Envoy filter takes an agent id from a request path (`/agents/{id}/card`), the CLI from
 //! `check --agent`; both must apply the same rule to the same id (DESIGN.md, "Card routes and
 //! path variants"). An id names a policy agent exactly, else regardless of ASCII letter case
-//! (policies refuse two ids that differ only in case). An id that names no agent that way may
-//! still be looked up as one by the registry behind the gate, so [`AgentIds::read`] lists every
-//! agent it may be read as, and hosts hold the card to all their rules (and the defaults, the
-//! rule of the id itself), tightened together. It only ever adds rules, never removes one.
+//! (policies refuse two ids that differ only in case). Any id may still be looked up as another
+//! agent by the registry behind the gate, so [`AgentIds::read`] lists every agent it may be read
+//! as, and hosts hold the card to all their rules (for an id that names no agent, the defaults
+//! too, the rule of the id itself), tightened together: an agent's own rule never stands alone
+//! while the registry may answer its path with another agent's card (a policy that gives
+//! `wörker-7` a looser rule than `worker-7` must not let `worker-7`'s card through under it). It
+//! only ever adds rules, never removes one.
 //!
 //! The readings: the id with surrounding whitespace and control characters and trailing dots
 //! trimmed (SQL compares without trailing spaces; a handler that trims), cut at a `?` or `#` (a
@@ -641,8 +644,10 @@ pub struct AgentIds {
 /// What a given agent id names (see [`AgentIds::read`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reading<'a> {
-    /// The id of this policy agent, exactly or but for ASCII letter case: its rule applies.
-    Agent(&'a str),
+    /// The id of this policy agent, exactly or but for ASCII letter case: its rule applies,
+    /// tightened with the rules of the other policy agents it may still be read as (in the
+    /// order read; most policies have none).
+    Agent(&'a str, Vec<&'a str>),
     /// No policy agent's id: the defaults apply to it, tightened with the rules of the policy
     /// agents it may still be read as (in the order read; none: the defaults alone).
     Unknown(Vec<&'a str>),
@@ -671,13 +676,10 @@ impl AgentIds {
             .map(|(id, _)| id.as_str())
     }
 
-    /// The policy agents `given` names: the one it is the id of ([`AgentIds::known`]), else
-    /// every agent that one of its [`readings`] (or `given` itself) is the id of, or has the
-    /// [`skeleton`] of, in reading order and policy order, each once.
+    /// The policy agents `given` names: every agent that `given` or one of its [`readings`] is
+    /// the id of ([`AgentIds::known`]), or has the [`skeleton`] of, in reading order and policy
+    /// order, each once; the one `given` is the id of, if any, apart from the others.
     pub fn read(&self, given: &str) -> Reading<'_> {
-        if let Some(known) = self.known(given) {
-            return Reading::Agent(known);
-        }
         let mut readings = readings(given);
         readings.insert(0, given.to_owned());
         let mut out: Vec<&str> = Vec::new();
@@ -694,7 +696,13 @@ impl AgentIds {
                 }
             }
         }
-        Reading::Unknown(out)
+        match self.known(given) {
+            Some(known) => {
+                out.retain(|id| *id != known);
+                Reading::Agent(known, out)
+            }
+            None => Reading::Unknown(out),
+        }
     }
 }
 
@@ -749,15 +757,28 @@ mod tests {
     #[test]
     fn an_id_is_read_as_every_agent_it_may_name() {
         let ids = AgentIds::new(["worker-7", "Wörker-7", "archive", "x?y"]);
-        // An agent's own id, in any ASCII case: that agent alone.
-        assert_eq!(ids.read("worker-7"), Reading::Agent("worker-7"));
-        assert_eq!(ids.read("WORKER-7"), Reading::Agent("worker-7"));
+        // An agent's own id, in any ASCII case: that agent, and every other agent it may still
+        // be read as (a registry that compares accent-insensitively answers `worker-7` and
+        // `Wörker-7` alike).
+        assert_eq!(
+            ids.read("worker-7"),
+            Reading::Agent("worker-7", vec!["Wörker-7"])
+        );
+        assert_eq!(ids.read("WORKER-7"), ids.read("worker-7"));
         assert_eq!(
             ids.read("wÖRKER-7"),
             Reading::Unknown(vec!["worker-7", "Wörker-7"])
         );
-        assert_eq!(ids.read("WöRKER-7"), Reading::Agent("Wörker-7"));
-        assert_eq!(ids.read("x?y"), Reading::Agent("x?y"));
+        assert_eq!(
+            ids.read("WöRKER-7"),
+            Reading::Agent("Wörker-7", vec!["worker-7"])
+        );
+        assert_eq!(ids.read("archive"), Reading::Agent("archive", vec![]));
+        assert_eq!(ids.read("x?y"), Reading::Agent("x?y", vec![]));
+        let cut = AgentIds::new(["x?y", "x", "w ", "w"]);
+        assert_eq!(cut.read("x?y"), Reading::Agent("x?y", vec!["x"]));
+        assert_eq!(cut.read("x"), Reading::Agent("x", vec![]));
+        assert_eq!(cut.read("w "), Reading::Agent("w ", vec!["w"]));
         // Trimmed or cut: the agent that names (in the order read), then its loose key's.
         assert_eq!(ids.read("Archive. "), Reading::Unknown(vec!["archive"]));
         assert_eq!(

@@ -602,7 +602,7 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
                         (false, _) => format!("the rules of {}", quoted(also)),
                     };
                     note(format_args!(
-                        "note: policy {name}: agent {id:?} takes the rule for {found:?} and, read as the id before its ;parameters, {held} too, as the Envoy filter does"
+                        "note: policy {name}: agent {id:?} takes the rule for {found:?} and {held} too: an upstream may read the id as theirs (trimmed, cut at ?, # or ;, or compared accent- and case-insensitively), as the Envoy filter does"
                     ))
                 }
                 (false, read_as) => note(format_args!(

@@ -248,10 +248,11 @@ impl Policy {
 
     /// The rule every host applies to the agent id `given` (the Envoy filter to an `{id}` of a
     /// card route, `check --agent` to its argument; DESIGN.md, "Card routes and path
-    /// variants"): the rule of the agent `given` names exactly, else regardless of ASCII case.
-    /// An id that is no agent's gets the defaults, tightened with the rule of every agent it may
-    /// still be read as: once trimmed or cut at a `?` or `#`, or by its loose key (accents,
-    /// width, ligatures and ignorable characters folded; [`crate::agent_id`]). An id with
+    /// variants"): the rule of the agent `given` names exactly, else regardless of ASCII case,
+    /// or for an id that is no agent's the defaults, tightened in either case with the rule of
+    /// every other agent it may still be read as: once trimmed or cut at a `?` or `#`, or by
+    /// its loose key (accents, width, ligatures and ignorable characters folded;
+    /// [`crate::agent_id`]). An id with
     /// `;parameters` is also read as the id before them, as the filter reads a path segment
     /// (`w;v=1` holds `w`'s rule too, with the defaults when `w` is no agent). Rules that cannot
     /// all hold (different pins) are a [`ConflictingAgentRules`].
@@ -276,7 +277,10 @@ impl Policy {
     ) -> Result<AgentRule, ConflictingAgentRules> {
         // The agents an id is read as, and whether the defaults apply (no agent has it).
         let read = |id| match ids.read(id) {
-            Reading::Agent(id) => (vec![id], false),
+            Reading::Agent(id, mut also) => {
+                also.insert(0, id);
+                (also, false)
+            }
             Reading::Unknown(agents) => (agents, true),
         };
         let (mut read_as, mut defaults) = read(given);
@@ -511,8 +515,16 @@ mod tests {
             );
             assert_eq!(r.requirement, p.requirement_for(Some("worker-7")));
         }
-        // cafe-1's own rule is looser than the defaults (60 s); read as itself, it stands.
-        assert_eq!(rule("cafe-1").requirement.max_stale_ms, Some(60_000));
+        // cafe-1's own rule is looser than the defaults (60 s), but a registry that compares
+        // accent-insensitively may answer its path with café-1's card: café-1's rule holds too
+        // (5 s), and cafe-1's `require` holds for café-1 (no defaults: both are agents).
+        for id in ["cafe-1", "café-1", "CAFE-1"] {
+            let r = rule(id);
+            assert!(!r.defaults, "{id:?}");
+            assert_eq!(r.read_as.len(), 2, "{id:?}");
+            assert_eq!(r.requirement.max_stale_ms, Some(5_000), "{id:?}");
+            assert_eq!(r.requirement.require.len(), 1, "{id:?}");
+        }
         // Folded or trimmed: the defaults and every agent read, tightened together.
         for id in [
             "wörker-7",
@@ -549,7 +561,12 @@ mod tests {
             assert_eq!(e.error.path, "/pin");
             assert!(e.to_string().contains("cannot all hold"), "{e}");
         }
-        assert!(p.rule_for_agent("straße").is_ok());
+        // Named exactly, too: the registry may answer `straße` with strasse's card.
+        for id in ["straße", "strasse"] {
+            let e = p.rule_for_agent(id).unwrap_err();
+            assert_eq!(e.read_as.len(), 2, "{id:?}");
+            assert!(!e.defaults);
+        }
         // Several agents, each once, in order; none: the defaults.
         assert_eq!(p.rules_together([]).unwrap(), p.defaults);
         assert_eq!(
@@ -557,6 +574,34 @@ mod tests {
                 .unwrap(),
             rule("worker-7").requirement.tighten(&p.defaults).unwrap()
         );
+    }
+
+    #[test]
+    fn a_looser_rule_for_a_variant_of_an_agent_id_never_loosens_that_agent() {
+        // The incident's worker-7 rule, plus looser rules under ids a registry may read as
+        // worker-7 (trimmed, accent-insensitive): each path is held to worker-7's rule too.
+        let p = Policy::from_json(
+            r#"{"defaults":{"max_stale":"30s"},"agents":{
+                "worker-7":{"max_stale":"10s","min_version":"7","require":["task.execute.v3"]},
+                "worker-7 ":{"max_stale":"1h"},"wörker-7":{"max_stale":"1h"},
+                "worker-7?x":{"max_stale":"1h"}}}"#
+                .as_bytes(),
+        )
+        .unwrap();
+        let strict = p.requirement_for(Some("worker-7"));
+        for id in [
+            "worker-7 ",
+            "wörker-7",
+            "worker-7?x",
+            "WÖRKER-7",
+            "worker-7",
+        ] {
+            let r = p.rule_for_agent(id).unwrap();
+            assert!(r.read_as.iter().any(|a| a == "worker-7"), "{id:?}: {r:?}");
+            assert_eq!(r.requirement.max_stale_ms, strict.max_stale_ms, "{id:?}");
+            assert_eq!(r.requirement.min_version, strict.min_version, "{id:?}");
+            assert_eq!(r.requirement.require, strict.require, "{id:?}");
+        }
     }
 
     #[test]

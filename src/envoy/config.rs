@@ -580,10 +580,10 @@ impl FilterConfig {
     }
 
     /// The match of every variant of `path` that matches a route, in variant order, with agent
-    /// ids resolved to the policy's spelling. An id the policy does not know is followed by the
-    /// agents it may be read as ([`AgentIds::read`], the reading every host applies: an
-    /// upstream may look `worker-7 `, `worker-7%3Fx` or `wörker-7` up as `worker-7`), so the
-    /// card must also satisfy their rules.
+    /// ids resolved to the policy's spelling. An id is followed by the other agents it may be
+    /// read as ([`AgentIds::read`], the reading every host applies: an upstream may look
+    /// `worker-7 `, `worker-7%3Fx` or `wörker-7` up as `worker-7`, whether or not the policy
+    /// knows that id too), so the card must also satisfy their rules.
     fn match_all(&self, path: &str) -> Vec<(RouteId, RouteMatch<'_>)> {
         let mut out = Vec::new();
         for variant in path_variants(path) {
@@ -593,7 +593,10 @@ impl FilterConfig {
             let mut also = Vec::new();
             if let Some(agent) = matched.agent.as_mut() {
                 match self.agent_ids.read(agent) {
-                    Reading::Agent(known) => known.clone_into(agent),
+                    Reading::Agent(known, others) => {
+                        known.clone_into(agent);
+                        also = others;
+                    }
                     Reading::Unknown(agents) => also = agents,
                 }
             }

@@ -73,6 +73,10 @@ LISTENERS = {
     "relax": {"allow_caller_relax": True},
     # No defaults: each vector case's rule is exactly its requirement.
     "vectors": {"defaults": {}},
+    # worker-7's rule, and looser rules under ids a registry may read as worker-7.
+    "variants": {"agents": {"worker-7": {"require": ["task.execute.v3"], "max_stale": "10s"},
+                            "worker-7 ": {"max_stale": "1h"}, "w\u00f6rker-7": {"max_stale": "1h"},
+                            "worker-7?x": {"max_stale": "1h"}}},
 }
 
 
@@ -128,6 +132,11 @@ class Gate:
 @pytest.fixture
 def gate(envoy, registry):
     return Gate(envoy, registry, "enforce")
+
+
+@pytest.fixture
+def variant_gate(envoy, registry):
+    return Gate(envoy, registry, "variants")
 
 
 @pytest.fixture

@@ -5,7 +5,9 @@ import itertools
 import json
 import re
 import time
+import urllib.parse
 
+import pytest
 import rfc8785
 
 import harness
@@ -357,6 +359,22 @@ def test_incident_replayed(gate, plain):
         assert json.loads(resp.body)["skills"][0]["id"] == "task.execute.v3"
     finally:
         reg.replica_state(synced=False, lag_ms=40000)
+
+
+@pytest.mark.parametrize("agent_id", ["worker-7%20", "w%C3%B6rker-7", "W%C3%96RKER-7", "worker-7%3Fx", "worker-7"])
+def test_a_looser_rule_for_a_variant_id_never_loosens_the_agent(variant_gate, agent_id):
+    """The policy gives `worker-7 `, `wörker-7` and `worker-7?x` an hour where worker-7 has
+    10 s: a registry that trims, compares accent-insensitively or cuts at `?` answers those
+    paths with worker-7's card, so each is held to worker-7's rule too (before: the variant's
+    own rule alone, and the 40 s old card was `valid`)."""
+    path = "/agents/%s/card" % agent_id
+    hdrs = [("Content-Type", "application/json"), ("x-replica-lag-ms", "40000")]
+    registry = variant_gate.registry
+    for spelling in {path, urllib.parse.unquote(path)}:
+        registry.register(registry.script(spelling, card_json(), 200, hdrs))
+    resp = variant_gate.get(path)
+    assert resp.status == 503 and resp.header("a2a-card-verdict") == "rejected", resp
+    assert "watermark_exceeded" in [r["code"] for r in resp.json()["reasons"]], resp.json()
 
 
 def test_observe_mode_never_blocks(observe_gate):

@@ -1087,6 +1087,10 @@ function createApi(raw, env) {
    * is checked; see `browserRedirect`. */
   async function fetchCard(fetchImpl, url, opts, timeoutMs) {
     const manual = !env.filtersCorsHeaders;
+    // The URL as fetch reads it (WHATWG URL parsing drops leading and trailing spaces and C0
+    // controls, and tabs and newlines anywhere: `' https://…'` and `'ht\ttps://…'` are https
+    // URLs to fetch): the https checks below read its scheme from there, never from the text.
+    const asked = parsedHref(url);
     // In Node the gate asks for the bytes as served (`identity`), as `cardgate resolve` does:
     // fetch would otherwise ask for gzip/deflate/br and decode them itself (a browser sets this
     // header itself).
@@ -1094,7 +1098,7 @@ function createApi(raw, env) {
     const deadline = startDeadline(url, timeoutMs, opts.signal);
     try {
       let response;
-      let current = url;
+      let current = asked;
       let hopHeaders = headers;
       let followed = 0;
       for (;;) {
@@ -1116,7 +1120,7 @@ function createApi(raw, env) {
         } catch (e) {
           if (deadline.failed()) throw deadline.failed();
           const code = e && e.cause && e.cause.code ? ` (${e.cause.code})` : '';
-          const via = current === url ? '' : ` (redirected to ${current})`;
+          const via = current === asked ? '' : ` (redirected to ${current})`;
           throw new AgentCardFetchError(`GET ${url} failed${via}: ${e && e.message ? e.message : e}${code}`, url, null, e);
         }
         // The race prefers a fetch that had settled when it began, even after the caller's signal
@@ -1141,9 +1145,9 @@ function createApi(raw, env) {
         }
         if (to === null) {
           const why = location === null ? 'without a Location header' : `with a Location that is not a URL: ${JSON.stringify(location)}`;
-          throw redirectFailure(url, `${current} answered ${response.status} ${why}`, response.status, current === url ? null : current);
+          throw redirectFailure(url, `${current} answered ${response.status} ${why}`, response.status, current === asked ? null : current);
         }
-        const why = raw.redirectRefusal(url, to, followed);
+        const why = raw.redirectRefusal(asked, to, followed);
         if (why !== undefined && why !== null) throw redirectFailure(url, why, response.status, null);
         if (new URL(to).origin !== new URL(current).origin) {
           hopHeaders = Object.assign({}, hopHeaders);
@@ -1154,14 +1158,14 @@ function createApi(raw, env) {
         current = to;
         followed += 1;
       }
-      let finalUrl = current === url ? null : current;
+      let finalUrl = current === asked ? null : current;
       const itself = followedTo(response, current);
       if (itself !== null || response.redirected === true) {
         if (manual) {
           // A fetch that ignored `redirect: 'manual'` (a caller's): the hops it followed are
           // unknown, so a source asked over https cannot be shown to have stayed on https (a
           // source asked over http was never protected; nor can its hops be counted).
-          if (/^https:/i.test(url)) {
+          if (isHttps(asked)) {
             discard(response);
             throw redirectFailure(
               url,
@@ -1171,7 +1175,7 @@ function createApi(raw, env) {
             );
           }
         } else {
-          browserRedirect(url, itself, response);
+          browserRedirect(url, asked, itself, response);
         }
         finalUrl = itself;
       }
@@ -1265,9 +1269,9 @@ function createApi(raw, env) {
    * http hop as mixed content (Fetch standard, main fetch runs on every redirect), so an answer
    * there stayed on https (loopback hosts aside: they are not mixed content). On any other page
    * nothing shows an http hop, so a redirected https source fails. */
-  function browserRedirect(url, answered, response) {
-    if (!/^https:/i.test(url)) return;
-    const why = answered === null ? null : raw.redirectRefusal(url, answered, 0);
+  function browserRedirect(url, asked, answered, response) {
+    if (!isHttps(asked)) return;
+    const why = answered === null ? null : raw.redirectRefusal(asked, answered, 0);
     if (why !== undefined && why !== null) {
       discard(response);
       throw redirectFailure(url, why, response.status, answered);
@@ -1282,6 +1286,32 @@ function createApi(raw, env) {
         answered,
       );
     }
+  }
+
+  /** Why an answer with this 2xx `status` carries no whole card (204, 205, 206: the core's
+   * rule, as `resolveAgentCard` and `cardgate resolve` apply it), or null: for callers (and the
+   * inspector) that fetch a card themselves. */
+  function statusWithoutCard(status) {
+    if (!Number.isInteger(status) || status < 0 || status > 65535) {
+      throw new TypeError(`statusWithoutCard: status must be an integer HTTP status, not ${describe(status)}`);
+    }
+    const why = raw.statusWithoutCard(status);
+    return why === undefined ? null : why;
+  }
+
+  /** `url` as the URL parser (and so fetch) reads it, or the text itself when it is not a URL
+   * (fetch then fails on it). */
+  function parsedHref(url) {
+    try {
+      return new URL(String(url)).href;
+    } catch (_) {
+      return String(url);
+    }
+  }
+
+  /** Whether a parsed URL (`parsedHref`) is an https URL. */
+  function isHttps(href) {
+    return /^https:/i.test(href);
   }
 
   function fetchOf(opts) {
@@ -1659,6 +1689,7 @@ function createApi(raw, env) {
     canonicalize,
     checkPolicy,
     coreVersion,
+    statusWithoutCard,
     toError,
     assertValid,
     resolveAgentCard,

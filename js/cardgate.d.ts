@@ -176,6 +176,11 @@ export declare function checkPolicy(policy: CardInput): void;
 /** Version of the Rust core in the wasm module. */
 export declare function coreVersion(): string;
 
+/** Why an answer with this 2xx status carries no whole card (204, 205, 206: the rule
+ * `resolveAgentCard` and `cardgate resolve` apply), or null. For callers that fetch a card
+ * themselves. */
+export declare function statusWithoutCard(status: number): string | null;
+
 /** The typed error for a rejected decision, or null for a valid one. */
 export declare function toError(decision: ValidDecision, context?: ErrorContext): null;
 export declare function toError(

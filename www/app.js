@@ -526,7 +526,10 @@ async function copyPin() {
 
 function setCardText(text, bytes) {
   $('card').value = text;
-  fetched = bytes ? { text, bytes } : null;
+  // Kept as the textarea holds it: the textarea turns CR and CRLF line ends into LF, and the
+  // bytes stay the card until that text is edited (not just until it differs from the decoded
+  // text, which a CRLF file always does).
+  fetched = bytes ? { text: $('card').value, bytes } : null;
   evaluateNow();
 }
 
@@ -541,26 +544,45 @@ async function readFile(file) {
 // a URL" and "replica vs primary". Resolves to {ok: true, status, bytes, read: [[header, key,
 // value or null]], observation} or {ok: false, message} (the request failed or was not 2xx).
 async function fetchSource(url) {
-  let res;
+  // The URL as fetch reads it (leading and trailing spaces and C0 controls dropped, tabs and
+  // newlines removed, relative to the page): the https check below reads its scheme from there.
+  let asked;
   try {
-    res = await fetch(url, { cache: 'no-store', credentials: 'omit', headers: { Accept: 'application/json' } });
+    asked = new URL(url, location.href).href;
   } catch (err) {
+    return { ok: false, message: `${JSON.stringify(url)} is not a URL.` };
+  }
+  // The package's default timeout: a source that never answers fails instead of leaving the
+  // page fetching.
+  const timeoutMs = cg.DEFAULT_TIMEOUT_MS;
+  let res;
+  let bytes;
+  try {
+    const signal = AbortSignal.timeout(timeoutMs);
+    res = await fetch(asked, { cache: 'no-store', credentials: 'omit', headers: { Accept: 'application/json' }, signal });
+    bytes = new Uint8Array(await res.arrayBuffer());
+  } catch (err) {
+    const timedOut = err && (err.name === 'TimeoutError' || err.name === 'AbortError');
     return {
       ok: false,
-      message: `${err.message}. The server may be unreachable, or it does not allow this page's origin (CORS).`,
+      message: timedOut
+        ? `No whole answer from ${asked} within ${timeoutMs} ms.`
+        : `${err.message}. The server may be unreachable, or it does not allow this page's origin (CORS).`,
     };
   }
-  const bytes = new Uint8Array(await res.arrayBuffer());
   if (!res.ok) {
     return { ok: false, message: `HTTP ${res.status} ${res.statusText}; the body was not loaded as a card.` };
   }
+  // 204, 205 and 206 carry no whole card: a failed source, as in the package and the CLI.
+  const noCard = cg.statusWithoutCard(res.status);
+  if (noCard !== null) return { ok: false, message: `${noCard}; the body was not loaded as a card.` };
   // Redirects (DESIGN.md "Redirects"): the browser follows them and shows only the URL that
   // answered. A source asked over https that answered over http sent its card and watermark in
   // the clear: a failed fetch, as in the package. On a page that is not https the browser blocks
   // no http hop and shows none, so a redirected https source's headers are not used either.
-  const answered = res.url || url;
-  const redirected = res.redirected || answered !== url;
-  const httpsAsked = /^https:/i.test(url);
+  const answered = res.url || asked;
+  const redirected = res.redirected || answered !== asked;
+  const httpsAsked = /^https:/i.test(asked);
   if (httpsAsked && /^http:/i.test(answered)) {
     return {
       ok: false,
@@ -740,7 +762,9 @@ function renderSide(side, url, got, d) {
   box.className = `side ${kind}`;
   body.append(el('p', { class: 'side-verdict' }, title));
   if (d.verdict === 'valid') {
-    body.append(el('p', {}, `${d.agent} ${d.card_version}, staleness ${d.staleness_ms} ms within tolerance.`));
+    const how = d.freshness === 'pinned' ? 'freshness proven by the pinned hash'
+      : `staleness ${d.staleness_ms} ms within tolerance`;
+    body.append(el('p', {}, `${d.agent} ${d.card_version}, ${how}.`));
   } else {
     body.append(el('p', {}, d.detail));
     const codes = (d.reasons || []).map((r) => r.code);

@@ -44,6 +44,10 @@ function handler(name) {
       res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', ...cors });
       return res.end(CARD);
     }
+    if (req.url === '/partial') {
+      res.writeHead(206, { 'content-type': 'application/json', 'content-range': `bytes 0-${CARD.length - 1}/${CARD.length}`, 'x-replica-lag-ms': '0', ...cors });
+      return res.end(CARD);
+    }
     const to = { '/down': `${base.plain}/card`, '/same': `${base.tls}/card` }[req.url];
     res.writeHead(to ? 302 : 404, to ? { location: to, ...cors } : cors);
     return res.end();
@@ -128,6 +132,22 @@ test('the inspector: an https source answering over http is a failed fetch; a re
   assert.match(down.error, new RegExp(`${base.plain}/card`.replace(/[.]/g, '\\.')));
   assert.equal(down.lag, '', 'no watermark taken from the downgraded answer');
   assert.doesNotMatch(down.verdict, /\bvalid\b/);
+
+  // The same downgrade asked with a URL text only the URL parser reads as https (a leading
+  // control character, a tab inside the scheme): the https check reads the parsed URL.
+  for (const spelling of [`\u0001${base.tls}/down`, `${base.tls.replace('https', 'ht\ttps')}/down`]) {
+    const odd = await load(page, spelling);
+    assert.ok(odd.error, JSON.stringify({ spelling, odd }));
+    assert.match(odd.error, /must answer over https/);
+    assert.equal(odd.lag, '', JSON.stringify(spelling));
+    assert.doesNotMatch(odd.verdict, /\bvalid\b/);
+  }
+
+  // A 206 carries part of a card, never a whole one: a failed fetch, as in the package and the CLI.
+  const partial = await load(page, `${base.tls}/partial`);
+  assert.ok(partial.error, JSON.stringify(partial));
+  assert.match(partial.error, /HTTP 206 Partial Content: not a whole card/);
+  assert.doesNotMatch(partial.verdict, /\bvalid\b/);
 
   // https -> https: the card is shown, but the hops are not visible from an http page.
   const same = await load(page, `${base.tls}/same`);

@@ -180,6 +180,29 @@ describe('cardgate inspector in Chromium', () => {
     await context.close();
   });
 
+  test('a file with CRLF line ends is still evaluated as its bytes (the text area turns them into LF)', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-fresh').click();
+    await verdictIs(page, 'valid');
+    const pretty = JSON.stringify(JSON.parse(await page.locator('#card').inputValue()), null, 2).replace(/\n/g, '\r\n');
+    // CRLF alone: still the valid card (JSON whitespace).
+    await page.locator('#card-file').setInputFiles({ name: 'crlf.json', mimeType: 'application/json', buffer: Buffer.from(pretty) });
+    await verdictIs(page, 'valid');
+    // CRLF and a byte-order mark, which the core refuses (the text area would show the text
+    // without it): malformed, as `cardgate check` says of the same bytes.
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(pretty)]);
+    await page.locator('#card-file').setInputFiles({ name: 'bom-crlf.json', mimeType: 'application/json', buffer: bom });
+    await verdictIs(page, 'malformed');
+    // CRLF and a byte that is not UTF-8 (the text area would show U+FFFD).
+    const bad = Buffer.from(pretty.replace('"name": "', '"name": "\u0000'));
+    bad[bad.indexOf(0)] = 0xff;
+    await page.locator('#card-file').setInputFiles({ name: 'bad-crlf.json', mimeType: 'application/json', buffer: bad });
+    await verdictIs(page, 'malformed');
+    assert.match(await text(page, '#verdict'), /invalid_utf8/);
+    await context.close();
+  });
+
   test('"Copy as pin" copies the core hash, fills the pin field and says so', async () => {
     const { context, page, requests } = await openPage(browser, {
       permissions: ['clipboard-read', 'clipboard-write'], origin: site.url.replace(/\/$/, ''),

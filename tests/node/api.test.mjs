@@ -14,7 +14,7 @@ const NOW = '2026-11-09T12:00:40Z';
 
 test('ES module and CommonJS entries expose one API and one set of classes', () => {
   const names = [
-    'evaluate', 'evaluateRaw', 'cardHash', 'declaredCapabilities', 'canonicalize', 'checkPolicy', 'coreVersion', 'toError', 'assertValid',
+    'evaluate', 'evaluateRaw', 'cardHash', 'declaredCapabilities', 'canonicalize', 'checkPolicy', 'coreVersion', 'statusWithoutCard', 'toError', 'assertValid',
     'resolveAgentCard', 'observationFromHeaders', 'CardGateResolver', 'CardGateError', 'StaleAgentCardError',
     'CapabilityMismatchError', 'MalformedAgentCardError', 'AgentCardFetchError', 'DEFAULT_WATERMARK', 'init',
   ];
@@ -24,6 +24,12 @@ test('ES module and CommonJS entries expose one API and one set of classes', () 
   }
   assert.equal(typeof cg.default, 'function', 'default export init() for isomorphic code');
   assert.match(cg.coreVersion(), /^\d+\.\d+\.\d+/);
+});
+
+test('statusWithoutCard: 204, 205 and 206 carry no whole card (the core rule), other statuses null', () => {
+  for (const status of [204, 205, 206]) assert.match(cg.statusWithoutCard(status), new RegExp(`^HTTP ${status} `));
+  for (const status of [200, 201, 203, 207, 299]) assert.equal(cg.statusWithoutCard(status), null);
+  for (const bad of ['206', 206.5, -1, 65536, null]) assert.throws(() => cg.statusWithoutCard(bad), TypeError);
 });
 
 test('the incident: evaluate returns the decision object, evaluateRaw the CLI bytes', () => {

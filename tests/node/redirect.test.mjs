@@ -218,6 +218,26 @@ test('https -> http is a failed source at any hop, the http URL never asked; htt
   });
 });
 
+// Spellings fetch reads as the https URL (the URL parser drops leading spaces and C0 controls,
+// and tabs and newlines anywhere): the https check reads the parsed scheme, not the text.
+const HTTPS_SPELLINGS = [' https://a.example/card', '\u0001https://a.example/card', 'ht\ttps://a.example/card',
+  'HTTPS://a.example/card', 'https://a.example/card\n'];
+
+test('an https source spelled so that only the URL parser reads it as https is still protected', async () => {
+  for (const spelling of HTTPS_SPELLINGS) {
+    const fetch = fakeFetch({
+      'https://a.example/card': [302, { location: 'http://b.example/card' }, ''],
+      'http://b.example/card': [200, { 'x-replica-lag-ms': '0' }, CARD_TEXT],
+    });
+    await assert.rejects(cg.resolveAgentCard(spelling, REQ, { fetch }), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, JSON.stringify(spelling));
+      assert.ok(e.message.endsWith(`https://a.example/card redirected to http://b.example/card${DOWNGRADE}`), `${JSON.stringify(spelling)}: ${e.message}`);
+      return true;
+    });
+    assert.deepEqual(fetch.calls.map((c) => c.url), ['https://a.example/card'], JSON.stringify(spelling));
+  }
+});
+
 /** A fetch that ignores `redirect: 'manual'`: it answers as if it had followed to `to`. */
 const followsItself = (to) => async () => ({
     ok: true,
@@ -260,6 +280,11 @@ test('the browser build lets the browser follow and checks the URL that answered
     ['https://a.example/card', 'http://b.example/card', `https://a.example/card redirected to http://b.example/card${DOWNGRADE}`],
   ]);
   assert.deepEqual(calls, ['follow']);
+  for (const spelling of HTTPS_SPELLINGS) {
+    const [[, answered, why]] = await attemptsOf(spelling, follow('http://b.example/card'));
+    assert.equal(answered, 'http://b.example/card', JSON.stringify(spelling));
+    assert.ok(why.endsWith(`https://a.example/card redirected to http://b.example/card${DOWNGRADE}`), `${JSON.stringify(spelling)}: ${why}`);
+  }
   // https -> https: on a page that is not https nothing shows an http hop in between.
   const [[, , why]] = await attemptsOf('https://a.example/card', follow('https://c.example/card'));
   assert.match(why, /on a page that is not https the browser does not block http hops/);

@@ -28,7 +28,8 @@ usage:
       --max-stale DUR          staleness tolerance: 250ms, 10s, 2m, 1h (none given: only a pin passes)
       --pin sha256:HEX         pinned card hash (replaces the watermark check)
       --policy FILE --agent ID take the requirement from a policy; flags given here override
-                               its members (--require adds to its capabilities)
+                               its members (--require adds to its capabilities); --agent is
+                               needed once the policy has agent rules
       --watermark-ms N         replica lag in ms (or --lag-ms N)
       --lag-s N                replica lag in seconds
       --synced-at RFC3339      last successful sync        --age-s N        HTTP Age (added to the lag)
@@ -577,6 +578,16 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
             let policy =
                 Policy::from_json(&bytes).map_err(|e| UsageError(policy_error(&name, &e)))?;
             let Some(id) = &p.agent else {
+                // Without the agent the card is for, a policy with agent rules has no one rule
+                // to apply: its defaults alone would be a silent guess (looser than the agent's
+                // rule, as for worker-7 in policies/incident.json).
+                if !policy.agents.is_empty() {
+                    return Err(UsageError(format!(
+                        "--policy {name} has rules for {} agent(s): give --agent ID, the agent \
+                         whose card this is (an id without a rule takes the defaults)",
+                        policy.agents.len()
+                    )));
+                }
                 return Ok(policy.defaults.overlay(&flags));
             };
             // The rule every host applies to this id (the Envoy filter to the same id in a card
@@ -658,11 +669,15 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
         .ok_or_else(|| UsageError("check needs a card file or - for stdin".into()))?;
     let requirement = requirement_of(&p, card_path == "-")?;
     let mut observation = p.sources.observation;
+    let limits = p.limits;
+    let input = read_input(&card_path, limits.max_card_bytes)?;
+    // The clock is read once the card is in hand, as the Envoy filter reads it at the end of
+    // the body and `resolve` after each fetch: a card that arrived late (a slow pipe) is judged
+    // at the time it is judged, so a `synced_at` watermark's age includes the wait.
     if observation.now.is_none() && !p.no_clock {
         observation.now = Some(system_now()?);
     }
-    let limits = p.limits;
-    let decision = match read_input(&card_path, limits.max_card_bytes)? {
+    let decision = match input {
         Input::Whole(card) => evaluate_with(&card, &requirement, &observation, &limits),
         Input::TooLarge {
             start,

@@ -333,6 +333,64 @@ fn canonicalize_writes_rfc8785_without_newline() {
 /// the rule's `task.execute.v3`, `binding:JSONRPC` and `protocol:1.0` stay required (the help and
 /// DESIGN.md, "Requirement").
 #[test]
+fn a_policy_with_agent_rules_needs_the_agent() {
+    // Without --agent, policies/incident.json's defaults alone would pass the incident's card
+    // that worker-7's rule refuses: refused as a usage error, for check and resolve alike.
+    for command in ["check", "resolve"] {
+        let target = if command == "check" {
+            "-"
+        } else {
+            "http://127.0.0.1:9/card"
+        };
+        let args = [
+            command,
+            target,
+            "--policy",
+            "policies/incident.json",
+            "--watermark-ms",
+            "20000",
+            "--now",
+            NOW,
+        ];
+        let args: Vec<&str> = if command == "check" {
+            args.to_vec()
+        } else {
+            let mut a = args.to_vec();
+            a.drain(4..6);
+            a
+        };
+        let out = cardgate(&args, STALE_CARD);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{command}");
+        assert!(
+            stderr(&out).contains("give --agent ID"),
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+    // A policy of defaults alone needs no agent.
+    let dir = std::env::temp_dir().join(format!("cardgate-defaults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("defaults.json");
+    std::fs::write(&policy, r#"{"defaults":{"max_stale":"10s"}}"#).unwrap();
+    let out = cardgate(
+        &[
+            "check",
+            "-",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--watermark-ms",
+            "0",
+            "--now",
+            NOW,
+        ],
+        FRESH_CARD,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn require_flag_adds_to_the_policy_rules_capabilities() {
     let out = cardgate(
         &[
@@ -2046,6 +2104,45 @@ fn scenario_transfer_encoding_other_than_one_chunked_is_a_failed_source() {
 }
 
 // ---------------------------------------------------------------- one agent-id rule for every host
+
+#[test]
+fn check_reads_the_clock_once_the_card_has_arrived() {
+    // The card reaches stdin 1.5 s after the start; synced_at was 9 s before the start and the
+    // tolerance is 10 s: judged when it is judged, the card is more than 10 s stale (the clock
+    // read before the card made it 9 s and valid).
+    let start_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let synced = cardgate::Timestamp::from_unix_ms(start_ms - 9_000).to_rfc3339();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cardgate"))
+        .args([
+            "check",
+            "-",
+            "--require",
+            "task.execute.v3",
+            "--max-stale",
+            "10s",
+            "--synced-at",
+            &synced,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cardgate");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(FRESH_CARD.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["watermark_exceeded"], "{d:?}");
+}
 
 // `check --policy P --agent ID` applies the rule the Envoy filter applies to the same id in a card
 // path (`Policy::rule_for_agent`, DESIGN.md "Card routes and path variants"): an id the policy

@@ -614,10 +614,17 @@ fn check_freshness(
         }
         (Ok(s), None) => fail(
             ReasonCode::ToleranceMissing,
-            format!(
-                "staleness {} ms ({}) but no max_stale was given and no hash pinned, so freshness cannot be accepted",
-                s.ms, s.basis
-            ),
+            match pinned {
+                // A pin whose pin_mode is with_watermark matched: the watermark must hold too.
+                Some(_) => format!(
+                    "staleness {} ms ({}) but no max_stale was given, and the pinned hash (pin_mode with_watermark) needs the watermark to hold too, so freshness cannot be accepted",
+                    s.ms, s.basis
+                ),
+                None => format!(
+                    "staleness {} ms ({}) but no max_stale was given and no hash pinned, so freshness cannot be accepted",
+                    s.ms, s.basis
+                ),
+            },
             vec![("staleness_ms".into(), Value::whole(s.ms))],
         ),
         (Ok(s), Some(max)) if s.ms > max => {

@@ -384,6 +384,8 @@ struct Parsed {
     max_attempts: Option<usize>,
     deadline_ms: Option<u64>,
     timeout_ms: Option<u64>,
+    /// `--help` among the options: print the usage and exit 0.
+    help: bool,
 }
 
 fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError> {
@@ -399,6 +401,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         max_attempts: None,
         deadline_ms: None,
         timeout_ms: None,
+        help: false,
     };
     // Single-valued options seen so far: a second one is refused rather than silently winning.
     let mut seen: Vec<&str> = Vec::new();
@@ -413,8 +416,19 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
             },
         };
         if name == "--no-clock" {
+            if inline.is_some() {
+                return Err(UsageError("--no-clock takes no value".into()));
+            }
+            if p.no_clock {
+                return Err(UsageError("--no-clock is given twice: give it once".into()));
+            }
             p.no_clock = true;
             continue;
+        }
+        // `cardgate check --help`: the usage, whatever else was given.
+        if name == "--help" {
+            p.help = true;
+            return Ok(p);
         }
         if !name.starts_with("--") || name == "-" {
             if command == Command::Check && !p.positional.is_empty() {
@@ -525,14 +539,25 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                 sources.add_json(given)?;
             }
             "--policy" => p.policy_path = Some(value_os()?),
-            "--agent" => p.agent = Some(value()?),
+            "--agent" => {
+                let id = value()?;
+                if id.is_empty() {
+                    return Err(UsageError(
+                        "--agent: an agent id is never empty (policies refuse one)".into(),
+                    ));
+                }
+                p.agent = Some(id);
+            }
             "--max-card-bytes" => {
                 let v = value()?;
-                p.limits.max_card_bytes = v.parse().map_err(|_| {
-                    UsageError(format!(
-                        "--max-card-bytes: {v:?} is not a whole number of bytes"
-                    ))
-                })?;
+                p.limits.max_card_bytes = Some(&v)
+                    .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| {
+                        UsageError(format!(
+                            "--max-card-bytes: {v:?} is not a whole number of bytes"
+                        ))
+                    })?;
             }
             "--max-attempts" => {
                 let v = value()?;
@@ -662,6 +687,10 @@ fn report(decision: &Decision) -> Result<u8, UsageError> {
 
 fn check(args: &[OsString]) -> Result<u8, UsageError> {
     let p = parse_args(args, Command::Check)?;
+    if p.help {
+        write_stdout(USAGE.as_bytes())?;
+        return Ok(0);
+    }
     let card_path = p
         .positional
         .first()
@@ -693,6 +722,10 @@ fn check(args: &[OsString]) -> Result<u8, UsageError> {
 #[cfg(feature = "resolve")]
 fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
     let p = parse_args(args, Command::Resolve)?;
+    if p.help {
+        write_stdout(USAGE.as_bytes())?;
+        return Ok(0);
+    }
     if p.positional.is_empty() {
         return Err(UsageError(
             "resolve needs at least one URL; see cardgate --help".into(),

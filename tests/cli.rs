@@ -333,6 +333,49 @@ fn canonicalize_writes_rfc8785_without_newline() {
 /// the rule's `task.execute.v3`, `binding:JSONRPC` and `protocol:1.0` stay required (the help and
 /// DESIGN.md, "Requirement").
 #[test]
+fn option_forms_that_were_read_loosely_are_refused_and_help_works_per_command() {
+    for (args, message) in [
+        (
+            &["check", "-", "--no-clock=false"][..],
+            "--no-clock takes no value",
+        ),
+        (
+            &["check", "-", "--no-clock", "--no-clock"][..],
+            "--no-clock is given twice",
+        ),
+        (
+            &["check", "-", "--max-card-bytes", "+70000"][..],
+            "is not a whole number of bytes",
+        ),
+        (
+            &["check", "-", "--max-card-bytes", " 7"][..],
+            "is not a whole number of bytes",
+        ),
+        (
+            &["check", "-", "--agent", ""][..],
+            "an agent id is never empty",
+        ),
+    ] {
+        let out = cardgate(args, FRESH_CARD);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    }
+    for args in [
+        &["check", "--help"][..],
+        &["resolve", "--help"][..],
+        &["check", "card.json", "--help"][..],
+    ] {
+        let out = cardgate(args, "");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("cardgate check"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
 fn a_policy_with_agent_rules_needs_the_agent() {
     // Without --agent, policies/incident.json's defaults alone would pass the incident's card
     // that worker-7's rule refuses: refused as a usage error, for check and resolve alike.

@@ -13,7 +13,10 @@
 //!
 //! The readings: the id with surrounding whitespace and control characters and trailing dots
 //! trimmed (SQL compares without trailing spaces; a handler that trims), cut at a `?` or `#` (a
-//! handler that decodes the path before it splits the URL), and the loose key below.
+//! handler that decodes the path before it splits the URL), without a `.json` format suffix, and
+//! the loose key below; they hold both ways (a policy agent's own readings are compared too). An
+//! id whose loose key keeps a character the table does not fold may be any agent to some
+//! collation, so it names every agent.
 //!
 //! Registries commonly look agents up in a database whose collation ignores letter case and
 //! accents (MySQL 8's default `utf8mb4_0900_ai_ci`, SQL Server's `*_CI_AI`), compatibility
@@ -584,8 +587,9 @@ fn ignorable(c: char) -> bool {
         )
 }
 
-/// The loose key of an id: fullwidth forms read as ASCII, ignorable characters dropped, ASCII
-/// letters lowercased, the [`FOLD`] table applied (other characters are kept as they are).
+/// The loose key of an id: fullwidth forms read as ASCII, Unicode spaces as a space, ignorable
+/// characters dropped, ASCII letters lowercased, the [`FOLD`] table applied (other characters
+/// are kept as they are).
 pub fn skeleton(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for c in id.chars() {
@@ -598,6 +602,9 @@ pub fn skeleton(id: &str) -> String {
             out.push(c.to_ascii_lowercase());
         } else if ignorable(c) {
             continue;
+        } else if c.is_whitespace() {
+            // No-break and other Unicode spaces: a space to a collation (and trimmed as one).
+            out.push(' ');
         } else {
             let found = u16::try_from(u32::from(c))
                 .ok()
@@ -615,8 +622,9 @@ pub fn skeleton(id: &str) -> String {
 }
 
 /// Other ids an upstream may read `id` as: without surrounding whitespace, control characters
-/// and trailing dots, and cut at a `?` or `#` (then trimmed). Only readings that differ from
-/// `id`, each once, never empty.
+/// and trailing dots, cut at a `?` or `#`, and without a `.json` format suffix (Rails'
+/// `(.:format)`, Spring's suffix matching: `/agents/worker-7.json` is worker-7), each then
+/// trimmed. Only readings that differ from `id`, each once, never empty.
 pub fn readings(id: &str) -> Vec<String> {
     let trim = |s: &str| {
         s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
@@ -625,7 +633,16 @@ pub fn readings(id: &str) -> Vec<String> {
     };
     let mut out: Vec<String> = Vec::new();
     let cut = id.split(['?', '#']).next().unwrap_or(id);
-    for reading in [trim(id), trim(cut)] {
+    let format = id
+        .len()
+        .checked_sub(".json".len())
+        .filter(|&at| {
+            id.get(at..)
+                .is_some_and(|s| s.eq_ignore_ascii_case(".json"))
+        })
+        .and_then(|at| id.get(..at))
+        .unwrap_or(id);
+    for reading in [trim(id), trim(cut), trim(format)] {
         if !reading.is_empty() && reading != id && !out.contains(&reading) {
             out.push(reading);
         }
@@ -633,12 +650,39 @@ pub fn readings(id: &str) -> Vec<String> {
     out
 }
 
-/// A policy's agent ids with their [`skeleton`]s, computed once: what reads a given id as
-/// policy agents (see the module documentation). Build it with [`crate::Policy::agent_ids`].
+/// The loose keys an id may be compared by: the [`skeleton`] of the id and of each of its
+/// [`readings`], and the readings of each skeleton (a space before an ignorable character is
+/// trailing once the character is dropped), each once.
+fn keys(id: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut forms = readings(id);
+    forms.insert(0, id.to_owned());
+    for form in forms {
+        let key = skeleton(&form);
+        let mut more = readings(&key);
+        more.insert(0, key);
+        for k in more {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a loose key still holds a character the fold does not cover (a letter of another
+/// script, a superscript or circled digit, a mathematical letter): a collation may read it as
+/// another character, ASCII or not, and nothing here can tell which.
+fn opaque(key: &str) -> bool {
+    !key.is_ascii()
+}
+
+/// A policy's agent ids with their loose keys ([`keys`]), computed once: what reads a given id
+/// as policy agents (see the module documentation). Build it with [`crate::Policy::agent_ids`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentIds {
-    /// Each policy agent's id and its loose key, in policy order.
-    ids: Vec<(String, String)>,
+    /// Each policy agent's id and its loose keys, in policy order.
+    ids: Vec<(String, Vec<String>)>,
 }
 
 /// What a given agent id names (see [`AgentIds::read`]).
@@ -658,7 +702,7 @@ impl AgentIds {
     pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> AgentIds {
         let ids = ids
             .into_iter()
-            .map(|id| (id.to_owned(), skeleton(id)))
+            .map(|id| (id.to_owned(), keys(id)))
             .collect();
         AgentIds { ids }
     }
@@ -677,21 +721,33 @@ impl AgentIds {
     }
 
     /// The policy agents `given` names: every agent that `given` or one of its [`readings`] is
-    /// the id of ([`AgentIds::known`]), or has the [`skeleton`] of, in reading order and policy
-    /// order, each once; the one `given` is the id of, if any, apart from the others.
+    /// the id of ([`AgentIds::known`]), or that shares a loose key with it ([`keys`], both
+    /// ways: `worker-7` names an agent `worker-7 ` as `worker-7 ` names `worker-7`), in reading
+    /// order and policy order, each once; the one `given` is the id of, if any, apart from the
+    /// others. An id with a character the fold does not cover ([`opaque`]: `АГЕНТ-7`,
+    /// `worker-⁷`, `ĦUB`) may be any agent to a collation: it names every agent.
     pub fn read(&self, given: &str) -> Reading<'_> {
         let mut readings = readings(given);
         readings.insert(0, given.to_owned());
         let mut out: Vec<&str> = Vec::new();
+        let mut any = false;
         for reading in &readings {
             if let Some(known) = self.known(reading) {
                 if !out.contains(&known) {
                     out.push(known);
                 }
             }
-            let loose = skeleton(reading);
-            for (id, key) in &self.ids {
-                if *key == loose && !out.contains(&id.as_str()) {
+            let loose = keys(reading);
+            any |= loose.iter().any(|k| opaque(k));
+            for (id, theirs) in &self.ids {
+                if theirs.iter().any(|k| loose.contains(k)) && !out.contains(&id.as_str()) {
+                    out.push(id);
+                }
+            }
+        }
+        if any {
+            for (id, _) in &self.ids {
+                if !out.contains(&id.as_str()) {
                     out.push(id);
                 }
             }
@@ -775,10 +831,37 @@ mod tests {
         );
         assert_eq!(ids.read("archive"), Reading::Agent("archive", vec![]));
         assert_eq!(ids.read("x?y"), Reading::Agent("x?y", vec![]));
-        let cut = AgentIds::new(["x?y", "x", "w ", "w"]);
+        // Both ways: a registry that compares without trailing spaces answers `w` with the
+        // card of `w ` as readily as the other way round (a cut at `?` is held both ways too:
+        // it only ever adds a rule).
+        let cut = AgentIds::new(["x?y", "x", "w ", "w", "v.json", "v"]);
         assert_eq!(cut.read("x?y"), Reading::Agent("x?y", vec!["x"]));
-        assert_eq!(cut.read("x"), Reading::Agent("x", vec![]));
+        assert_eq!(cut.read("x"), Reading::Agent("x", vec!["x?y"]));
         assert_eq!(cut.read("w "), Reading::Agent("w ", vec!["w"]));
+        assert_eq!(cut.read("w"), Reading::Agent("w", vec!["w "]));
+        assert_eq!(cut.read("v.JSON"), Reading::Agent("v.json", vec!["v"]));
+        assert_eq!(cut.read("u.json"), Reading::Unknown(vec![]));
+        // A space before an ignorable character is trailing once the character is dropped.
+        assert_eq!(
+            ids.read("worker-7 \u{00AD}"),
+            Reading::Unknown(vec!["worker-7", "Wörker-7"])
+        );
+        // A character the fold does not cover (another script's letters or digits, a
+        // superscript, a letter outside the table): every agent.
+        let every = Reading::Unknown(vec!["worker-7", "Wörker-7", "archive", "x?y"]);
+        for id in [
+            "АГЕНТ-7",
+            "worker-\u{0667}",
+            "worker-\u{2077}",
+            "\u{0127}ub",
+        ] {
+            assert_eq!(ids.read(id), every, "{id:?}");
+        }
+        let cyrillic = AgentIds::new(["агент-7", "АГЕНТ-7", "worker-7"]);
+        assert_eq!(
+            cyrillic.read("АГЕНТ-7"),
+            Reading::Agent("АГЕНТ-7", vec!["агент-7", "worker-7"])
+        );
         // Trimmed or cut: the agent that names (in the order read), then its loose key's.
         assert_eq!(ids.read("Archive. "), Reading::Unknown(vec!["archive"]));
         assert_eq!(

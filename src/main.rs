@@ -546,6 +546,13 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                         "--agent: an agent id is never empty (policies refuse one)".into(),
                     ));
                 }
+                // The filter reads an `{id}` from one path segment, after resolving `/`, `\`
+                // and dot segments: an id holding them would be read otherwise here.
+                if id.contains(['/', '\\']) || id == "." || id == ".." {
+                    return Err(UsageError(format!(
+                        "--agent: {id:?} is not one path segment (an agent id holds no `/` or `\\` and is not `.` or `..`)"
+                    )));
+                }
                 p.agent = Some(id);
             }
             "--max-card-bytes" => {

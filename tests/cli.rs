@@ -355,6 +355,22 @@ fn option_forms_that_were_read_loosely_are_refused_and_help_works_per_command() 
             &["check", "-", "--agent", ""][..],
             "an agent id is never empty",
         ),
+        (
+            &["check", "-", "--agent", "worker-7/"][..],
+            "is not one path segment",
+        ),
+        (
+            &["check", "-", "--agent", "x/../worker-7"][..],
+            "is not one path segment",
+        ),
+        (
+            &["check", "-", "--agent", "worker-7\\"][..],
+            "is not one path segment",
+        ),
+        (
+            &["check", "-", "--agent", ".."][..],
+            "is not one path segment",
+        ),
     ] {
         let out = cardgate(args, FRESH_CARD);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -2270,6 +2286,30 @@ fn agent_ids_folded_as_the_filter_folds_them_take_that_agents_rule() {
         stderr(&out)
     );
     std::fs::remove_file(&policy).unwrap();
+}
+
+#[test]
+fn an_agent_id_with_characters_the_fold_does_not_cover_is_held_to_every_rule() {
+    // A collation may read `АГЕНТ-7` as `агент-7`, `worker-⁷` or `worker-٧` as `worker-7`, and
+    // the fold knows none of these: the card must satisfy every agent's rule (worker-7's and
+    // archive-search's, whose pin replaces the watermark check and is not this card), not the
+    // defaults' 30 s alone, which pass it.
+    let incident = std::path::Path::new("policies/incident.json");
+    for agent in ["worker-\u{2077}", "worker-\u{0667}", "\u{0127}orker-7"] {
+        let out = check_as(incident, agent);
+        assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
+        assert_eq!(
+            codes(&decision(&out)),
+            ["pinned_hash_mismatch", "capabilities_missing"],
+            "{agent:?}"
+        );
+    }
+    // Ids the fold covers stay with the agents they name: worker-7 alone, no pin (a space
+    // before a soft hyphen is trailing once the soft hyphen is dropped).
+    for agent in ["wörker-7", "worker-7 \u{00AD}"] {
+        let out = check_as(incident, agent);
+        assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");
+    }
 }
 
 #[test]

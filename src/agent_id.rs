@@ -677,7 +677,7 @@ fn opaque(key: &str) -> bool {
     !key.is_ascii()
 }
 
-/// A policy's agent ids with their loose keys ([`keys`]), computed once: what reads a given id
+/// A policy's agent ids with their loose keys (`keys`), computed once: what reads a given id
 /// as policy agents (see the module documentation). Build it with [`crate::Policy::agent_ids`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentIds {
@@ -721,10 +721,10 @@ impl AgentIds {
     }
 
     /// The policy agents `given` names: every agent that `given` or one of its [`readings`] is
-    /// the id of ([`AgentIds::known`]), or that shares a loose key with it ([`keys`], both
+    /// the id of ([`AgentIds::known`]), or that shares a loose key with it (`keys`, both
     /// ways: `worker-7` names an agent `worker-7 ` as `worker-7 ` names `worker-7`), in reading
     /// order and policy order, each once; the one `given` is the id of, if any, apart from the
-    /// others. An id with a character the fold does not cover ([`opaque`]: `АГЕНТ-7`,
+    /// others. An id with a character the fold does not cover (`opaque`: `АГЕНТ-7`,
     /// `worker-⁷`, `ĦUB`) may be any agent to a collation: it names every agent.
     pub fn read(&self, given: &str) -> Reading<'_> {
         let mut readings = readings(given);

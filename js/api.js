@@ -1568,7 +1568,8 @@ function createApi(raw, env) {
 
     async _resolve(baseUrl, path) {
       const o = this.options;
-      const cardPath = path !== undefined ? path : o.path !== undefined ? o.path : AGENT_CARD_PATH;
+      // `??`, as the SDK's resolver: a null path is no path (not the relative URL "null").
+      const cardPath = path ?? o.path ?? AGENT_CARD_PATH;
       const url = new URL(cardPath, baseUrl);
       const requirement = typeof o.requirement === 'function' ? await o.requirement(url.href) : o.requirement;
       let target = url.href;
@@ -1577,10 +1578,27 @@ function createApi(raw, env) {
         if (!Array.isArray(bases) || bases.length === 0) {
           throw new TypeError('CardGateResolver: options.sources must be (or return) a non-empty array of base URLs');
         }
+        const baseHrefs = sourceUrls(bases, 'options.sources');
         target = sourceUrls(
-          bases.map((b) => new URL(cardPath, String(b))),
+          baseHrefs.map((b) => new URL(cardPath, b)),
           'options.sources',
         );
+        // The sources are one agent's replicas and primary: a path that leads any of them off
+        // its own origin (an absolute or protocol-relative path) or makes two of them one URL
+        // would ask somewhere else, or one place twice, in their name.
+        const offOrigin = target.findIndex((t, i) => new URL(t).origin !== new URL(baseHrefs[i]).origin);
+        if (offOrigin >= 0) {
+          throw new TypeError(
+            `CardGateResolver: the card path ${JSON.stringify(String(cardPath))} leads ${baseHrefs[offOrigin]} to ` +
+              `${target[offOrigin]}, off its origin: with options.sources, give a path relative to each source`,
+          );
+        }
+        if (new Set(target).size !== target.length) {
+          throw new TypeError(
+            `CardGateResolver: the card path ${JSON.stringify(String(cardPath))} makes two of options.sources ` +
+              `one URL (${target.join(', ')}): each source must be asked at its own card URL`,
+          );
+        }
         if (typeof o.sources !== 'function' && !target.includes(url.href)) {
           throw new TypeError(
             `CardGateResolver: ${url.href} is not one of options.sources (${target.join(', ')}); ` +

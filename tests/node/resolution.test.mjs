@@ -352,6 +352,25 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
   assert.deepEqual(r.normalizeAgentCard(V3), V3);
   // A base URL that is not one of the sources is refused (another agent's card is not fetched).
   await assert.rejects(r.resolve(url('/agents/w8/')), /is not one of options\.sources/);
+  // A card path that leads the sources off their origin (absolute or protocol-relative) or
+  // makes them one URL is refused before any request: it would ask another agent's card in
+  // their name (before: every source became that one foreign URL, asked twice).
+  const sent = [...hits.values()].reduce((a, b) => a + b, 0);
+  for (const [base, path, pattern] of [
+    [replicaBase, 'http://other.example/card.json', /off its origin/],
+    [replicaBase, '//other.example/card.json', /off its origin/],
+    ['http://other.example/x/', 'http://other.example/card.json', /off its origin/],
+    [replicaBase, '/agents/w7/card.json', /one URL/],
+  ]) {
+    await assert.rejects(r.resolve(base, path), (e) => e instanceof TypeError && pattern.test(e.message), `${base} ${path}`);
+  }
+  assert.equal([...hits.values()].reduce((a, b) => a + b, 0), sent, 'no request was sent');
+  // A null path is no path, as in the SDK's resolver (not the relative URL "null").
+  assert.deepEqual(await r.resolve(replicaBase, null), V3);
+  assert.equal(r.lastResolution.url, `${primaryBase}.well-known/agent-card.json`);
+  const nullOption = new cg.CardGateResolver({ requirement: REQ, path: null });
+  assert.deepEqual(await nullOption.resolve(primaryBase), V3);
+  assert.equal(nullOption.lastResolution.url, `${primaryBase}.well-known/agent-card.json`);
   // A function maps any base URL to that agent's sources.
   const mapped = new cg.CardGateResolver({ requirement: REQ, sources: async (b) => [b, b.replace('/replica/', '/primary/')] });
   assert.deepEqual(await mapped.resolve(replicaBase), V3);

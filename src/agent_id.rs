@@ -633,21 +633,24 @@ pub fn readings(id: &str) -> Vec<String> {
     };
     let mut out: Vec<String> = Vec::new();
     let cut = id.split(['?', '#']).next().unwrap_or(id);
-    let format = id
-        .len()
-        .checked_sub(".json".len())
-        .filter(|&at| {
-            id.get(at..)
-                .is_some_and(|s| s.eq_ignore_ascii_case(".json"))
-        })
-        .and_then(|at| id.get(..at))
-        .unwrap_or(id);
+    let format = without_format_suffix(id).unwrap_or(id);
     for reading in [trim(id), trim(cut), trim(format)] {
         if !reading.is_empty() && reading != id && !out.contains(&reading) {
             out.push(reading);
         }
     }
     out
+}
+
+/// A path segment without a `.json` format suffix (any ASCII case), if it has one: Rails'
+/// `(.:format)` and Spring's suffix matching read `card.json` as `card` and `worker-7.json` as
+/// `worker-7`.
+pub fn without_format_suffix(segment: &str) -> Option<&str> {
+    let at = segment.len().checked_sub(".json".len())?;
+    segment
+        .get(at..)
+        .filter(|s| s.eq_ignore_ascii_case(".json"))
+        .and_then(|_| segment.get(..at))
 }
 
 /// The loose keys an id may be compared by: the [`skeleton`] of the id and of each of its

@@ -17,7 +17,7 @@
 //! some non-card answer is checked (and fails closed); matching fewer would let a card through
 //! unchecked.
 
-use crate::agent_id::{readings, skeleton};
+use crate::agent_id::{readings, skeleton, without_format_suffix};
 use crate::InputError;
 
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
@@ -202,6 +202,10 @@ impl CardRoute {
 /// checked.
 fn literal_matches(part: &str, literal: &str) -> bool {
     if part.eq_ignore_ascii_case(literal) {
+        return true;
+    }
+    // A format suffix (`/agents/w/card.json`: Rails' `(.:format)`) names the literal too.
+    if without_format_suffix(part).is_some_and(|stem| literal_matches(stem, literal)) {
         return true;
     }
     // Printable ASCII without a trailing dot, `?` or `#` on both sides: the loose reading is the

@@ -329,9 +329,6 @@ fn canonicalize_writes_rfc8785_without_newline() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// `--require` adds to a policy rule's capabilities (the other flags replace the rule's members):
-/// the rule's `task.execute.v3`, `binding:JSONRPC` and `protocol:1.0` stay required (the help and
-/// DESIGN.md, "Requirement").
 #[test]
 fn option_forms_that_were_read_loosely_are_refused_and_help_works_per_command() {
     for (args, message) in [
@@ -449,6 +446,9 @@ fn a_policy_with_agent_rules_needs_the_agent() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--require` adds to a policy rule's capabilities (the other flags replace the rule's members):
+/// the rule's `task.execute.v3`, `binding:JSONRPC` and `protocol:1.0` stay required (the help and
+/// DESIGN.md, "Requirement").
 #[test]
 fn require_flag_adds_to_the_policy_rules_capabilities() {
     let out = cardgate(

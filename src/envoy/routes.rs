@@ -201,11 +201,15 @@ impl CardRoute {
 /// well-known card to such an upstream. Matching more spellings only means more answers are
 /// checked.
 fn literal_matches(part: &str, literal: &str) -> bool {
+    // A format suffix (`/agents/w/card.json`: Rails' `(.:format)`) names the literal too; one
+    // suffix, read off once (no recursion on a segment of many).
+    segment_names_literal(part, literal)
+        || without_format_suffix(part).is_some_and(|stem| segment_names_literal(stem, literal))
+}
+
+/// [`literal_matches`] without the format suffix.
+fn segment_names_literal(part: &str, literal: &str) -> bool {
     if part.eq_ignore_ascii_case(literal) {
-        return true;
-    }
-    // A format suffix (`/agents/w/card.json`: Rails' `(.:format)`) names the literal too.
-    if without_format_suffix(part).is_some_and(|stem| literal_matches(stem, literal)) {
         return true;
     }
     // Printable ASCII without a trailing dot, `?` or `#` on both sides: the loose reading is the
@@ -352,6 +356,24 @@ mod tests {
             watermark: WatermarkSources::conventional(),
             watermark_pointer: None,
         }
+    }
+
+    #[test]
+    fn a_json_format_suffix_names_the_literal_once() {
+        let r = route("/agents/{id}/card");
+        for path in ["/agents/w/card.json", "/agents/w/CARD.JSON"] {
+            assert!(r.matches(path).is_some(), "{path}");
+        }
+        for path in [
+            "/agents/w/card.json.json",
+            "/agents/w/cardjson",
+            "/agents/w/.json",
+        ] {
+            assert!(r.matches(path).is_none(), "{path}");
+        }
+        // A segment of many suffixes is read off once, not once per suffix (no deep recursion).
+        let long = format!("/agents/w/card{}", ".json".repeat(20_000));
+        assert!(r.matches(&long).is_none());
     }
 
     #[test]

@@ -1299,11 +1299,23 @@ function createApi(raw, env) {
     return why === undefined ? null : why;
   }
 
-  /** `url` as the URL parser (and so fetch) reads it, or the text itself when it is not a URL
-   * (fetch then fails on it). */
+  /** Whether the card URL `target` lies within the source `base`: the same origin, and a path
+   * in the base's directory (its path up to the last `/`) or below, as a relative path from
+   * the base resolves. */
+  function withinBase(target, base) {
+    const t = new URL(target);
+    const b = new URL(base);
+    const dir = b.pathname.slice(0, b.pathname.lastIndexOf('/') + 1);
+    return t.origin === b.origin && t.pathname.startsWith(dir);
+  }
+
+  /** `url` as the URL parser (and so fetch) reads it: in a browser relative to the page, as
+   * fetch resolves it (`'/card'` on an https page is an https URL); the text itself when it is
+   * not a URL (fetch then fails on it). */
   function parsedHref(url) {
+    const page = typeof globalThis.location === 'object' && globalThis.location !== null ? globalThis.location.href : undefined;
     try {
-      return new URL(String(url)).href;
+      return new URL(String(url), typeof page === 'string' ? page : undefined).href;
     } catch (_) {
       return String(url);
     }
@@ -1583,14 +1595,16 @@ function createApi(raw, env) {
           baseHrefs.map((b) => new URL(cardPath, b)),
           'options.sources',
         );
-        // The sources are one agent's replicas and primary: a path that leads any of them off
-        // its own origin (an absolute or protocol-relative path) or makes two of them one URL
-        // would ask somewhere else, or one place twice, in their name.
-        const offOrigin = target.findIndex((t, i) => new URL(t).origin !== new URL(baseHrefs[i]).origin);
-        if (offOrigin >= 0) {
+        // The sources are one agent's replicas and primary: a path that leads any of them out of
+        // its base (another origin, or above the base's directory: `../worker-8/...`, an
+        // absolute path elsewhere, a protocol-relative URL) or makes two of them one URL would
+        // ask another agent's card, or one place twice, in their name.
+        const outside = target.findIndex((t, i) => !withinBase(t, baseHrefs[i]));
+        if (outside >= 0) {
           throw new TypeError(
-            `CardGateResolver: the card path ${JSON.stringify(String(cardPath))} leads ${baseHrefs[offOrigin]} to ` +
-              `${target[offOrigin]}, off its origin: with options.sources, give a path relative to each source`,
+            `CardGateResolver: the card path ${JSON.stringify(String(cardPath))} leads ${baseHrefs[outside]} to ` +
+              `${target[outside]}, out of that source (another origin, or above its directory): with ` +
+              'options.sources, give a path within each source',
           );
         }
         if (new Set(target).size !== target.length) {

@@ -581,7 +581,10 @@ async function fetchSource(url) {
   // the clear: a failed fetch, as in the package. On a page that is not https the browser blocks
   // no http hop and shows none, so a redirected https source's headers are not used either.
   const answered = res.url || asked;
-  const redirected = res.redirected || answered !== asked;
+  // `response.url` has no fragment: a URL asked with one is not redirected for that.
+  const unfragmented = new URL(asked);
+  unfragmented.hash = '';
+  const redirected = res.redirected || answered !== unfragmented.href;
   const httpsAsked = /^https:/i.test(asked);
   if (httpsAsked && /^http:/i.test(answered)) {
     return {

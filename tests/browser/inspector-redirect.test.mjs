@@ -143,6 +143,13 @@ test('the inspector: an https source answering over http is a failed fetch; a re
     assert.doesNotMatch(odd.verdict, /\bvalid\b/);
   }
 
+  // A fragment is not a redirect (`response.url` never has one): the watermark is used.
+  const fragment = await load(page, `${base.tls}/card#v3`);
+  assert.equal(fragment.error, null, JSON.stringify(fragment));
+  assert.equal(fragment.lag, '0');
+  assert.doesNotMatch(fragment.status, /redirected/);
+  assert.match(fragment.verdict, /\bvalid\b/);
+
   // A 206 carries part of a card, never a whole one: a failed fetch, as in the package and the CLI.
   const partial = await load(page, `${base.tls}/partial`);
   assert.ok(partial.error, JSON.stringify(partial));

@@ -289,11 +289,20 @@ test('the browser build lets the browser follow and checks the URL that answered
   const [[, , why]] = await attemptsOf('https://a.example/card', follow('https://c.example/card'));
   assert.match(why, /on a page that is not https the browser does not block http hops/);
   // On an https page the browser blocks every http hop (mixed content): accepted.
-  globalThis.location = { protocol: 'https:' };
+  globalThis.location = { protocol: 'https:', href: 'https://a.example/page' };
   try {
     assert.deepEqual(await attemptsOf('https://a.example/card', follow('https://c.example/card')), [
       ['https://a.example/card', 'https://c.example/card', 'valid'],
     ]);
+    // A URL relative to that https page is an https source too (fetch resolves it against the
+    // page): answered over http (a loopback host, not mixed content), it is refused.
+    for (const relative of ['/card', '//a.example/card', 'card']) {
+      await assert.rejects(web.resolveAgentCard(relative, REQ, { fetch: follow('http://127.0.0.1/card') }), (e) => {
+        assert.ok(e instanceof web.AgentCardFetchError, relative);
+        assert.match(e.message, /must answer over https/, relative);
+        return true;
+      });
+    }
   } finally {
     delete globalThis.location;
   }

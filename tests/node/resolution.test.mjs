@@ -357,13 +357,18 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
   // their name (before: every source became that one foreign URL, asked twice).
   const sent = [...hits.values()].reduce((a, b) => a + b, 0);
   for (const [base, path, pattern] of [
-    [replicaBase, 'http://other.example/card.json', /off its origin/],
-    [replicaBase, '//other.example/card.json', /off its origin/],
-    ['http://other.example/x/', 'http://other.example/card.json', /off its origin/],
-    [replicaBase, '/agents/w7/card.json', /one URL/],
+    [replicaBase, 'http://other.example/card.json', /out of that source/],
+    [replicaBase, '//other.example/card.json', /out of that source/],
+    ['http://other.example/x/', 'http://other.example/card.json', /out of that source/],
+    // Another agent on the same host, by a relative or an absolute path.
+    [replicaBase, '../../w8/.well-known/agent-card.json', /out of that source/],
+    [replicaBase, '%2e%2e/%2e%2e/w8/.well-known/agent-card.json', /out of that source/],
+    [replicaBase, '/agents/w8/.well-known/agent-card.json', /out of that source/],
   ]) {
     await assert.rejects(r.resolve(base, path), (e) => e instanceof TypeError && pattern.test(e.message), `${base} ${path}`);
   }
+  const twice = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase, replicaBase] });
+  await assert.rejects(twice.resolve(replicaBase), (e) => e instanceof TypeError && /one URL/.test(e.message));
   assert.equal([...hits.values()].reduce((a, b) => a + b, 0), sent, 'no request was sent');
   // A null path is no path, as in the SDK's resolver (not the relative URL "null").
   assert.deepEqual(await r.resolve(replicaBase, null), V3);

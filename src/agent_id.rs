@@ -573,10 +573,18 @@ fn ignorable(c: char) -> bool {
         || matches!(
             c,
             '\u{00AD}'
-                | '\u{0300}'..='\u{036F}'
-                | '\u{1AB0}'..='\u{1AFF}'
-                | '\u{1DC0}'..='\u{1DFF}'
-                | '\u{20D0}'..='\u{20FF}'
+                // The combining mark blocks, less what ICU's root collation weighs as letters at
+                // level 1 (combining Latin small letters, U+0363..U+036F and U+1DD3..U+1DF4: `ͦ`
+                // is an `o` to it) and code points unassigned in its Unicode version: those
+                // stay in the key, which then names every agent ([`AgentIds::read`]).
+                | '\u{0300}'..='\u{0362}'
+                | '\u{1AB0}'..='\u{1ABE}'
+                | '\u{1AC1}'..='\u{1ACB}'
+                | '\u{1ACF}'..='\u{1ADD}'
+                | '\u{1DC0}'..='\u{1DC9}'
+                | '\u{1DCB}'..='\u{1DD1}'
+                | '\u{1DF5}'..='\u{1DFF}'
+                | '\u{20D0}'..='\u{20F0}'
                 | '\u{FE20}'..='\u{FE2F}'
                 | '\u{180E}'
                 | '\u{200B}'..='\u{200F}'
@@ -642,15 +650,16 @@ pub fn readings(id: &str) -> Vec<String> {
     out
 }
 
-/// A path segment without a `.json` format suffix (any ASCII case), if it has one: Rails'
-/// `(.:format)` and Spring's suffix matching read `card.json` as `card` and `worker-7.json` as
-/// `worker-7`.
+/// A path segment without a format suffix, if it has one: a final `.` and 1 to 16 ASCII letters
+/// or digits after a non-empty stem. Rails' `(.:format)` (a dynamic segment stops at a dot, and
+/// `render json:` answers whatever the format) and Spring's suffix matching read `card.json`
+/// or `card.xml` as `card` and `worker-7.html` as `worker-7`.
 pub fn without_format_suffix(segment: &str) -> Option<&str> {
-    let at = segment.len().checked_sub(".json".len())?;
-    segment
-        .get(at..)
-        .filter(|s| s.eq_ignore_ascii_case(".json"))
-        .and_then(|_| segment.get(..at))
+    let (stem, format) = segment.rsplit_once('.')?;
+    let known = !stem.is_empty()
+        && (1..=16).contains(&format.len())
+        && format.bytes().all(|b| b.is_ascii_alphanumeric());
+    known.then_some(stem)
 }
 
 /// The loose keys an id may be compared by: the [`skeleton`] of the id and of each of its
@@ -671,6 +680,51 @@ fn keys(id: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether the ASCII key `given` may be the loose key `agent` to a collation: equal, or, where
+/// `agent` holds characters the fold does not cover, with each run of them standing for any
+/// text (`ħub` may be `hub`; `агент-7` may be any id ending in `-7`). A glob match, linear but
+/// for backtracking over the runs.
+fn may_be(given: &str, agent: &str) -> bool {
+    if agent.is_ascii() {
+        return given == agent;
+    }
+    // The agent key as literal ASCII bytes and wildcards (`None`), one per run.
+    let mut pattern: Vec<Option<u8>> = Vec::new();
+    for c in agent.chars() {
+        match u8::try_from(c).ok().filter(u8::is_ascii) {
+            Some(b) => pattern.push(Some(b)),
+            None if pattern.last() == Some(&None) => {}
+            None => pattern.push(None),
+        }
+    }
+    let text = given.as_bytes();
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match pattern.get(p) {
+            Some(Some(b)) if text.get(t) == Some(b) => {
+                p += 1;
+                t += 1;
+            }
+            Some(None) => {
+                star = Some((p, t));
+                p += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    p = sp + 1;
+                    t = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern
+        .get(p..)
+        .is_some_and(|rest| rest.iter().all(Option::is_none))
 }
 
 /// Whether a loose key still holds a character the fold does not cover (a letter of another
@@ -728,7 +782,9 @@ impl AgentIds {
     /// ways: `worker-7` names an agent `worker-7 ` as `worker-7 ` names `worker-7`), in reading
     /// order and policy order, each once; the one `given` is the id of, if any, apart from the
     /// others. An id with a character the fold does not cover (`opaque`: `АГЕНТ-7`,
-    /// `worker-⁷`, `ĦUB`) may be any agent to a collation: it names every agent.
+    /// `worker-⁷`, `ĦUB`) may be any agent to a collation: it names every agent; and an agent
+    /// whose id holds such characters is named by every id it may be (`may_be`: `hub` names
+    /// an agent `ħub`).
     pub fn read(&self, given: &str) -> Reading<'_> {
         let mut readings = readings(given);
         readings.insert(0, given.to_owned());
@@ -743,7 +799,10 @@ impl AgentIds {
             let loose = keys(reading);
             any |= loose.iter().any(|k| opaque(k));
             for (id, theirs) in &self.ids {
-                if theirs.iter().any(|k| loose.contains(k)) && !out.contains(&id.as_str()) {
+                let named = theirs
+                    .iter()
+                    .any(|k| loose.iter().any(|l| l == k || (!opaque(l) && may_be(l, k))));
+                if named && !out.contains(&id.as_str()) {
                     out.push(id);
                 }
             }
@@ -768,6 +827,35 @@ impl AgentIds {
 #[cfg(test)]
 mod tests {
     use super::{readings, skeleton, AgentIds, Reading, FOLD};
+
+    #[test]
+    fn a_key_the_fold_does_not_cover_may_be_any_text_in_its_place() {
+        use super::may_be;
+        for (given, agent, want) in [
+            ("hub", "hub", true),
+            ("hub", "hu", false),
+            ("hub", "\u{0127}ub", true),
+            ("hhub", "\u{0127}ub", true),
+            ("ub", "\u{0127}ub", true),
+            ("hubx", "\u{0127}ub", false),
+            (
+                "worker-7",
+                "\u{0430}\u{0433}\u{0435}\u{043D}\u{0442}-7",
+                true,
+            ),
+            (
+                "worker-8",
+                "\u{0430}\u{0433}\u{0435}\u{043D}\u{0442}-7",
+                false,
+            ),
+            ("a-b-c", "a\u{2077}b\u{2077}c", true),
+            ("a-b", "a\u{2077}b\u{2077}c", false),
+            ("abcabc", "a\u{2077}c", true),
+            ("", "\u{2077}", true),
+        ] {
+            assert_eq!(may_be(given, agent), want, "{given:?} {agent:?}");
+        }
+    }
 
     #[test]
     fn the_table_is_sorted() {
@@ -859,6 +947,35 @@ mod tests {
             "\u{0127}ub",
         ] {
             assert_eq!(ids.read(id), every, "{id:?}");
+        }
+        // Combining Latin small letters are letters to ICU (`ͦ` is an `o`): not dropped.
+        assert_eq!(ids.read("w\u{0366}rker-7"), every);
+        assert_eq!(
+            ids.read("wo\u{0308}rker-7"),
+            Reading::Unknown(vec!["worker-7", "Wörker-7"])
+        );
+        // Both ways: an agent whose id the fold does not cover is named by the ASCII ids it may
+        // be (`ħub` by `hub`), and only by those.
+        let rev = AgentIds::new(["\u{0127}ub", "\u{01FF}resund", "agent-\u{2077}", "worker-7"]);
+        assert_eq!(rev.read("hub"), Reading::Unknown(vec!["\u{0127}ub"]));
+        assert_eq!(rev.read("HUB"), Reading::Unknown(vec!["\u{0127}ub"]));
+        assert_eq!(
+            rev.read("oresund"),
+            Reading::Unknown(vec!["\u{01FF}resund"])
+        );
+        assert_eq!(
+            rev.read("agent-7"),
+            Reading::Unknown(vec!["agent-\u{2077}"])
+        );
+        assert_eq!(rev.read("worker-7"), Reading::Agent("worker-7", vec![]));
+        assert_eq!(rev.read("hubs"), Reading::Unknown(vec![]));
+        // Any format suffix is read off (Rails' `(.:format)`).
+        for id in ["worker-7.json", "worker-7.XML", "worker-7.html"] {
+            assert_eq!(
+                ids.read(id),
+                Reading::Unknown(vec!["worker-7", "Wörker-7"]),
+                "{id:?}"
+            );
         }
         let cyrillic = AgentIds::new(["агент-7", "АГЕНТ-7", "worker-7"]);
         assert_eq!(

@@ -2295,7 +2295,13 @@ fn an_agent_id_with_characters_the_fold_does_not_cover_is_held_to_every_rule() {
     // archive-search's, whose pin replaces the watermark check and is not this card), not the
     // defaults' 30 s alone, which pass it.
     let incident = std::path::Path::new("policies/incident.json");
-    for agent in ["worker-\u{2077}", "worker-\u{0667}", "\u{0127}orker-7"] {
+    for agent in [
+        "worker-\u{2077}",
+        "worker-\u{0667}",
+        "\u{0127}orker-7",
+        // A combining Latin small letter: an `o` to ICU, not a mark to drop.
+        "w\u{0366}rker-7",
+    ] {
         let out = check_as(incident, agent);
         assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
         assert_eq!(
@@ -2305,11 +2311,26 @@ fn an_agent_id_with_characters_the_fold_does_not_cover_is_held_to_every_rule() {
         );
     }
     // Ids the fold covers stay with the agents they name: worker-7 alone, no pin (a space
-    // before a soft hyphen is trailing once the soft hyphen is dropped).
-    for agent in ["wörker-7", "worker-7 \u{00AD}"] {
+    // before a soft hyphen is trailing once the soft hyphen is dropped; a format suffix).
+    for agent in ["wörker-7", "worker-7 \u{00AD}", "worker-7.xml"] {
         let out = check_as(incident, agent);
         assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");
     }
+    // The other way: an ASCII id a collation may read as an agent the fold does not cover.
+    let dir = std::env::temp_dir().join(format!("cardgate-rev-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("rev.json");
+    std::fs::write(
+        &policy,
+        r#"{"defaults":{"max_stale":"1h"},"agents":{"\u0127ub":{"max_stale":"10s"}}}"#,
+    )
+    .unwrap();
+    for agent in ["hub", "HUB"] {
+        let out = check_as(&policy, agent);
+        assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");
+    }
+    assert_eq!(check_as(&policy, "hubs").status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -201,8 +201,8 @@ impl CardRoute {
 /// well-known card to such an upstream. Matching more spellings only means more answers are
 /// checked.
 fn literal_matches(part: &str, literal: &str) -> bool {
-    // A format suffix (`/agents/w/card.json`: Rails' `(.:format)`) names the literal too; one
-    // suffix, read off once (no recursion on a segment of many).
+    // A format suffix (`/agents/w/card.json` or `card.xml`: Rails' `(.:format)`) names the
+    // literal too; one suffix, read off once (no recursion on a segment of many).
     segment_names_literal(part, literal)
         || without_format_suffix(part).is_some_and(|stem| segment_names_literal(stem, literal))
 }
@@ -359,9 +359,13 @@ mod tests {
     }
 
     #[test]
-    fn a_json_format_suffix_names_the_literal_once() {
+    fn a_format_suffix_names_the_literal_once() {
         let r = route("/agents/{id}/card");
-        for path in ["/agents/w/card.json", "/agents/w/CARD.JSON"] {
+        for path in [
+            "/agents/w/card.json",
+            "/agents/w/CARD.JSON",
+            "/agents/w/card.xml",
+        ] {
             assert!(r.matches(path).is_some(), "{path}");
         }
         for path in [

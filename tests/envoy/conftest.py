@@ -76,7 +76,9 @@ LISTENERS = {
     # worker-7's rule, and looser rules (and defaults) under ids a registry may read as worker-7.
     "variants": {"defaults": {"max_stale": "1h"}, "agents": {"worker-7": {"require": ["task.execute.v3"], "max_stale": "10s"},
                             "worker-7 ": {"max_stale": "1h"}, "w\u00f6rker-7": {"max_stale": "1h"},
-                            "worker-7?x": {"max_stale": "1h"}}},
+                            "worker-7?x": {"max_stale": "1h"},
+                            # An id the fold does not cover: a collation may read `hub` as it.
+                            "\u0127ub": {"require": ["task.execute.v3"], "max_stale": "10s"}}},
 }
 
 

@@ -178,9 +178,9 @@ def assert_valid(resp, body=CARD_BYTES):
     # Another authority, absolute or scheme-relative: it does not come back through this gate.
     ("/agents/worker-7/card", "http://cdn.example/agents/worker-7/card"),
     ("/agents/worker-7/card", "//cdn.example/agents/worker-7/card"),
-    # A relative reference resolved to a path that is no card route (`card.json` is one: a
-    # .json format suffix names the literal).
-    ("/agents/worker-7/card", "card.xml"),
+    # A relative reference resolved to a path that is no card route (`card.json` or
+    # `card.xml` is one: a format suffix names the literal).
+    ("/agents/worker-7/card", "profile"),
     # Read cut at the decoded `?`, this names worker-7's card route; a client removes the dot
     # segments first and asks for /cards/worker-7.json (tests/envoy/test_sdk_callers.py).
     ("/agents/worker-7/card", "/agents/worker-7/card%3F/../../../cards/worker-7.json"),
@@ -409,6 +409,7 @@ def test_a_path_encoded_twice_is_checked_as_decoded_twice(shipped_envoy, replica
     # Rails' (.:format) and Spring's suffix matching read a .json suffix as a format.
     ("/agents/worker-7/card.json", "/agents/worker-7/card"),
     ("/agents/worker-7/CARD.JSON", "/agents/worker-7/card"),
+    ("/agents/worker-7/card.xml", "/agents/worker-7/card"),
 ])
 def test_a_literal_segment_a_router_folds_to_ascii_is_a_card_route(shipped_envoy, replica, path, served):
     """Before: no card route matched (literals compared in ASCII case only; the shipped route

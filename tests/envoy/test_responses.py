@@ -363,7 +363,11 @@ def test_incident_replayed(gate, plain):
 
 @pytest.mark.parametrize("agent_id", ["worker-7%20", "w%C3%B6rker-7", "W%C3%96RKER-7", "worker-7%3Fx", "worker-7",
                                       # Characters the fold does not cover: every agent's rule.
-                                      "worker-%E2%81%B7", "worker-%D9%A7", "worker-7%20%C2%AD", "worker-7.json"])
+                                      "worker-%E2%81%B7", "worker-%D9%A7", "worker-7%20%C2%AD", "worker-7.json",
+                                      # A combining Latin small letter (an `o` to ICU), a format suffix.
+                                      "w%CD%A6rker-7", "worker-7.xml",
+                                      # ASCII ids a collation may read as the agent `ħub`.
+                                      "hub", "HUB"])
 def test_a_looser_rule_for_a_variant_id_never_loosens_the_agent(variant_gate, agent_id):
     """The policy gives `worker-7 `, `wörker-7` and `worker-7?x` an hour where worker-7 has
     10 s: a registry that trims, compares accent-insensitively or cuts at `?` answers those

@@ -1300,13 +1300,14 @@ function createApi(raw, env) {
   }
 
   /** Whether the card URL `target` lies within the source `base`: the same origin, and a path
-   * in the base's directory (its path up to the last `/`) or below, as a relative path from
-   * the base resolves. */
+   * under the base's path taken as a directory (`…/agents/worker-7` as `…/agents/worker-7/`:
+   * its parent holds every agent), with no encoded `/` or `\` below it (a server that decodes
+   * them would read `..%2F` as a step up). */
   function withinBase(target, base) {
     const t = new URL(target);
     const b = new URL(base);
-    const dir = b.pathname.slice(0, b.pathname.lastIndexOf('/') + 1);
-    return t.origin === b.origin && t.pathname.startsWith(dir);
+    const dir = b.pathname.endsWith('/') ? b.pathname : `${b.pathname}/`;
+    return t.origin === b.origin && t.pathname.startsWith(dir) && !/%2f|%5c/i.test(t.pathname.slice(dir.length));
   }
 
   /** `url` as the URL parser (and so fetch) reads it: in a browser relative to the page, as
@@ -1603,8 +1604,8 @@ function createApi(raw, env) {
         if (outside >= 0) {
           throw new TypeError(
             `CardGateResolver: the card path ${JSON.stringify(String(cardPath))} leads ${baseHrefs[outside]} to ` +
-              `${target[outside]}, out of that source (another origin, or above its directory): with ` +
-              'options.sources, give a path within each source',
+              `${target[outside]}, out of that source (another origin, or outside its path): with ` +
+              'options.sources, give each source as a directory URL (ending in /) and a path within it',
           );
         }
         if (new Set(target).size !== target.length) {

@@ -650,16 +650,25 @@ pub fn readings(id: &str) -> Vec<String> {
     out
 }
 
-/// A path segment without a format suffix, if it has one: a final `.` and 1 to 16 ASCII letters
-/// or digits after a non-empty stem. Rails' `(.:format)` (a dynamic segment stops at a dot, and
-/// `render json:` answers whatever the format) and Spring's suffix matching read `card.json`
-/// or `card.xml` as `card` and `worker-7.html` as `worker-7`.
+/// A path segment without a format suffix, if it has one: the text before its first `.`, when
+/// that is not empty. Rails' `(.:format)` (a dynamic segment stops at the first dot, and
+/// `render json:` answers whatever the format) reads `worker-7.json`, `worker-7.xml` or
+/// `worker-7.json.json` as `worker-7`; Spring's suffix matching takes `card.<anything>` for
+/// `card` ([`names_with_suffix`]).
 pub fn without_format_suffix(segment: &str) -> Option<&str> {
-    let (stem, format) = segment.rsplit_once('.')?;
-    let known = !stem.is_empty()
-        && (1..=16).contains(&format.len())
-        && format.bytes().all(|b| b.is_ascii_alphanumeric());
-    known.then_some(stem)
+    segment
+        .split_once('.')
+        .map(|(stem, _)| stem)
+        .filter(|stem| !stem.is_empty())
+}
+
+/// Whether `segment` is `literal` followed by a `.` and anything (ASCII case aside): Spring
+/// MVC's suffix pattern matching (on by default before Spring 5.3) matches `literal.*`.
+pub fn names_with_suffix(segment: &str, literal: &str) -> bool {
+    segment
+        .get(..literal.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(literal))
+        && segment.as_bytes().get(literal.len()) == Some(&b'.')
 }
 
 /// The loose keys an id may be compared by: the [`skeleton`] of the id and of each of its

@@ -17,7 +17,7 @@
 //! some non-card answer is checked (and fails closed); matching fewer would let a card through
 //! unchecked.
 
-use crate::agent_id::{readings, skeleton, without_format_suffix};
+use crate::agent_id::{names_with_suffix, readings, skeleton, without_format_suffix};
 use crate::InputError;
 
 use crate::watermark_sources::{PointerUnit, WatermarkSources};
@@ -201,9 +201,10 @@ impl CardRoute {
 /// well-known card to such an upstream. Matching more spellings only means more answers are
 /// checked.
 fn literal_matches(part: &str, literal: &str) -> bool {
-    // A format suffix (`/agents/w/card.json` or `card.xml`: Rails' `(.:format)`) names the
-    // literal too; one suffix, read off once (no recursion on a segment of many).
+    // A format suffix names the literal too: `card.json`, `card.xml`, `card.json.json` (Spring's
+    // `card.*`; Rails reads the text before the first dot), the stem read as any segment is.
     segment_names_literal(part, literal)
+        || names_with_suffix(part, literal)
         || without_format_suffix(part).is_some_and(|stem| segment_names_literal(stem, literal))
 }
 
@@ -359,25 +360,30 @@ mod tests {
     }
 
     #[test]
-    fn a_format_suffix_names_the_literal_once() {
+    fn a_format_suffix_names_the_literal() {
         let r = route("/agents/{id}/card");
         for path in [
             "/agents/w/card.json",
             "/agents/w/CARD.JSON",
             "/agents/w/card.xml",
+            "/agents/w/card.json.json",
+            "/agents/w/card.j-s",
+            "/agents/w/card.abcdefghijklmnopq",
+            "/agents/w/card.json.",
+            "/agents/w/card.",
         ] {
             assert!(r.matches(path).is_some(), "{path}");
         }
         for path in [
-            "/agents/w/card.json.json",
             "/agents/w/cardjson",
             "/agents/w/.json",
+            "/agents/w/cards.json",
         ] {
             assert!(r.matches(path).is_none(), "{path}");
         }
-        // A segment of many suffixes is read off once, not once per suffix (no deep recursion).
+        // A segment of many suffixes is read once (no recursion per suffix).
         let long = format!("/agents/w/card{}", ".json".repeat(20_000));
-        assert!(r.matches(&long).is_none());
+        assert!(r.matches(&long).is_some());
     }
 
     #[test]

@@ -410,6 +410,9 @@ def test_a_path_encoded_twice_is_checked_as_decoded_twice(shipped_envoy, replica
     ("/agents/worker-7/card.json", "/agents/worker-7/card"),
     ("/agents/worker-7/CARD.JSON", "/agents/worker-7/card"),
     ("/agents/worker-7/card.xml", "/agents/worker-7/card"),
+    # Spring's suffix matching takes card.* whatever follows the dot.
+    ("/agents/worker-7/card.json.json", "/agents/worker-7/card"),
+    ("/agents/worker-7/card.j-s", "/agents/worker-7/card"),
 ])
 def test_a_literal_segment_a_router_folds_to_ascii_is_a_card_route(shipped_envoy, replica, path, served):
     """Before: no card route matched (literals compared in ASCII case only; the shipped route

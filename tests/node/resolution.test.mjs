@@ -364,9 +364,14 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
     [replicaBase, '../../w8/.well-known/agent-card.json', /out of that source/],
     [replicaBase, '%2e%2e/%2e%2e/w8/.well-known/agent-card.json', /out of that source/],
     [replicaBase, '/agents/w8/.well-known/agent-card.json', /out of that source/],
+    [replicaBase, '..%2F..%2Fw8%2Fcard', /out of that source/],
   ]) {
     await assert.rejects(r.resolve(base, path), (e) => e instanceof TypeError && pattern.test(e.message), `${base} ${path}`);
   }
+  // A source given without a trailing slash is its own directory: `w8/card` from `…/w7` would
+  // be `…/w8/card`, another agent.
+  const bare = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase.replace(/\/$/, ''), primaryBase.replace(/\/$/, '')] });
+  await assert.rejects(bare.resolve(replicaBase.replace(/\/$/, ''), 'w8/card'), (e) => e instanceof TypeError && /out of that source/.test(e.message));
   const twice = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase, replicaBase] });
   await assert.rejects(twice.resolve(replicaBase), (e) => e instanceof TypeError && /one URL/.test(e.message));
   assert.equal([...hits.values()].reduce((a, b) => a + b, 0), sent, 'no request was sent');

@@ -546,13 +546,6 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                         "--agent: an agent id is never empty (policies refuse one)".into(),
                     ));
                 }
-                // The filter reads an `{id}` from one path segment, after resolving `/`, `\`
-                // and dot segments: an id holding them would be read otherwise here.
-                if id.contains(['/', '\\']) || id == "." || id == ".." {
-                    return Err(UsageError(format!(
-                        "--agent: {id:?} is not one path segment (an agent id holds no `/` or `\\` and is not `.` or `..`)"
-                    )));
-                }
                 p.agent = Some(id);
             }
             "--max-card-bytes" => {
@@ -622,6 +615,16 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
                 }
                 return Ok(policy.defaults.overlay(&flags));
             };
+            // A path reads `/`, `\` and dot segments as structure before an `{id}` is read
+            // (`/agents/worker-7//card` is worker-7's), so the filter reaches an id holding them
+            // only when it is a policy agent's, escaped (`team%2Fw7`): any other such id would
+            // be read otherwise here.
+            let segment = !id.contains(['/', '\\']) && id != "." && id != "..";
+            if !segment && policy.agent_ids().known(id).is_none() {
+                return Err(UsageError(format!(
+                    "--agent: {id:?} is not one path segment (it holds `/` or `\\`, or is `.` or `..`) and names no agent of policy {name}"
+                )));
+            }
             // The rule every host applies to this id (the Envoy filter to the same id in a card
             // path): `WORKER-7`, `wörker-7` or `worker-7 ` are held to worker-7's rule, so the
             // CLI never judges a card by looser defaults than the filter would.

@@ -353,19 +353,47 @@ fn option_forms_that_were_read_loosely_are_refused_and_help_works_per_command() 
             "an agent id is never empty",
         ),
         (
-            &["check", "-", "--agent", "worker-7/"][..],
+            &[
+                "check",
+                "-",
+                "--policy",
+                "policies/incident.json",
+                "--agent",
+                "worker-7/",
+            ][..],
             "is not one path segment",
         ),
         (
-            &["check", "-", "--agent", "x/../worker-7"][..],
+            &[
+                "check",
+                "-",
+                "--policy",
+                "policies/incident.json",
+                "--agent",
+                "x/../worker-7",
+            ][..],
             "is not one path segment",
         ),
         (
-            &["check", "-", "--agent", "worker-7\\"][..],
+            &[
+                "check",
+                "-",
+                "--policy",
+                "policies/incident.json",
+                "--agent",
+                "worker-7\\",
+            ][..],
             "is not one path segment",
         ),
         (
-            &["check", "-", "--agent", ".."][..],
+            &[
+                "check",
+                "-",
+                "--policy",
+                "policies/incident.json",
+                "--agent",
+                "..",
+            ][..],
             "is not one path segment",
         ),
     ] {
@@ -374,6 +402,23 @@ fn option_forms_that_were_read_loosely_are_refused_and_help_works_per_command() 
         assert!(out.stdout.is_empty(), "{args:?}");
         assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
     }
+    // An id with `/` is a policy agent's, escaped in a path (`team%2Fw7`): read as given.
+    let dir = std::env::temp_dir().join(format!("cardgate-slash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("slash.json");
+    std::fs::write(
+        &policy,
+        r#"{"defaults":{"max_stale":"1h"},"agents":{"team/w7":{"max_stale":"10s"}}}"#,
+    )
+    .unwrap();
+    let out = check_as(&policy, "team/w7");
+    assert_eq!(
+        codes(&decision(&out)),
+        ["watermark_exceeded"],
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
     for args in [
         &["check", "--help"][..],
         &["resolve", "--help"][..],

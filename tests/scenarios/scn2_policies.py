@@ -32,7 +32,7 @@ pol("incident: archive-search, pin placeholder", INCIDENT, "archive-search", {"l
 pol("incident: archive-search, no watermark", INCIDENT, "archive-search", {},
     "503 pinned_hash_mismatch, capabilities_missing (not freshness_unverifiable)")
 pol("incident: Archive-Search", INCIDENT, "Archive-Search", {}, "as archive-search")
-pol("incident: well-known card (no agent: defaults)", INCIDENT, None, {"lag_ms": "25000"}, "valid (defaults 30 s)",
+pol("incident: well-known card (no agent: defaults)", INCIDENT, None, {"lag_ms": "25000"}, "valid (defaults 30 s); CLI: exit 2, --policy with agent rules needs --agent (since 8aa0050)",
     path="/.well-known/agent-card.json")
 pol("incident: agent well-known route", INCIDENT, "worker-7", {"lag_ms": "15000"}, "503 watermark_exceeded (worker-7's rule)",
     path="/agents/worker-7/.well-known/agent-card.json")
@@ -66,14 +66,14 @@ pol("unknown 'w;' where only w has a rule", W5, "w;", {"lag_ms": "10000"}, "503 
 pol("unknown 'w#x' where only w has a rule", W5, "w#x", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000 (read as w)")
 KQ = {"defaults": {"max_stale": "60s"}, "agents": {"x?y": {"max_stale": "20s"}, "x": {"max_stale": "5s"},
                                                  "z#k": {"max_stale": "20s"}, "z": {"max_stale": "5s"}}}
-pol("known 'x?y' beside 'x' (%3F)", KQ, "x?y", {"lag_ms": "10000"}, "valid: x?y's own rule (a known id is not cut at ?)",
+pol("known 'x?y' beside 'x' (%3F)", KQ, "x?y", {"lag_ms": "10000"}, "503: x?y's rule and x's (a registry may cut at ?; both ways since 69a3267)",
     path="/agents/x%3Fy/card")
-pol("known 'z#k' beside 'z' (%23)", KQ, "z#k", {"lag_ms": "10000"}, "valid: z#k's own rule", path="/agents/z%23k/card")
+pol("known 'z#k' beside 'z' (%23)", KQ, "z#k", {"lag_ms": "10000"}, "503: z#k's rule and z's (both ways)", path="/agents/z%23k/card")
 PINS = {"defaults": {"max_stale": "60s"}, "agents": {"w": {"pin": P}, "w;v=1": {"pin": Q}}}
 pol("variants pinning different hashes", PINS, "w;v=1", {"lag_ms": "0"}, "CLI exit 2; Envoy 400 naming :path", path="/agents/w;v=1/card")
 ACC = {"defaults": {"max_stale": "60s"}, "agents": {"worker-7": {"max_stale": "5s"}, "w\u00f6rker-7": {"max_stale": "20s"}}}
-pol("ids that fold alike: exact 'w\u00f6rker-7'", ACC, "w\u00f6rker-7", {"lag_ms": "10000"}, "? the exact rule (20 s): valid")
-pol("ids that fold alike: 'W\u00d6RKER-7'", ACC, "W\u00d6RKER-7", {"lag_ms": "10000"}, "? both rules tightened (5 s): 503")
+pol("ids that fold alike: exact 'w\u00f6rker-7'", ACC, "w\u00f6rker-7", {"lag_ms": "10000"}, "both rules tightened (5 s): 503 (a known id too, since 69a3267)")
+pol("ids that fold alike: 'W\u00d6RKER-7'", ACC, "W\u00d6RKER-7", {"lag_ms": "10000"}, "both rules tightened (5 s): 503")
 pol("ids that fold alike: 'WORKER-7'", ACC, "WORKER-7", {"lag_ms": "10000"}, "worker-7's rule (ASCII case): 503")
 SL = {"defaults": {"max_stale": "60s"}, "agents": {"team/w7": {"max_stale": "5s"}}}
 pol("agent id with a slash, %2F in the path", SL, "team/w7", {"lag_ms": "10000"}, "503 watermark_exceeded 10000>5000",

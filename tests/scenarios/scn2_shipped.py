@@ -39,7 +39,7 @@ CASES = [  # (name, agent, path, headers, card, expect)
     ("lag_ms 0 on the agent well-known route", "worker-7", "/agents/worker-7/.well-known/agent-card.json",
      [("x-replica-lag-ms", "0")], FRESH, "valid"),
     ("stale card on the well-known card", None, "/.well-known/agent-card.json", [("x-replica-lag-ms", "40000")], STALE,
-     "503 watermark_exceeded 40000>30000"),
+     "503 watermark_exceeded 40000>30000 (CLI: exit 2, --policy with agent rules needs --agent, since 8aa0050)"),
     ("archive-search, lag 0", "archive-search", "/agents/archive-search/card", [("x-replica-lag-ms", "0")], FRESH,
      "503 pinned_hash_mismatch, capabilities_missing"),
     ("Consul follower", "worker-7", "/agents/worker-7/card", [("X-Consul-LastContact", "0"), ("X-Consul-KnownLeader", "false")],

@@ -1300,13 +1300,16 @@ function createApi(raw, env) {
   }
 
   /** Whether the card URL `target` lies within the source `base`: the same origin, and a path
-   * under the base's path taken as a directory (`…/agents/worker-7` as `…/agents/worker-7/`:
-   * its parent holds every agent), with no encoded `/` or `\` below it (a server that decodes
-   * them would read `..%2F` as a step up). */
-  function withinBase(target, base) {
+   * under the base's directory, with no encoded `/` or `\` below it (a server that decodes them
+   * would read `..%2F` as a step up). The directory is where a relative path from the base
+   * resolves (`https://host/a2a` + `.well-known/agent-card.json` is the host's card), except
+   * for a path given per call that is not the resolver's own: then a base without a trailing
+   * slash is a directory itself (`…/agents/worker-7` + `worker-8/card` would be a sibling,
+   * another agent). */
+  function withinBase(target, base, strict) {
     const t = new URL(target);
     const b = new URL(base);
-    const dir = b.pathname.endsWith('/') ? b.pathname : `${b.pathname}/`;
+    const dir = b.pathname.endsWith('/') || !strict ? b.pathname.slice(0, b.pathname.lastIndexOf('/') + 1) : `${b.pathname}/`;
     return t.origin === b.origin && t.pathname.startsWith(dir) && !/%2f|%5c/i.test(t.pathname.slice(dir.length));
   }
 
@@ -1600,12 +1603,14 @@ function createApi(raw, env) {
         // its base (another origin, or above the base's directory: `../worker-8/...`, an
         // absolute path elsewhere, a protocol-relative URL) or makes two of them one URL would
         // ask another agent's card, or one place twice, in their name.
-        const outside = target.findIndex((t, i) => !withinBase(t, baseHrefs[i]));
+        const own = o.path ?? AGENT_CARD_PATH;
+        const strict = path !== undefined && path !== null && String(path) !== String(own);
+        const outside = target.findIndex((t, i) => !withinBase(t, baseHrefs[i], strict));
         if (outside >= 0) {
           throw new TypeError(
             `CardGateResolver: the card path ${JSON.stringify(String(cardPath))} leads ${baseHrefs[outside]} to ` +
-              `${target[outside]}, out of that source (another origin, or outside its path): with ` +
-              'options.sources, give each source as a directory URL (ending in /) and a path within it',
+              `${target[outside]}, out of that source (another origin, or outside its directory): with ` +
+              'options.sources, give a path within each source (a source ending in / is a directory)',
           );
         }
         if (new Set(target).size !== target.length) {

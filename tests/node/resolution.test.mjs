@@ -368,13 +368,17 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
   ]) {
     await assert.rejects(r.resolve(base, path), (e) => e instanceof TypeError && pattern.test(e.message), `${base} ${path}`);
   }
-  // A source given without a trailing slash is its own directory: `w8/card` from `…/w7` would
-  // be `…/w8/card`, another agent.
-  const bare = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase.replace(/\/$/, ''), primaryBase.replace(/\/$/, '')] });
-  await assert.rejects(bare.resolve(replicaBase.replace(/\/$/, ''), 'w8/card'), (e) => e instanceof TypeError && /out of that source/.test(e.message));
+  // A source given without a trailing slash is its own directory for a path given per call:
+  // `w8/card` from `…/w7` would be `…/w8/card`, another agent. The resolver's own path resolves
+  // as the SDK resolves it (`https://host/a2a` + the default path is the host's card).
+  const bareSources = [`${replicaBase}a2a`, `${primaryBase}a2a`];
+  const bare = new cg.CardGateResolver({ requirement: REQ, sources: bareSources });
+  await assert.rejects(bare.resolve(bareSources[0], 'w8/card'), (e) => e instanceof TypeError && /out of that source/.test(e.message));
   const twice = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase, replicaBase] });
   await assert.rejects(twice.resolve(replicaBase), (e) => e instanceof TypeError && /one URL/.test(e.message));
   assert.equal([...hits.values()].reduce((a, b) => a + b, 0), sent, 'no request was sent');
+  await bare.resolve(bareSources[0]).catch((e) => assert.ok(!(e instanceof TypeError), `the default path is not refused: ${e}`));
+  assert.equal(bare.lastResolution.url, `${primaryBase}.well-known/agent-card.json`);
   // A null path is no path, as in the SDK's resolver (not the relative URL "null").
   assert.deepEqual(await r.resolve(replicaBase, null), V3);
   assert.equal(r.lastResolution.url, `${primaryBase}.well-known/agent-card.json`);

@@ -13,10 +13,11 @@
 //!
 //! The readings: the id with surrounding whitespace and control characters and trailing dots
 //! trimmed (SQL compares without trailing spaces; a handler that trims), cut at a `?` or `#` (a
-//! handler that decodes the path before it splits the URL), without a `.json` format suffix, and
-//! the loose key below; they hold both ways (a policy agent's own readings are compared too). An
-//! id whose loose key keeps a character the table does not fold may be any agent to some
-//! collation, so it names every agent.
+//! handler that decodes the path before it splits the URL), without a format suffix (the text
+//! before the first dot), and the loose key below; they hold both ways (a policy agent's own
+//! readings are compared too). An id whose loose key keeps a character the table does not fold
+//! may be any agent to some collation, so it names every agent; and an agent whose id keeps one
+//! is named by every id it may be with those characters read as any text.
 //!
 //! Registries commonly look agents up in a database whose collation ignores letter case and
 //! accents (MySQL 8's default `utf8mb4_0900_ai_ci`, SQL Server's `*_CI_AI`), compatibility
@@ -630,9 +631,9 @@ pub fn skeleton(id: &str) -> String {
 }
 
 /// Other ids an upstream may read `id` as: without surrounding whitespace, control characters
-/// and trailing dots, cut at a `?` or `#`, and without a `.json` format suffix (Rails'
-/// `(.:format)`, Spring's suffix matching: `/agents/worker-7.json` is worker-7), each then
-/// trimmed. Only readings that differ from `id`, each once, never empty.
+/// and trailing dots, cut at a `?` or `#`, and without a format suffix
+/// ([`without_format_suffix`]: `/agents/worker-7.json` is worker-7), each then trimmed. Only
+/// readings that differ from `id`, each once, never empty.
 pub fn readings(id: &str) -> Vec<String> {
     let trim = |s: &str| {
         s.trim_matches(|c: char| c.is_whitespace() || c.is_control())

@@ -1310,7 +1310,11 @@ function createApi(raw, env) {
     const t = new URL(target);
     const b = new URL(base);
     const dir = b.pathname.endsWith('/') || !strict ? b.pathname.slice(0, b.pathname.lastIndexOf('/') + 1) : `${b.pathname}/`;
-    return t.origin === b.origin && t.pathname.startsWith(dir) && !/%2f|%5c/i.test(t.pathname.slice(dir.length));
+    const below = t.pathname.slice(dir.length);
+    // A dot segment a server still reads as one: with `;parameters` (Tomcat and Spring drop
+    // them: `..;` is `..`) or dots escaped as `%2e`.
+    const dotSegment = below.split('/').some((seg) => ['.', '..'].includes(seg.split(';')[0].replace(/%2e/gi, '.')));
+    return t.origin === b.origin && t.pathname.startsWith(dir) && !/%2f|%5c/i.test(below) && !dotSegment;
   }
 
   /** `url` as the URL parser (and so fetch) reads it: in a browser relative to the page, as
@@ -1603,9 +1607,14 @@ function createApi(raw, env) {
         // its base (another origin, or above the base's directory: `../worker-8/...`, an
         // absolute path elsewhere, a protocol-relative URL) or makes two of them one URL would
         // ask another agent's card, or one place twice, in their name.
+        // A path given per call that leads elsewhere than the resolver's own path (compared as
+        // the URLs they resolve to, not as text) reads a base without a trailing slash as a
+        // directory itself.
         const own = o.path ?? AGENT_CARD_PATH;
-        const strict = path !== undefined && path !== null && String(path) !== String(own);
-        const outside = target.findIndex((t, i) => !withinBase(t, baseHrefs[i], strict));
+        const perCall = path !== undefined && path !== null;
+        const outside = target.findIndex(
+          (t, i) => !withinBase(t, baseHrefs[i], perCall && t !== new URL(own, baseHrefs[i]).href),
+        );
         if (outside >= 0) {
           throw new TypeError(
             `CardGateResolver: the card path ${JSON.stringify(String(cardPath))} leads ${baseHrefs[outside]} to ` +

@@ -643,7 +643,13 @@ pub fn readings(id: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let cut = id.split(['?', '#']).next().unwrap_or(id);
     let format = without_format_suffix(id).unwrap_or(id);
-    for reading in [trim(id), trim(cut), trim(format)] {
+    // Spring's suffix matching reads `{id}.*` up to the last dot (`.w7.json` is `.w7`).
+    let last = id
+        .rsplit_once('.')
+        .map(|(stem, _)| stem)
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or(id);
+    for reading in [trim(id), trim(cut), trim(format), trim(last)] {
         if !reading.is_empty() && reading != id && !out.contains(&reading) {
             out.push(reading);
         }
@@ -979,6 +985,13 @@ mod tests {
         );
         assert_eq!(rev.read("worker-7"), Reading::Agent("worker-7", vec![]));
         assert_eq!(rev.read("hubs"), Reading::Unknown(vec![]));
+        // A dotted agent id keeps its reading up to the last dot (Spring's `{id}.*`).
+        let dotted = AgentIds::new([".w7", "worker-7.prod"]);
+        assert_eq!(dotted.read(".w7.json"), Reading::Unknown(vec![".w7"]));
+        assert_eq!(
+            dotted.read("worker-7.prod.json"),
+            Reading::Unknown(vec!["worker-7.prod"])
+        );
         // Any format suffix is read off (Rails' `(.:format)`).
         for id in ["worker-7.json", "worker-7.XML", "worker-7.html"] {
             assert_eq!(

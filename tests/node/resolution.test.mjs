@@ -365,6 +365,7 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
     [replicaBase, '%2e%2e/%2e%2e/w8/.well-known/agent-card.json', /out of that source/],
     [replicaBase, '/agents/w8/.well-known/agent-card.json', /out of that source/],
     [replicaBase, '..%2F..%2Fw8%2Fcard', /out of that source/],
+    [replicaBase, '..;/..;/w8/card', /out of that source/],
   ]) {
     await assert.rejects(r.resolve(base, path), (e) => e instanceof TypeError && pattern.test(e.message), `${base} ${path}`);
   }
@@ -378,6 +379,8 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
   await assert.rejects(twice.resolve(replicaBase), (e) => e instanceof TypeError && /one URL/.test(e.message));
   assert.equal([...hits.values()].reduce((a, b) => a + b, 0), sent, 'no request was sent');
   await bare.resolve(bareSources[0]).catch((e) => assert.ok(!(e instanceof TypeError), `the default path is not refused: ${e}`));
+  // The same URL spelled otherwise per call is the resolver's own path too.
+  await bare.resolve(bareSources[0], './.well-known/agent-card.json').catch((e) => assert.ok(!(e instanceof TypeError), `./ spelling: ${e}`));
   assert.equal(bare.lastResolution.url, `${primaryBase}.well-known/agent-card.json`);
   // A null path is no path, as in the SDK's resolver (not the relative URL "null").
   assert.deepEqual(await r.resolve(replicaBase, null), V3);

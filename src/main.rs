@@ -619,8 +619,11 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
             // (`/agents/worker-7//card` is worker-7's), so the filter reaches an id holding them
             // only when it is a policy agent's, escaped (`team%2Fw7`): any other such id would
             // be read otherwise here.
+            let ids = policy.agent_ids();
+            // The policy's own spelling of the id, when it has a rule for it.
+            let own = ids.known(id).map(str::to_owned);
             let segment = !id.contains(['/', '\\']) && id != "." && id != "..";
-            if !segment && policy.agent_ids().known(id).is_none() {
+            if !segment && own.is_none() {
                 return Err(UsageError(format!(
                     "--agent: {id:?} is not one path segment (it holds `/` or `\\`, or is `.` or `..`) and names no agent of policy {name}"
                 )));
@@ -629,14 +632,12 @@ fn requirement_of(p: &Parsed, stdin_taken: bool) -> Result<Requirement, UsageErr
             // path): `WORKER-7`, `wörker-7` or `worker-7 ` are held to worker-7's rule, so the
             // CLI never judges a card by looser defaults than the filter would.
             let rule = policy
-                .rule_for_agent(id)
+                .rule_for_agent_with(&ids, id)
                 .map_err(|e| UsageError(format!("--agent: policy {name}: {e}")))?;
             let quoted = |ids: &[String]| {
                 let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
                 quoted.join(", ")
             };
-            // The policy's own spelling of the id, when it has a rule for it.
-            let own = policy.agent_ids().known(id).map(str::to_owned);
             match (rule.defaults, rule.read_as.as_slice()) {
                 (false, [found]) if found == id => {}
                 (defaults, [found, also @ ..])

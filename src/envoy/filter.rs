@@ -1191,7 +1191,17 @@ impl HttpContext for CardStream {
             return Action::Continue;
         }
         card.chunks += 1;
-        if body_size > config.limits.max_card_bytes || end_of_stream {
+        let limit = config.limits.max_card_bytes;
+        // A body declared longer than the limit is refused at its first bytes. Held to its end,
+        // it could overrun the stream's buffer (the listener's per_connection_buffer_limit_bytes,
+        // 1 MiB by default) in one read: Envoy then adds that read to the held body before the
+        // filter sees it, and answers its own untyped 500 (response_payload_too_large).
+        let declared = response::declared_length(&|name| card.response.values(name))
+            .filter(|&length| length > limit);
+        if let Some(length) = declared {
+            return self.evaluate_buffer(length.max(body_size), true, &config);
+        }
+        if body_size > limit || end_of_stream {
             return self.evaluate_buffer(body_size, end_of_stream, &config);
         }
         Action::Pause

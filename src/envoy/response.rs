@@ -353,6 +353,27 @@ pub fn unreadable_encoding(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Deci
         .map(|why| Decision::malformed(ReasonCode::BodyEncoded, "", why))
 }
 
+/// The body length the answer declares in its one `Content-Length` field, if that is a plain
+/// decimal count. Envoy's HTTP codecs refuse an upstream answer whose `Content-Length` fields
+/// disagree or are not numbers before the filter sees it; anything else here reads as "not
+/// declared", and the body's own size decides.
+pub fn declared_length(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<usize> {
+    let values = header("content-length");
+    let [value] = values.as_slice() else {
+        return None;
+    };
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // A count past usize is past any limit too.
+    Some(
+        std::str::from_utf8(value)
+            .ok()?
+            .parse()
+            .unwrap_or(usize::MAX),
+    )
+}
+
 /// Fields that frame the message: RFC 9112 7.1.2 and RFC 9110 6.5.1 keep them out of trailers,
 /// yet Node's fetch (`@a2a-js/sdk`) checks the body against a `Content-Length` trailer and fails
 /// on a card that httpx (`a2a-sdk`) reads.
@@ -658,6 +679,31 @@ mod tests {
             card_pointer: card_pointer.map(str::to_owned),
             watermark: WatermarkSources::conventional(),
             watermark_pointer: wm.map(|(p, u)| (p.to_owned(), u)),
+        }
+    }
+
+    #[test]
+    fn declared_length_reads_one_plain_decimal_count() {
+        let read = |values: &[&str]| {
+            let values: Vec<Vec<u8>> = values.iter().map(|v| v.as_bytes().to_vec()).collect();
+            declared_length(&move |name| {
+                assert_eq!(name, "content-length");
+                values.clone()
+            })
+        };
+        assert_eq!(read(&["65537"]), Some(65537));
+        assert_eq!(read(&["0"]), Some(0));
+        assert_eq!(read(&["99999999999999999999999"]), Some(usize::MAX));
+        for undeclared in [
+            &[][..],
+            &[""],
+            &["+5"],
+            &["5 "],
+            &["0x10"],
+            &["-1"],
+            &["5", "5"],
+        ] {
+            assert_eq!(read(undeclared), None, "{undeclared:?}");
         }
     }
 

@@ -36,8 +36,8 @@ def raw_answer(status="200 OK", headers=FRESH, body=CARD_BYTES):
 
 
 class ScriptedUpstream:
-    """Answers each request path (query removed) with the raw bytes scripted for it (404
-    otherwise), one request per connection; counts requests per path."""
+    """Answers each request path (query removed) with the raw bytes scripted for it (a list of
+    parts, sent apart; 404 otherwise), one request per connection; counts requests per path."""
 
     def __init__(self):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -90,7 +90,13 @@ class ScriptedUpstream:
             with self.lock:
                 self.seen[path] = self.seen.get(path, 0) + 1
                 answer = self.answers.get(path)
-            conn.sendall(answer if answer is not None else raw_answer("404 Not Found", [], b""))
+            if answer is None:
+                answer = raw_answer("404 Not Found", [], b"")
+            # A list is sent part by part, 50 ms apart.
+            for i, part in enumerate(answer if isinstance(answer, list) else [answer]):
+                if i:
+                    time.sleep(0.05)
+                conn.sendall(part)
             conn.shutdown(socket.SHUT_WR)
             while conn.recv(65536):
                 pass
@@ -494,3 +500,36 @@ def test_max_card_bytes_exactly_and_one_byte_over(shipped_envoy, replica, framin
     else:
         doc = assert_problem(resp, 502, "body_too_large")
         assert doc["reasons"][0]["figures"]["max_card_bytes"] == 65536, doc
+
+
+@pytest.mark.parametrize("framing", ["length", "chunked", "close"])
+def test_a_body_past_envoys_stream_buffer_is_never_a_card(shipped_envoy, replica, framing):
+    """A 2 MiB answer, its first 60 000 body bytes sent apart (the filter holds them: under the
+    limit) and the rest in one go. Declared by Content-Length, it is refused at its first bytes
+    as `502 body_too_large` with its whole size. Undeclared, a read that takes the held body
+    past Envoy's stream buffer (per_connection_buffer_limit_bytes, 1 MiB by default) before the
+    filter sees it gets Envoy's own 500 (response_payload_too_large; envoy/README.md): either
+    way, never a card."""
+    size = 2 << 20
+    body = _card_of_size(size)
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-replica-lag-ms: 120\r\n"
+    if framing == "length":
+        whole = head + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % size + body
+    elif framing == "close":
+        whole = head + b"Connection: close\r\n\r\n" + body
+    else:
+        whole = (head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                 + _chunked(body, [60000, size - 60000]))
+    cut = whole.index(body[60000:60100])
+    path = "/agents/worker-7;big=%s/card" % framing
+    replica.script(path, [whole[:cut], whole[cut:]])
+    resp = get(shipped_envoy, path)
+    assert resp.header("a2a-card-verdict") != "valid", resp
+    assert body[:1000] not in resp.body, resp
+    if framing == "length" or resp.status != 500:
+        doc = assert_problem(resp, 502, "body_too_large")
+        assert doc["reasons"][0]["figures"]["body_bytes"] >= 60000, doc
+        if framing == "length":
+            assert doc["reasons"][0]["figures"]["body_bytes"] == size, doc
+    else:
+        assert resp.body == b"Internal Server Error", resp

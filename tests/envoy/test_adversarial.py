@@ -506,10 +506,10 @@ def test_max_card_bytes_exactly_and_one_byte_over(shipped_envoy, replica, framin
 def test_a_body_past_envoys_stream_buffer_is_never_a_card(shipped_envoy, replica, framing):
     """A 2 MiB answer, its first 60 000 body bytes sent apart (the filter holds them: under the
     limit) and the rest in one go. Declared by Content-Length, it is refused at its first bytes
-    as `502 body_too_large` with its whole size. Undeclared, a read that takes the held body
-    past Envoy's stream buffer (per_connection_buffer_limit_bytes, 1 MiB by default) before the
-    filter sees it gets Envoy's own 500 (response_payload_too_large; envoy/README.md): either
-    way, never a card."""
+    with its whole size. Undeclared, it is refused once past the limit: the shipped upstream
+    cluster reads at most 256 KiB at a time, so no read takes the held body past the listener's
+    1 MiB stream buffer before the filter sees it (else Envoy answers its own untyped 500,
+    response_payload_too_large; envoy/README.md, "Buffer limits")."""
     size = 2 << 20
     body = _card_of_size(size)
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-replica-lag-ms: 120\r\n"
@@ -524,12 +524,7 @@ def test_a_body_past_envoys_stream_buffer_is_never_a_card(shipped_envoy, replica
     path = "/agents/worker-7;big=%s/card" % framing
     replica.script(path, [whole[:cut], whole[cut:]])
     resp = get(shipped_envoy, path)
-    assert resp.header("a2a-card-verdict") != "valid", resp
     assert body[:1000] not in resp.body, resp
-    if framing == "length" or resp.status != 500:
-        doc = assert_problem(resp, 502, "body_too_large")
-        assert doc["reasons"][0]["figures"]["body_bytes"] >= 60000, doc
-        if framing == "length":
-            assert doc["reasons"][0]["figures"]["body_bytes"] == size, doc
-    else:
-        assert resp.body == b"Internal Server Error", resp
+    doc = assert_problem(resp, 502, "body_too_large")
+    figures = doc["reasons"][0]["figures"]
+    assert figures["body_bytes"] == size if framing == "length" else 65536 < figures["body_bytes"] < size, doc

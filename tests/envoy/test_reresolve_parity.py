@@ -101,6 +101,7 @@ SHAPES = {
     "max-card-bytes": ("p-max", raw(body=card_of_size(65536)), "valid", 200),
     "max-card-bytes+1": ("p-max1", raw(body=card_of_size(65537)), "malformed_card", 502),
     "one-mib": ("p-mib", raw(body=b"{" + b" " * (1 << 20) + b"}"), "malformed_card", 502),
+    "two-mib-chunked": ("p-mib2", chunked(b"{" + b" " * (2 << 20) + b"}"), "malformed_card", 502),
     "chunked-trailers": ("p-trl", chunked(CARD_BYTES, [(b"x-checksum", b"1"), (b"a2a-card-verdict", b"valid")]),
                          "valid", 200),
     "long-body": ("p-long", raw(headers=FRESH + [("Content-Length", str(len(CARD_BYTES) - 20))],

@@ -632,29 +632,71 @@ pub fn skeleton(id: &str) -> String {
 
 /// Other ids an upstream may read `id` as: without surrounding whitespace, control characters
 /// and trailing dots, cut at a `?` or `#`, and without a format suffix
-/// ([`without_format_suffix`]: `/agents/worker-7.json` is worker-7), each then trimmed. Only
-/// readings that differ from `id`, each once, never empty.
+/// ([`without_format_suffix`]: `/agents/worker-7.json` is worker-7), each then trimmed; and the
+/// same of `id` with its percent-escapes decoded, once and twice (an id sent in a URL path as
+/// given: `check --agent worker-7%20` asks the registry for `worker-7 `; the filter's path
+/// variants decode a path twice as well). Only readings that differ from `id`, each once,
+/// never empty.
 pub fn readings(id: &str) -> Vec<String> {
     let trim = |s: &str| {
         s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
             .trim_end_matches(|c: char| c == '.' || c.is_whitespace() || c.is_control())
             .to_owned()
     };
+    let mut bases = vec![id.to_owned()];
+    for _ in 0..2 {
+        match bases.last().and_then(|last| percent_decoded(last)) {
+            Some(decoded) => bases.push(decoded),
+            None => break,
+        }
+    }
     let mut out: Vec<String> = Vec::new();
-    let cut = id.split(['?', '#']).next().unwrap_or(id);
-    let format = without_format_suffix(id).unwrap_or(id);
-    // Spring's suffix matching reads `{id}.*` up to the last dot (`.w7.json` is `.w7`).
-    let last = id
-        .rsplit_once('.')
-        .map(|(stem, _)| stem)
-        .filter(|stem| !stem.is_empty())
-        .unwrap_or(id);
-    for reading in [trim(id), trim(cut), trim(format), trim(last)] {
-        if !reading.is_empty() && reading != id && !out.contains(&reading) {
-            out.push(reading);
+    for base in &bases {
+        let base = base.as_str();
+        let cut = base.split(['?', '#']).next().unwrap_or(base);
+        let format = without_format_suffix(base).unwrap_or(base);
+        // Spring's suffix matching reads `{id}.*` up to the last dot (`.w7.json` is `.w7`).
+        let last = base
+            .rsplit_once('.')
+            .map(|(stem, _)| stem)
+            .filter(|stem| !stem.is_empty())
+            .unwrap_or(base);
+        for reading in [trim(base), trim(cut), trim(format), trim(last)] {
+            if !reading.is_empty() && reading != id && !out.contains(&reading) {
+                out.push(reading);
+            }
         }
     }
     out
+}
+
+/// `text` with its `%XX` escapes decoded (bytes that are no UTF-8 read as U+FFFD, which no fold
+/// covers: such an id names every agent), or `None` when it has none.
+fn percent_decoded(text: &str) -> Option<String> {
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    let mut any = false;
+    while let Some(&b) = bytes.get(i) {
+        let pair = bytes
+            .get(i + 1)
+            .and_then(|&h| hex(h))
+            .zip(bytes.get(i + 2).and_then(|&l| hex(l)));
+        match pair {
+            Some((h, l)) if b == b'%' => {
+                // Two hex digits: at most 0xFF.
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
+                any = true;
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    any.then(|| String::from_utf8_lossy(&out).into_owned())
 }
 
 /// A path segment without a format suffix, if it has one: the text before its first `.`, when
@@ -915,6 +957,11 @@ mod tests {
         assert!(readings("worker-7").is_empty());
         assert!(readings(" . ").is_empty());
         assert!(readings("?x").is_empty());
+        assert_eq!(readings("worker-7%20"), ["worker-7"]);
+        assert_eq!(readings("worker-7%2520"), ["worker-7%20", "worker-7"]);
+        assert_eq!(readings("w%3Fx"), ["w?x", "w"]);
+        assert_eq!(readings("%e2%ff"), ["\u{FFFD}\u{FFFD}"]);
+        assert!(readings("100%").is_empty());
     }
 
     #[test]

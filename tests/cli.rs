@@ -2024,7 +2024,19 @@ fn scenario_policy_agent_id_in_another_case_takes_that_agents_rule() {
         ];
         cardgate(&args, FRESH_CARD)
     };
-    for agent in ["worker-7", "WORKER-7", "Worker-7", "worker-7 ", "worker-7."] {
+    // An id with percent-escapes is also read decoded, once and twice: a pipeline that puts
+    // it in the registry's URL as given asks for `worker-7 ` / `worker-7`.
+    for agent in [
+        "worker-7",
+        "WORKER-7",
+        "Worker-7",
+        "worker-7 ",
+        "worker-7.",
+        "worker-7%20",
+        "worker-7%2520",
+        "worker%2D7",
+        "%77orker-7",
+    ] {
         let out = check(agent);
         assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
         assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");

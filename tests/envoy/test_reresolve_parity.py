@@ -338,3 +338,23 @@ def test_a_primary_that_gives_no_card_fails_closed_in_enforce_and_is_not_asked_i
         resp = get(parity_envoy, "direct_observe", path)
         assert resp.header("a2a-card-verdict") == "rejected", resp
     assert "panicked" not in parity_envoy.log()
+
+
+@pytest.mark.parametrize("shape", ["max-card-bytes+1", "one-mib", "two-mib-chunked"])
+def test_observe_mode_passes_an_oversized_answer_whole_with_its_rejected_verdict(parity_envoy, upstreams, shape):
+    """Observe mode never changes an answer: an oversized one, refused at its first bytes when
+    its length is declared (or once past the limit when not), still reaches the caller whole,
+    with the verdict enforce mode would give."""
+    answers, _ = upstreams
+    agent, answer, _, _ = SHAPES[shape]
+    path = "/agents/%s-observe/card" % agent
+    answers.script(path, answer)
+    resp = get(parity_envoy, "direct_observe", path)
+    body = answer.split(b"\r\n\r\n", 1)[1]
+    if b"Transfer-Encoding: chunked" in answer:
+        body = b"{" + b" " * (2 << 20) + b"}"
+    assert resp.status == 200 and resp.body == body, (resp.status, len(resp.body))
+    assert resp.header("a2a-card-verdict") == "rejected", resp
+    assert resp.header("a2a-card-error-class") == "malformed_card", resp
+    assert "body_too_large" in resp.header("a2a-card-reasons"), resp
+    assert "panicked" not in parity_envoy.log()

@@ -231,13 +231,14 @@ function createApi(raw, env) {
     return copy;
   }
 
-  /** A requirement or observation object that is not plain JSON data is read by the core
-   * straight from the JavaScript value (serde-wasm-bindgen), which reads some values that its
-   * JSON text does not have: a Map's entries as members, a Set's (or any other iterable's)
-   * elements as a list, a BigInt as a number, and a string with a lone surrogate as one with
-   * U+FFFD. Those are refused with a TypeError naming the member (the JSON form is the
-   * contract: `{}` for a Map, a TypeError for a BigInt); anything else is left to the core.
-   * JSON text goes through `wellFormedInput`. Returns `value`. */
+  /** A requirement or observation object that is not kept by its JSON text (plainKey) is read
+   * by the core straight from the JavaScript value (serde-wasm-bindgen), which reads some values
+   * that its JSON text does not have: a Map's entries as members, a Set's (or any other
+   * iterable's) elements as a list, a BigInt as a number, and a string with a lone surrogate as
+   * one with U+FFFD. Those are refused with a TypeError naming the member (the JSON form is the
+   * contract: `{}` for a Map, a TypeError for a BigInt; plainInput has already refused the
+   * non-plain objects); anything else is left to the core. JSON text goes through
+   * `wellFormedInput`. Returns `value`. */
   function coreInput(value, what) {
     if (typeof value === 'string') return wellFormedInput(value, what);
     if (value === null || typeof value !== 'object') return value;
@@ -262,12 +263,47 @@ function createApi(raw, env) {
     };
     const found = problem(value, 0);
     if (found === null) return value;
+    throw inputError(what, at, found);
+  }
+
+  /** The TypeError for the input `what` at the path `at` (keys and indices, outermost first:
+   * `error.path` is its JSON Pointer). */
+  function inputError(what, at, text) {
     const path = at.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
-    const error = new TypeError(`invalid ${what}${path === '' ? '' : ' at ' + path}: ${found}`);
+    const error = new TypeError(`invalid ${what}${path === '' ? '' : ' at ' + path}: ${text}`);
     error.input = what;
     error.path = path;
-    throw error;
+    return error;
   }
+
+  /** A requirement or observation object must be plain JSON data, as a card object must
+   * (cardDataProblem; DESIGN.md "Card objects"), or it is a TypeError naming the member. The
+   * gate reads one copy of it while the caller goes on using the object (the capabilities it
+   * invokes): a getter, an inherited or non-enumerable member, a class instance or a Proxy can
+   * tell the two different things. A `require` getter that named a capability on its first read
+   * and nothing after had the gate check no capability, and an observation whose `lag_ms`
+   * getter changed kept the decision for its first figures. A member the core reads that the
+   * object only inherits (a polluted Object.prototype) is refused too. Checked before anything
+   * reads a member; in an observation, `now` may also be a Date. Returns `value`. */
+  function plainInput(value, what, members) {
+    if (value === null || typeof value !== 'object') return value;
+    const at = [];
+    let problem = cardDataProblem(value, at, members === OBSERVATION_MEMBERS);
+    if (problem === null && !Array.isArray(value)) {
+      const k = members.find((m) => m in value && !Object.prototype.hasOwnProperty.call(value, m));
+      if (k !== undefined) {
+        at.push(k);
+        problem = 'an inherited member (a polluted prototype?)';
+      }
+    }
+    if (problem === null) return value;
+    throw inputError(what, at, `${problem}; the gate and the caller could read it differently (pass plain JSON data, or JSON text)`);
+  }
+
+  /** The members the core reads from a requirement and from an observation. */
+  const REQUIREMENT_MEMBERS = ['require', 'min_version', 'max_stale', 'pin', 'pin_mode'];
+  const OBSERVATION_MEMBERS = ['lag_ms', 'lag_s', 'synced_at', 'consul_last_contact_ms', 'consul_known_leader',
+    'age_s', 'now'];
 
   /** Objects get the host clock as `now` unless they set it (`now: null` leaves it out); JSON
    * text is verbatim; anything else goes to the core as is, which says what is wrong with it.
@@ -521,7 +557,8 @@ function createApi(raw, env) {
       if (key !== undefined) {
         const slot = observations.slot(observations.json, key, key);
         // The caller's object, when plain data, finds the slot next time without withClock
-        // (only the object that brought the key, as for requirements).
+        // (only the object that brought the key, as for requirements). plainInput refused
+        // getters, so this copy holds what withClock read.
         if (observations.read && plainData(observation, true, { left: KEY_NODES_MAX })) {
           observations.remember(observation, JSON.parse(JSON.stringify(observation)), key, slot, clocked);
         }
@@ -596,8 +633,9 @@ function createApi(raw, env) {
    * path to it (keys and indices, outermost first). A member set to undefined is skipped
    * (absent, as JSON.stringify leaves it out; presenceProblem checks where that differs).
    * Reads members through their descriptors, so no getter runs (one descriptor per member:
-   * Object.getOwnPropertyDescriptors costs ten times as much). */
-  function cardDataProblem(value, at) {
+   * Object.getOwnPropertyDescriptors costs ten times as much). With `dateNow` (an observation),
+   * the top-level `now` is left to withClock (a Date or a number of ms is a clock value). */
+  function cardDataProblem(value, at, dateNow = false) {
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -614,30 +652,34 @@ function createApi(raw, env) {
     if (at.length >= CARD_DEPTH_MAX) return `nested deeper than ${CARD_DEPTH_MAX} levels, or circular`;
     if (env.isProxy !== undefined && env.isProxy(value)) return 'a Proxy';
     const keys = Object.keys(value);
-    const array = Array.isArray(value);
-    if (array) {
+    if (Array.isArray(value)) {
       if (Object.getPrototypeOf(value) !== Array.prototype) return 'an array whose prototype is not Array.prototype';
-      // Exactly the indices, each enumerable: no hole, nothing non-enumerable, no other member.
-      if (keys.length !== value.length) {
-        for (let i = 0; i < value.length; i++) {
-          if (!Object.prototype.propertyIsEnumerable.call(value, i)) {
-            at.push(i);
-            return Object.prototype.hasOwnProperty.call(value, i) ? 'an element that is not enumerable' : 'a hole in an array';
-          }
-        }
-        return 'an array with members other than its elements';
+      // Every index an enumerable own data member (no hole, no hidden element, no getter), and
+      // no other enumerable member: with every index among the keys, their count says there is
+      // none (a count alone lets a hole and an extra member make up for each other). A
+      // non-enumerable member other than an element is not looked for: no reader sees one, and
+      // Object.getOwnPropertyNames costs four times Object.keys on a long array.
+      for (let i = 0; i < value.length; i++) {
+        const d = Object.getOwnPropertyDescriptor(value, i);
+        at.push(i);
+        if (d === undefined) return 'a hole in an array';
+        if (!d.enumerable) return 'an element that is not enumerable';
+        if (!('value' in d)) return 'a getter or setter';
+        const problem = cardDataProblem(d.value, at);
+        if (problem !== null) return problem;
+        at.pop();
       }
-    } else {
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) {
-        return 'an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...)';
-      }
-      if (Object.getOwnPropertyNames(value).length !== keys.length) {
-        for (const k of Object.getOwnPropertyNames(value)) {
-          if (!Object.prototype.propertyIsEnumerable.call(value, k)) {
-            at.push(k);
-            return 'a member that is not enumerable';
-          }
+      return keys.length === value.length ? null : 'an array with members other than its elements';
+    }
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      return 'an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...)';
+    }
+    if (Object.getOwnPropertyNames(value).length !== keys.length) {
+      for (const k of Object.getOwnPropertyNames(value)) {
+        if (!Object.prototype.propertyIsEnumerable.call(value, k)) {
+          at.push(k);
+          return 'a member that is not enumerable';
         }
       }
     }
@@ -645,7 +687,9 @@ function createApi(raw, env) {
       const d = Object.getOwnPropertyDescriptor(value, keys[i]);
       at.push(keys[i]);
       if (d === undefined || !('value' in d)) return 'a getter or setter';
-      if (d.value !== undefined || array) {
+      // An observation's `now` may also be a Date, or a number of ms: withClock reads it once,
+      // with toRfc3339, which says what is wrong with it.
+      if (d.value !== undefined && !(dateNow && at.length === 1 && keys[i] === 'now')) {
         const problem = cardDataProblem(d.value, at);
         if (problem !== null) return problem;
       }
@@ -730,6 +774,8 @@ function createApi(raw, env) {
     const input = cardInput(card);
     wellFormedInput(requirement, 'requirement');
     wellFormedInput(observation, 'observation');
+    plainInput(requirement, 'requirement', REQUIREMENT_MEMBERS);
+    plainInput(observation, 'observation', OBSERVATION_MEMBERS);
     // An observation object seen before, unchanged, needs no withClock.
     const seen = observations !== null && observation !== null && typeof observation === 'object'
       ? observations.known(observation)
@@ -782,9 +828,9 @@ function createApi(raw, env) {
   function compareCards(replica, primary, requirement, replicaObservation, primaryObservation) {
     const r = cardBytes(replica, 'replica');
     const p = cardBytes(primary, 'primary');
-    const ro = coreInput(withClock(replicaObservation), 'replica_observation');
-    const po = coreInput(withClock(primaryObservation), 'primary_observation');
-    const req = coreInput(defined(requirement), 'requirement');
+    const ro = coreInput(withClock(plainInput(replicaObservation, 'replica_observation', OBSERVATION_MEMBERS)), 'replica_observation');
+    const po = coreInput(withClock(plainInput(primaryObservation, 'primary_observation', OBSERVATION_MEMBERS)), 'primary_observation');
+    const req = coreInput(defined(plainInput(requirement, 'requirement', REQUIREMENT_MEMBERS)), 'requirement');
     return JSON.parse(callCore('input', () => raw.compareCards(r, p, req, ro, po)));
   }
 
@@ -1345,7 +1391,7 @@ function createApi(raw, env) {
     const fetchImpl = fetchOf(opts);
     // Check the URL, the requirement and the watermark options before touching the network.
     withoutCredentials(url, 'url');
-    callCore('input', () => raw.checkRequirement(coreInput(defined(requirement), 'requirement')));
+    callCore('input', () => raw.checkRequirement(coreInput(defined(plainInput(requirement, 'requirement', REQUIREMENT_MEMBERS)), 'requirement')));
     watermarkOf(opts.watermark);
     const timeoutMs = timeoutOf(opts);
     const body = await fetchCard(fetchImpl, String(url), opts, timeoutMs);
@@ -1444,7 +1490,7 @@ function createApi(raw, env) {
     const deadlineMs = deadlineOf(opts);
     watermarkOf(opts.watermark);
     const clock = () => monotonicMs();
-    const resolution = callCore('input', () => new raw.ResolutionRaw(coreInput(defined(requirement), 'requirement'), maxAttempts, deadlineMs, clock()));
+    const resolution = callCore('input', () => new raw.ResolutionRaw(coreInput(defined(plainInput(requirement, 'requirement', REQUIREMENT_MEMBERS)), 'requirement'), maxAttempts, deadlineMs, clock()));
     try {
       let step = 'try_next';
       let accepted = null;

@@ -12,8 +12,10 @@
 export type CardInput = string | Uint8Array | ArrayBuffer | ArrayBufferView | object;
 
 /** The requirement JSON form (DESIGN.md "Requirement"), generated as `RequirementInput`.
- * Unknown members throw a TypeError, as do (in a requirement or an observation) a Map, a Set or
- * another non-array iterable, a BigInt, and text with a lone surrogate. */
+ * Unknown members throw a TypeError. A requirement or observation object must be plain JSON data,
+ * as a card object must (no getters, inherited or non-enumerable members, class instances, Map,
+ * Set, Proxy; in an observation `now` may be a Date), and hold no BigInt or lone surrogate: the
+ * gate reads one copy while the caller keeps the object. Anything else throws a TypeError. */
 export type RequirementJson = RequirementInput;
 
 /** The observation JSON form (DESIGN.md "Observation"), generated as `ObservationInput`, with

@@ -332,7 +332,8 @@ test('text with a lone surrogate is never read as the U+FFFD text TextEncoder ma
     () => cg.evaluate(JSON.stringify(valid), reqText, obs),
     () => cg.evaluate(JSON.stringify(valid), REQ, `{"lag_ms":"1\ud800","now":"${NOW}"}`),
     () => cg.compareCards(valid, valid, reqText, obs, obs),
-    () => cg.evaluate(JSON.stringify(valid), Object.assign(new (class R {})(), { require: ['task.execute.v3\ud800'] }), obs),
+    () => cg.evaluate(JSON.stringify(valid), { ...REQ, require: ['task.execute.v3\ud800'] }, obs),
+    () => cg.evaluate(JSON.stringify(valid), { ...REQ, require: ['task.execute.v3'], nested: { a: undefined, b: '\ud800' } }, obs),
   ]) {
     assert.throws(call, (e) => e instanceof TypeError && /lone surrogate/.test(e.message), String(call));
   }

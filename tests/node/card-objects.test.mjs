@@ -123,6 +123,10 @@ const MUTATIONS = [
   ['securitySchemes first value undefined', (c) => { c.securitySchemes = { a: undefined, b: { bearerFormat: 'x' } }; c.capabilities.push_notifications = true; }, '/securitySchemes/a'],
   // Holes and odd values.
   ['skills with a hole', (c) => { c.skills.length = 2; }, '/skills/1'],
+  // A hole and an extra member make the count of enumerable keys the length (H37).
+  ['skills with a hole and an extra member', (c) => { c.skills.length = 2; c.skills.extra = 'y'; }, '/skills/1'],
+  ['skills with an extra member', (c) => { c.skills.extra = 'y'; }, '/skills'],
+  ['a hole first, an extra member after', (c) => { c.defaultInputModes = [, 'text/plain']; c.defaultInputModes.x = 1; }, '/defaultInputModes/0'], // eslint-disable-line no-sparse-arrays
   ['capabilities.streaming: NaN', (c) => { c.capabilities.streaming = NaN; }, '/capabilities/streaming'],
   ['version: Infinity', (c) => { c.version = Infinity; }, '/version'],
   ['capabilities.streaming: a function', (c) => { c.capabilities.streaming = fn; }, '/capabilities/streaming'],

@@ -162,18 +162,31 @@ test('a changed object is a new key: mutating the requirement between calls chan
   assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).error_class, 'stale_agent_card');
 });
 
-test('inputs that are not plain JSON data are read on every call, as the raw export reads them', () => {
+test('a requirement that is not plain JSON data is a TypeError naming the member, and nothing is read', () => {
+  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
+  const refused = [
+    [{ require: ['task.execute.v3'], min_version: Object('3.0.0') }, '/min_version'],
+    [{ require: ['task.execute.v3'], min_version: new Date(0) }, '/min_version'],
+    [{ require: ['task.execute.v3', undefined] }, '/require/1'],
+    [{ require: new Array(1) }, '/require/0'],
+    [{ require: ['task.execute.v3'], min_version: NaN }, '/min_version'],
+    [{ require: ['task.execute.v3'], toJSON: () => ({}) }, '/toJSON'],
+    [Object.assign(Object.create({ inherited: 1 }), { require: ['task.execute.v3'] }), ''],
+  ];
+  for (const [req, path] of refused) {
+    for (let i = 0; i < 2; i++) {
+      const r = readsOf(() => assert.throws(() => cg.evaluateRaw(CARD, req, obs),
+        (e) => e instanceof TypeError && e.input === 'requirement' && e.path === path, path));
+      assert.deepEqual(r, [], `${path}: refused before any read`);
+    }
+  }
+});
+
+test('plain requirements that are not keys are read on every call, as the raw export reads them', () => {
   const obs = `{"lag_ms":"500","now":"${NOW}"}`;
   const inputs = [
-    { require: ['task.execute.v3'], min_version: Object('3.0.0') },
-    { require: ['task.execute.v3'], min_version: new Date(0) },
-    { require: ['task.execute.v3', undefined] },
     { require: ['task.execute.v3'], nested: { a: undefined } },
-    { require: new Array(1) },
     { require: ['task.execute.v3'], min_version: -0 },
-    { require: ['task.execute.v3'], min_version: NaN },
-    { require: ['task.execute.v3'], toJSON: () => ({}) },
-    Object.assign(Object.create({ inherited: 1 }), { require: ['task.execute.v3'] }),
     ['task.execute.v3'],
     7,
   ];
@@ -320,43 +333,76 @@ test('an object seen before is found again by identity, and a change made to it 
   assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), []);
 });
 
-test('a getter that evaluates again while its object is read works, as through the raw export', () => {
+// Fourth audit (H37): a requirement or observation is read by the gate once and by the caller
+// again. A `require` getter that named the capability on its first read and nothing after passed
+// a card lacking it, and an observation whose `lag_ms` getter said 10 twice and a day after kept
+// the decision for 10 ms on every later call.
+test('a getter, a hidden or inherited member, a class instance or a Proxy in a requirement is refused unread', () => {
   const obs = `{"lag_ms":"500","now":"${NOW}"}`;
-  let inner = 0;
-  const req = {
-    require: ['task.execute.v3'],
-    get min_version() {
-      inner += 1;
-      assert.equal(JSON.parse(cg.evaluateRaw(CARD_TEXT, '{"max_stale":"10s"}', obs)).verdict, 'valid');
-      return '3.0.0';
-    },
-    max_stale: '10s',
-  };
-  const d = cg.evaluateRaw(CARD, req, obs);
-  assert.ok(inner >= 1);
-  assert.equal(d, fresh(CARD, '{"require":["task.execute.v3"],"min_version":"3.0.0","max_stale":"10s"}', obs));
-  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).verdict, 'valid');
+  let read = 0;
+  const getter = { max_stale: '10s' };
+  Object.defineProperty(getter, 'require', { enumerable: true, get: () => (++read === 1 ? ['task.execute.v3'] : []) });
+  const hidden = { max_stale: '10s' };
+  Object.defineProperty(hidden, 'require', { value: ['task.execute.v3'], enumerable: false });
+  class Requirement { constructor() { this.max_stale = '10s'; } get require() { read += 1; return ['task.execute.v3']; } }
+  const proxy = new Proxy({ max_stale: '10s', require: ['task.execute.v3'] }, {
+    ownKeys: () => ['max_stale'],
+  });
+  const cases = [
+    [getter, '/require', /getter/],
+    [hidden, '/require', /not enumerable/],
+    [Object.assign(Object.create({ require: ['task.execute.v3'] }), { max_stale: '10s' }), '', /prototype/],
+    [new Requirement(), '', /prototype/],
+    [proxy, '', /Proxy/],
+  ];
+  for (const [req, path, why] of cases) {
+    for (const call of [
+      () => cg.evaluateRaw(CARD, req, obs),
+      () => cg.evaluate(CARD, req, obs),
+      () => cg.compareCards(CARD, CARD, req, obs, obs),
+    ]) {
+      const r = readsOf(() => assert.throws(call, (e) => e instanceof TypeError && e.input === 'requirement' &&
+        e.path === path && why.test(e.message), `${path} ${why}`));
+      assert.deepEqual(r, []);
+    }
+  }
+  assert.equal(read, 0, 'no getter ran');
+  // Polluting Object.prototype with a member the core reads: the plain object only inherits it.
+  Object.prototype.require = ['task.execute.v3'];
+  try {
+    assert.throws(() => cg.evaluateRaw(CARD, { max_stale: '10s' }, obs),
+      (e) => e instanceof TypeError && e.path === '/require' && /inherited/.test(e.message));
+  } finally {
+    delete Object.prototype.require;
+  }
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, { require: ['task.execute.v3'], max_stale: '10s' }, obs)).verdict, 'valid');
 });
 
-test('a getter that answers differently on each read never leaves a slot holding another requirement than its key', () => {
-  const obs = `{"lag_ms":"500","now":"${NOW}"}`;
-  const floor = newRequirement();
-  const min = JSON.parse(floor).min_version;
+test('an observation is read once: a getter is refused, even on an object seen before, and `now` may be a Date', () => {
+  const req = { require: ['task.execute.v3'], max_stale: '10s' };
   let read = 0;
-  // Read once to check the data and once for the key: a third read (the old crossing of the
-  // object) would see the card's own version, which the card meets.
-  const req = {
-    require: ['task.execute.v3'],
-    get min_version() {
-      read += 1;
-      return read <= 2 ? `9${min}` : '1';
-    },
-    max_stale: '10s',
-  };
-  const first = JSON.parse(cg.evaluateRaw(CARD, req, obs));
-  assert.equal(first.verdict, 'rejected');
-  // A plain object with the JSON that keyed the slot gets that requirement's decision.
-  const plain = { require: ['task.execute.v3'], min_version: `9${min}`, max_stale: '10s' };
-  assert.equal(cg.evaluateRaw(CARD, plain, obs), fresh(CARD, JSON.stringify(plain), obs));
-  assert.equal(JSON.parse(cg.evaluateRaw(CARD, plain, obs)).verdict, 'rejected');
+  const changing = {};
+  Object.defineProperty(changing, 'lag_ms', { enumerable: true, get: () => (++read <= 2 ? '10' : '86400000') });
+  for (let i = 0; i < 3; i++) {
+    assert.throws(() => cg.evaluateRaw(CARD, req, changing),
+      (e) => e instanceof TypeError && e.input === 'observation' && e.path === '/lag_ms');
+  }
+  assert.throws(() => cg.compareCards(CARD, CARD, req, changing, { lag_ms: '0' }),
+    (e) => e instanceof TypeError && e.input === 'replica_observation' && e.path === '/lag_ms');
+  assert.equal(read, 0, 'no getter ran');
+  // A plain observation kept from an earlier call, given a getter afterwards, is refused too
+  // (not found again as the kept key).
+  const obs = { lag_ms: '10', now: NOW };
+  assert.equal(JSON.parse(cg.evaluateRaw(CARD, req, obs)).verdict, 'valid');
+  assert.deepEqual(readsOf(() => cg.evaluateRaw(CARD, req, obs)), [], 'kept');
+  Object.defineProperty(obs, 'lag_ms', { enumerable: true, get: () => '86400000' });
+  assert.throws(() => cg.evaluateRaw(CARD, req, obs), (e) => e instanceof TypeError && e.path === '/lag_ms');
+  // `now` as a Date or a number of ms is the clock's value; a bad one is withClock's RangeError.
+  const at = { lag_ms: '10', now: new Date(NOW) };
+  assert.equal(cg.evaluateRaw(CARD, req, at), fresh(CARD, JSON.stringify(req), `{"lag_ms":"10","now":"2026-11-09T12:00:40.000Z"}`));
+  assert.equal(cg.evaluateRaw(CARD, req, { lag_ms: '10', now: Date.parse(NOW) }), cg.evaluateRaw(CARD, req, at));
+  assert.throws(() => cg.evaluateRaw(CARD, req, { lag_ms: '10', now: NaN }), RangeError);
+  const nowGetter = { lag_ms: '10', get now() { read += 1; return NOW; } };
+  assert.throws(() => cg.evaluateRaw(CARD, req, nowGetter), (e) => e instanceof TypeError && e.path === '/now');
+  assert.equal(read, 0);
 });

@@ -301,7 +301,7 @@ function createApi(raw, env) {
   }
 
   /** The members the core reads from a requirement and from an observation. */
-  const REQUIREMENT_MEMBERS = ['require', 'min_version', 'max_stale', 'pin', 'pin_mode'];
+  const REQUIREMENT_MEMBERS = ['require', 'min_version', 'max_stale', 'pin', 'pin_mode', 'card_name'];
   const OBSERVATION_MEMBERS = ['lag_ms', 'lag_s', 'synced_at', 'consul_last_contact_ms', 'consul_known_leader',
     'age_s', 'now'];
 

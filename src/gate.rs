@@ -173,7 +173,7 @@ impl Analysis {
         let Analyzed::Card { doc, view, hash } = &self.0 else {
             return self.decide(requirement, observation);
         };
-        let freshness = check_freshness(requirement, observation, Some(hash));
+        let freshness = check_freshness(requirement, observation, Some((hash, &view.name)));
         let checks = match memo.get(requirement) {
             Some(kept) => kept,
             None => {
@@ -196,7 +196,8 @@ impl Analysis {
                 hash,
             } => {
                 // The checks first; then the view's name and version move into the decision.
-                let freshness = check_freshness(requirement, observation, Some(&hash));
+                let freshness =
+                    check_freshness(requirement, observation, Some((&hash, &view.name)));
                 let checks = check_requirement(&view, requirement);
                 let read = (
                     std::mem::take(&mut view.name),
@@ -237,7 +238,7 @@ fn check_card(
     requirement: &Requirement,
     observation: &Observation,
 ) -> Decision {
-    let freshness = check_freshness(requirement, observation, Some(&hash));
+    let freshness = check_freshness(requirement, observation, Some((&hash, &view.name)));
     let checks = check_requirement(view, requirement);
     let read = (view.name.clone(), view.version.clone());
     card_decision(doc, read, hash, freshness, checks)
@@ -544,16 +545,18 @@ struct FreshnessCheck {
     staleness_ms: Option<u64>,
 }
 
-/// Checks (b). `hash` is the card's hash, or `None` for an answer that carries no card (a
-/// `304 Not Modified` or a `HEAD`): with a pin the caller then already holds the pinned card.
-/// A pin that does not match fails at once. With [`crate::requirement::PinMode::Replace`] (the
+/// Checks (b). `card` is the card's hash and name, or `None` for an answer that carries no
+/// card (a `304 Not Modified` or a `HEAD`): with a pin the caller then already holds the pinned
+/// card. A name other than the requirement's `card_name` fails at once (another agent's card is
+/// not this agent's current card, whatever its watermark); then a pin that does not match. With [`crate::requirement::PinMode::Replace`] (the
 /// default) a matching pin passes without the watermark; with `WithWatermark` the watermark is
 /// then checked as without a pin, and a pass is reported as `pinned`.
 fn check_freshness(
     requirement: &Requirement,
     observation: &Observation,
-    hash: Option<&CardHash>,
+    card: Option<(&CardHash, &str)>,
 ) -> FreshnessCheck {
+    let hash = card.map(|(hash, _)| hash);
     let staleness = observation.staleness();
     let staleness_ms = staleness.as_ref().ok().map(|s| s.ms);
     let pass = |basis, message| FreshnessCheck {
@@ -578,6 +581,22 @@ fn check_freshness(
         basis: None,
         staleness_ms,
     };
+    // Whose card it is, when the caller names it: a mismatch fails (b) at once.
+    if let (Some(expected), Some((_, name))) = (&requirement.card_name, card) {
+        if name != expected.as_str() {
+            return fail(
+                ReasonCode::CardNameMismatch,
+                format!(
+                    "card name {name:?} is not the expected card_name {:?}: another agent's card, or one from before a rename",
+                    expected.as_str()
+                ),
+                vec![
+                    ("agent".into(), Value::text(name)),
+                    ("card_name".into(), Value::text(expected.as_str())),
+                ],
+            );
+        }
+    }
     // The pin's verdict, when there is a pin: a mismatch fails (b) at once.
     let mut pinned = None;
     if let Some(pin) = &requirement.pin {

@@ -27,6 +27,8 @@ usage:
       --min-version V          lowest acceptable card version
       --max-stale DUR          staleness tolerance: 250ms, 10s, 2m, 1h (none given: only a pin passes)
       --pin sha256:HEX         pinned card hash (replaces the watermark check)
+      --card-name NAME         the card's expected name, exactly: another agent's card (or one
+                               from before a rename) fails (b) as card_name_mismatch
       --policy FILE --agent ID take the requirement from a policy; flags given here override
                                its members (--require adds to its capabilities); --agent is
                                needed once the policy has agent rules
@@ -49,7 +51,7 @@ usage:
                                capability stops); print the final decision with every attempt;
                                exit 0 valid, 1 rejected, 2 bad input
       the requirement and clock options of check (--require, --min-version, --max-stale, --pin,
-      --requirement, --policy, --agent, --now, --no-clock, --max-card-bytes); the watermark is
+      --card-name, --requirement, --policy, --agent, --now, --no-clock, --max-card-bytes); the watermark is
       each response's headers (x-replica-lag-ms, x-replica-lag-s, x-replica-synced-at,
       X-Consul-LastContact, X-Consul-KnownLeader, Age), so watermark flags do not apply
       --max-attempts N         most sources asked, the first included (default 3)
@@ -474,6 +476,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                     | "--min-version"
                     | "--max-stale"
                     | "--pin"
+                    | "--card-name"
                     | "--now"
                     | "--requirement"
                     | "--policy"
@@ -514,6 +517,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                 cardgate::duration::parse_duration(&value()?).map_err(with_flag)?,
             ),
             "--pin" => p.flags.set_pin(&value()?).map_err(with_flag)?,
+            "--card-name" => p.flags.set_card_name(&value()?).map_err(with_flag)?,
             "--watermark-ms" | "--lag-ms" => sources.set_flag("lag_ms", name, value()?)?,
             "--lag-s" => sources.set_flag("lag_s", name, value()?)?,
             "--age-s" => sources.set_flag("age_s", name, value()?)?,

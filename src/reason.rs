@@ -106,6 +106,7 @@ reason_codes! {
     WatermarkInFuture => "watermark_in_future", Freshness, "last sync later than now plus the skew allowance";
     WatermarkExceeded => "watermark_exceeded", Freshness, "staleness above max_stale";
     PinnedHashMismatch => "pinned_hash_mismatch", Freshness, "card hash differs from the pin";
+    CardNameMismatch => "card_name_mismatch", Freshness, "card name differs from the requirement's card_name";
     CapabilitiesMissing => "capabilities_missing", Capabilities, "required capabilities not declared";
     BodyEmpty => "body_empty", Card, "empty body";
     BodyTooLarge => "body_too_large", Card, "body larger than max_card_bytes";

@@ -1,9 +1,9 @@
 //! What the caller requires of a card: capabilities, a version floor, a staleness tolerance and
-//! optionally a pinned hash.
+//! optionally a pinned hash and the card's expected name.
 //!
 //! JSON form (every member optional, unknown members refused):
 //! `{"require": ["task.execute.v3"], "min_version": "3.0.0", "max_stale": "10s", "pin": "sha256:...",
-//!   "pin_mode": "replace"}`
+//!   "pin_mode": "replace", "card_name": "Worker 7"}`
 
 use crate::capability::Capability;
 use crate::card_hash::CardHash;
@@ -26,6 +26,53 @@ pub struct Requirement {
     pub pin: Option<CardHash>,
     /// How a pin combines with the watermark check; `None` means [`PinMode::Replace`].
     pub pin_mode: Option<PinMode>,
+    /// The `name` the card must carry, exactly: whose card the caller expects (checked with
+    /// condition (b); `None`: not checked).
+    pub card_name: Option<CardName>,
+}
+
+/// A card name the caller expects (`card_name`): any non-empty text, compared with the card's
+/// `name` code point for code point (no trimming, case folding or Unicode normalization).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub struct CardName(String);
+
+impl CardName {
+    /// Reads a card name: any non-empty text.
+    pub fn parse(text: &str) -> Result<CardName, InputError> {
+        CardName::try_from(text.to_owned()).map_err(|e| InputError::range_error("", e.0))
+    }
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for CardName {
+    type Error = RangeMessage;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        if text.is_empty() {
+            return Err(RangeMessage(
+                "must not be empty (the card's name, exactly as it carries it)".into(),
+            ));
+        }
+        Ok(CardName(text))
+    }
+}
+
+impl std::fmt::Display for CardName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl schemars::JsonSchema for CardName {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "card_name".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "minLength": 1 })
+    }
 }
 
 /// How a pinned hash combines with the watermark check (condition (b)).
@@ -110,6 +157,13 @@ macro_rules! requirement_members {
             #[schemars(with = "crate::requirement::PinMode")]
             #[cfg_attr(feature = "js", tsify(optional, type = "\"replace\" | \"with_watermark\""))]
             pub pin_mode: Option<crate::requirement::PinMode>,
+            /// The card's expected `name`, exactly (no trimming, case folding or Unicode
+            /// normalization): a card whose name differs is refused with condition (b)
+            /// (`card_name_mismatch`), so that another agent's card is never taken for this one.
+            #[serde(default, deserialize_with = "crate::input_error::present")]
+            #[schemars(with = "crate::requirement::CardName")]
+            #[cfg_attr(feature = "js", tsify(optional, type = "string"))]
+            pub card_name: Option<crate::requirement::CardName>,
         }
 
         impl $name {
@@ -127,6 +181,7 @@ macro_rules! requirement_members {
                     max_stale_ms: self.max_stale.map(|m| m.0),
                     pin: self.pin.clone(),
                     pin_mode: self.pin_mode,
+                    card_name: self.card_name.clone(),
                 }
             }
         }
@@ -137,7 +192,7 @@ pub(crate) use requirement_members;
 requirement_members! {
     /// The JSON form of a [`Requirement`] (every member optional, unknown members refused):
     /// `{"require": ["task.execute.v3"], "min_version": "3.0.0", "max_stale": "10s",
-    /// "pin": "sha256:...", "pin_mode": "replace"}`.
+    /// "pin": "sha256:...", "pin_mode": "replace", "card_name": "Worker 7"}`.
     #[cfg_attr(feature = "js", derive(tsify::Tsify))]
     pub struct RequirementInput {}
 }
@@ -200,6 +255,12 @@ impl Requirement {
         Ok(())
     }
 
+    /// Sets the card's expected name.
+    pub fn set_card_name(&mut self, text: &str) -> Result<(), InputError> {
+        self.card_name = Some(CardName::parse(text)?);
+        Ok(())
+    }
+
     /// Whether a pin must be matched **and** the watermark be within `max_stale`.
     pub fn pin_with_watermark(&self) -> bool {
         self.pin.is_some() && self.pin_mode == Some(PinMode::WithWatermark)
@@ -211,8 +272,8 @@ impl Requirement {
     /// `other`'s `max_stale` adds a watermark condition and its `pin` adds a hash condition, on
     /// top of this rule's own: a caller's pin never replaces an operator's watermark check, and
     /// a caller's tolerance applies on top of an operator's pin-only rule (the result then has
-    /// [`PinMode::WithWatermark`]). What `other` leaves out adds nothing. Two different pins
-    /// cannot both hold: that is an error.
+    /// [`PinMode::WithWatermark`]). What `other` leaves out adds nothing. Two different pins,
+    /// or two different card names, cannot both hold: that is an error.
     ///
     /// ```
     /// use cardgate::Requirement;
@@ -239,6 +300,19 @@ impl Requirement {
                 return Err(InputError::range_error(
                     "/pin",
                     format!("conflicting pins {a} and {b}: no card can match both"),
+                ))
+            }
+            (a, b) => a.clone().or_else(|| b.clone()),
+        };
+        out.card_name = match (&self.card_name, &other.card_name) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(InputError::range_error(
+                    "/card_name",
+                    format!(
+                        "conflicting card names {:?} and {:?}: no card can carry both",
+                        a.as_str(),
+                        b.as_str()
+                    ),
                 ))
             }
             (a, b) => a.clone().or_else(|| b.clone()),
@@ -296,6 +370,9 @@ impl Requirement {
         }
         if other.pin_mode.is_some() {
             out.pin_mode = other.pin_mode;
+        }
+        if other.card_name.is_some() {
+            out.card_name.clone_from(&other.card_name);
         }
         out
     }
@@ -485,6 +562,59 @@ mod tests {
         assert_eq!(req(r#"{"max_stale":"0ms"}"#).max_stale_ms, Some(0));
         // A capability named twice is one requirement (the decision lists it once).
         assert_eq!(req(r#"{"require":["a","b","a"]}"#).require.len(), 2);
+    }
+
+    #[test]
+    fn card_name_is_exact_text_tightened_and_overlaid() {
+        let named = req(r#"{"card_name":"Worker 7","max_stale":"10s"}"#);
+        assert_eq!(
+            named.card_name.as_ref().map(CardName::as_str),
+            Some("Worker 7")
+        );
+        // Read as given: surrounding spaces and letter case are part of the name.
+        let spaced = req(r#"{"card_name":" worker 7 "}"#);
+        assert_eq!(
+            spaced.card_name.as_ref().map(CardName::as_str),
+            Some(" worker 7 ")
+        );
+        for (text, path) in [
+            (r#"{"card_name":""}"#, "/card_name"),
+            (r#"{"card_name":7}"#, "/card_name"),
+            (r#"{"card_name":null}"#, "/card_name"),
+            (r#"{"card_name":["Worker 7"]}"#, "/card_name"),
+            (r#"{"cardName":"Worker 7"}"#, "/cardName"),
+        ] {
+            assert_eq!(
+                Requirement::from_json(text).unwrap_err().path,
+                path,
+                "{text}"
+            );
+        }
+        let empty = Requirement::from_json(r#"{"card_name":""}"#).unwrap_err();
+        assert!(
+            empty.message.contains("must not be empty"),
+            "{}",
+            empty.message
+        );
+        let mut flags = Requirement::default();
+        assert!(flags.set_card_name("").is_err());
+        flags.set_card_name("Worker 8").unwrap();
+
+        // Tightening: the rule's name stays, a caller's is added, two different names conflict.
+        let plain = req(r#"{"max_stale":"10s"}"#);
+        assert_eq!(named.tighten(&plain).unwrap().card_name, named.card_name);
+        assert_eq!(plain.tighten(&named).unwrap().card_name, named.card_name);
+        assert_eq!(named.tighten(&named).unwrap(), named);
+        let e = named.tighten(&flags).unwrap_err();
+        assert_eq!(e.path, "/card_name");
+        assert!(
+            e.message.contains(r#""Worker 7" and "Worker 8""#),
+            "{}",
+            e.message
+        );
+        // Overlay: a set member replaces, an absent one keeps.
+        assert_eq!(named.overlay(&flags).card_name, flags.card_name);
+        assert_eq!(named.overlay(&plain).card_name, named.card_name);
     }
 
     #[test]

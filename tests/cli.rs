@@ -230,6 +230,93 @@ fn policy_supplies_the_requirement_per_agent() {
 }
 
 #[test]
+fn card_name_refuses_another_agents_card_from_flag_requirement_and_policy() {
+    let base = [
+        "check",
+        "-",
+        "--require",
+        "task.execute.v3",
+        "--max-stale",
+        "10s",
+        "--watermark-ms",
+        "1500",
+        "--now",
+        NOW,
+    ];
+    // FRESH_CARD is worker-7's: its own name passes, any other spelling is another agent.
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        cardgate(&args, FRESH_CARD)
+    };
+    assert_eq!(with(&["--card-name", "worker-7"]).status.code(), Some(0));
+    for other in ["worker-8", "Worker-7", "worker-7 "] {
+        let out = with(&["--card-name", other]);
+        assert_eq!(out.status.code(), Some(1), "{other:?}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(codes(&d), ["card_name_mismatch"], "{other:?}");
+        assert_eq!(
+            d.get("error_class").unwrap().as_str(),
+            Some("stale_agent_card")
+        );
+        assert_eq!(
+            d.pointer("/reasons/0/figures/card_name")
+                .and_then(|v| v.as_str()),
+            Some(other)
+        );
+        assert_eq!(
+            d.pointer("/reasons/0/figures/agent")
+                .and_then(|v| v.as_str()),
+            Some("worker-7")
+        );
+    }
+    // The JSON form, and the flag over it (flags override the requirement's members).
+    let json = r#"{"card_name":"worker-8"}"#;
+    assert_eq!(with(&["--requirement", json]).status.code(), Some(1));
+    let out = with(&["--requirement", json, "--card-name", "worker-7"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Bad values are usage errors (exit 2), one line naming the flag or member.
+    for bad in [
+        &["--card-name", ""][..],
+        &["--card-name", "a", "--card-name", "a"][..],
+        &["--requirement", r#"{"card_name":""}"#][..],
+        &["--requirement", r#"{"card_name":7}"#][..],
+    ] {
+        let out = with(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{bad:?}: {}", stderr(&out));
+    }
+    // A policy rule's card_name applies to its agent only.
+    let policy = std::env::temp_dir().join(format!("cardgate-name-{}.json", std::process::id()));
+    std::fs::write(
+        &policy,
+        r#"{"defaults":{"max_stale":"10s"},"agents":{"worker-7":{"card_name":"worker-7"},"worker-8":{"card_name":"worker-8"}}}"#,
+    )
+    .unwrap();
+    let by_policy = |agent: &str| {
+        let p = policy.to_str().unwrap();
+        let args = [
+            "check",
+            "-",
+            "--policy",
+            p,
+            "--agent",
+            agent,
+            "--watermark-ms",
+            "1500",
+            "--now",
+            NOW,
+        ];
+        cardgate(&args, FRESH_CARD)
+    };
+    assert_eq!(by_policy("worker-7").status.code(), Some(0));
+    let out = by_policy("worker-8");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(codes(&decision(&out)), ["card_name_mismatch"]);
+    std::fs::remove_file(&policy).unwrap();
+}
+
+#[test]
 fn bad_card_input_is_a_typed_rejection() {
     let dup = r#"{"name":"w","version":"1","version":"9","capabilities":{},"skills":[]}"#;
     let cases = [

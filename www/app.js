@@ -120,6 +120,7 @@ const ADVICE = {
   watermark_in_future: 'The sync timestamp is later than now: one of the clocks is wrong.',
   watermark_exceeded: 'The replica that answered is further behind than you tolerate: re-resolve from a fresher replica or the primary.',
   pinned_hash_mismatch: 'The card differs from the one you pinned out of band: it changed, or you are talking to a different registry state.',
+  card_name_mismatch: 'The registry served a card with another name than the one you expect: another agent\'s card, or one from before a rename; re-resolve from the primary, and check the agent id you asked for.',
   capabilities_missing: 'Delegating would fail at the worker, after the task is queued: do not delegate to this card (retrying will not help).',
 };
 
@@ -166,6 +167,9 @@ function requirementFromForm() {
   const pin = $('req-pin').value.trim();
   if (pin) req.pin = pin;
   if ($('req-pin-mode').checked) req.pin_mode = 'with_watermark';
+  // Not trimmed: the name is compared exactly, surrounding spaces included.
+  const name = $('req-card-name').value;
+  if (name !== '') req.card_name = name;
   return req;
 }
 
@@ -902,7 +906,7 @@ function loadExample(example) {
 }
 
 function clearForm() {
-  for (const id of ['card', 'req-require', 'req-min-version', 'req-max-stale', 'req-pin', 'obs-now', 'card-url']) {
+  for (const id of ['card', 'req-require', 'req-min-version', 'req-max-stale', 'req-pin', 'req-card-name', 'obs-now', 'card-url']) {
     $(id).value = '';
   }
   for (const [id] of OBS_FIELDS) $(id).value = '';

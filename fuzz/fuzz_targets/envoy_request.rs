@@ -204,6 +204,8 @@ fuzz_target!(|data: &[u8]| {
         };
         let path = strip_query(&raw_path).to_owned();
         let free_caller = match target {
+            // The free text is the path too here; as a card name it may be anything.
+            0 => Some(("a2a-card-name", free)),
             1 => Some(("cache-control", free)),
             2 => Some(("a2a-require-capabilities", free)),
             3 => Some(("a2a-min-card-version", free)),

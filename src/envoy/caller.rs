@@ -6,6 +6,7 @@
 //! | `a2a-require-capabilities: a, b` | capabilities the caller will invoke (repeatable) |
 //! | `a2a-min-card-version: 3.0.0` | version floor |
 //! | `a2a-card-pin: sha256:...` | pinned card hash |
+//! | `a2a-card-name: worker-7` | the card's expected `name`, exactly (`card_name`) |
 //!
 //! The result is combined with the policy's rule by [`effective_requirement`]: tightening only,
 //! unless the policy lets callers relax. A header the gate cannot read is refused (HTTP 400)
@@ -19,6 +20,10 @@ pub const REQUIRE_CAPABILITIES: &str = "a2a-require-capabilities";
 pub const MIN_CARD_VERSION: &str = "a2a-min-card-version";
 /// Request header: pinned card hash.
 pub const CARD_PIN: &str = "a2a-card-pin";
+/// Request header: the card's expected name (`card_name`). HTTP trims a field value's
+/// surrounding whitespace, so a name that begins or ends with a space can only be stated in a
+/// policy rule.
+pub const CARD_NAME: &str = "a2a-card-name";
 
 /// A caller header the gate could not use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,6 +117,14 @@ pub fn caller_requirement(
             .map_err(|e| CallerError::new(CARD_PIN, message(&e)))?,
         _ => return Err(CallerError::new(CARD_PIN, "appears more than once")),
     }
+
+    match text(CARD_NAME)?.as_slice() {
+        [] => {}
+        [one] => req
+            .set_card_name(one.trim_matches([' ', '\t']))
+            .map_err(|e| CallerError::new(CARD_NAME, message(&e)))?,
+        _ => return Err(CallerError::new(CARD_NAME, "appears more than once")),
+    }
     Ok(req)
 }
 
@@ -156,7 +169,11 @@ pub fn effective_requirement(
         return Ok(policy_rule.overlay(caller));
     }
     policy_rule.tighten(caller).map_err(|e| {
-        let header = if e.path == "/pin" { CARD_PIN } else { "a2a-*" };
+        let header = match e.path.as_str() {
+            "/pin" => CARD_PIN,
+            "/card_name" => CARD_NAME,
+            _ => "a2a-*",
+        };
         CallerError::new(header, format!("conflicts with the policy: {}", e.message))
     })
 }
@@ -194,6 +211,44 @@ mod tests {
         assert_eq!(r.max_stale_ms, Some(10_000));
         assert_eq!(r.require.len(), 3);
         assert!(r.min_version.is_some());
+    }
+
+    #[test]
+    fn card_name_is_one_exact_value() {
+        let name = |pairs| req(pairs).map(|r| r.card_name.map(|n| n.as_str().to_owned()));
+        assert_eq!(name(&[]).unwrap(), None);
+        assert_eq!(
+            name(&[(CARD_NAME, " Wörker 7\t")]).unwrap().as_deref(),
+            Some("Wörker 7")
+        );
+        for pairs in [
+            &[(CARD_NAME, "")][..],
+            &[(CARD_NAME, " \t ")][..],
+            &[(CARD_NAME, "a"), (CARD_NAME, "a")][..],
+        ] {
+            let pairs: &'static [(&'static str, &'static str)] = pairs;
+            assert_eq!(req(pairs).unwrap_err().header, CARD_NAME, "{pairs:?}");
+        }
+        let not_utf8 = caller_requirement(&|name: &str| {
+            if name == CARD_NAME {
+                vec![b"w\xf6rker".to_vec()]
+            } else {
+                Vec::new()
+            }
+        });
+        assert_eq!(not_utf8.unwrap_err().header, CARD_NAME);
+        // A caller's name on top of a rule's: the same passes, another conflicts (400).
+        let rule = Requirement::from_json(r#"{"max_stale":"10s","card_name":"worker-7"}"#).unwrap();
+        let same = req(&[(CARD_NAME, "worker-7")]).unwrap();
+        assert_eq!(effective_requirement(&rule, &same, false).unwrap(), rule);
+        let other = req(&[(CARD_NAME, "worker-8")]).unwrap();
+        let e = effective_requirement(&rule, &other, false).unwrap_err();
+        assert_eq!(e.header, CARD_NAME);
+        assert!(
+            e.message.contains("conflicts with the policy"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
@@ -265,6 +320,7 @@ mod tests {
                 REQUIRE_CAPABILITIES,
             ),
             (&[(CARD_PIN, "sha256:xyz")][..], CARD_PIN),
+            (&[(CARD_NAME, "worker-7")][..], CARD_NAME),
         ] {
             let pairs: &'static [(&'static str, &'static str)] = pairs;
             let err = trailer_requirement(&trailers(pairs), names).unwrap();

@@ -17,6 +17,7 @@ pub const CALLER_HEADERS: &[&str] = &[
     super::caller::REQUIRE_CAPABILITIES,
     super::caller::MIN_CARD_VERSION,
     super::caller::CARD_PIN,
+    super::caller::CARD_NAME,
 ];
 
 /// How many distinct card requests [`RequestMemo`] remembers.

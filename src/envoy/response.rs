@@ -83,7 +83,7 @@ const LIFETIME_DIRECTIVES: &[&str] = &[
 /// Request headers whose value changes the verdict: a cache after the gate must not answer one
 /// caller with a verdict made for another caller's requirement.
 pub const VARY: &str =
-    "a2a-require-capabilities, a2a-min-card-version, a2a-card-pin, cache-control";
+    "a2a-require-capabilities, a2a-min-card-version, a2a-card-pin, a2a-card-name, cache-control";
 
 /// How many whole seconds a valid verdict stays true: what is left of the tolerance,
 /// `floor((max_stale_ms - staleness_ms) / 1000)`. A card that passed on its pin alone

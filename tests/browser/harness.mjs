@@ -80,6 +80,7 @@ export async function typeIntoForm(page, k) {
     set('req-max-stale', req.max_stale);
     set('req-pin', req.pin);
     document.getElementById('req-pin-mode').checked = req.pin_mode === 'with_watermark';
+    set('req-card-name', req.card_name);
     set('obs-lag-ms', obs.lag_ms);
     set('obs-lag-s', obs.lag_s);
     set('obs-synced-at', obs.synced_at);

@@ -54,7 +54,9 @@ function typeable(c) {
   const obs = c.raw.observation || {};
   const clean = (v) => typeof v === 'string' && v !== '' && v === v.trim() && !/[\r\n]/.test(v);
   if (c.raw.card === undefined) return false;
-  if (Object.keys(req).some((k) => !['require', 'min_version', 'max_stale', 'pin', 'pin_mode'].includes(k))) return false;
+  if (Object.keys(req).some((k) => !['require', 'min_version', 'max_stale', 'pin', 'pin_mode', 'card_name'].includes(k))) return false;
+  // The name field is not trimmed: any one-line name can be typed as it is.
+  if (req.card_name !== undefined && !(typeof req.card_name === 'string' && req.card_name !== '' && !/[\r\n]/.test(req.card_name))) return false;
   if (req.pin_mode !== undefined && !['replace', 'with_watermark'].includes(req.pin_mode)) return false;
   if (req.require !== undefined && !(Array.isArray(req.require) && req.require.length && req.require.every(clean))) return false;
   for (const k of ['min_version', 'max_stale', 'pin']) if (req[k] !== undefined && !clean(req[k])) return false;

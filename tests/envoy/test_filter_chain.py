@@ -50,7 +50,7 @@ CARD = json.dumps({
 PLUGIN = {"defaults": {"max_stale": "10s"}, "agents": {}, "routes": [{"path": "/c/{id}/card"}]}
 # The same, on a route whose watermark sources leave `Age` out.
 PLUGIN_NO_AGE = dict(PLUGIN, routes=[{"path": "/c/{id}/card", "watermark": {"lag_ms_header": "x-replica-lag-ms"}}])
-VARY = ["a2a-require-capabilities", "a2a-min-card-version", "a2a-card-pin", "cache-control"]
+VARY = ["a2a-require-capabilities", "a2a-min-card-version", "a2a-card-pin", "a2a-card-name", "cache-control"]
 
 
 def gate(config=PLUGIN, name="cardgate"):

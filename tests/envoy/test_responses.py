@@ -262,6 +262,29 @@ def test_caller_min_version_and_pin(gate):
     assert [r["code"] for r in resp.json()["reasons"]] == ["watermark_exceeded"]
 
 
+def test_caller_card_name(gate):
+    # a2a-card-name: the card's name exactly; another agent's card fails (b), a 503 to re-resolve.
+    path = serve(gate.registry)
+    resp = gate.get(path, {"a2a-card-name": " worker-9 "})
+    assert resp.status == 200, resp
+    for other in ("worker-8", "Worker-9", "worker-9."):
+        resp = gate.get(path, {"a2a-card-name": other})
+        assert resp.status == 503, (other, resp)
+        reasons = resp.json()["reasons"]
+        assert [r["code"] for r in reasons] == ["card_name_mismatch"], other
+        assert reasons[0]["figures"] == {"agent": "worker-9", "card_name": other}
+        assert resp.json()["error_class"] == "stale_agent_card"
+    # Non-ASCII names travel as UTF-8 bytes; a Latin-1 byte is not read as a name.
+    named = serve(gate.registry, body=card_json(dict(CARD, name="wörker-9")))
+    assert gate.get(named, {"a2a-card-name": "wörker-9".encode()}).status == 200
+    resp = gate.get(named, {"a2a-card-name": "wörker-9".encode("latin-1")})
+    assert resp.status == 400 and resp.json()["header"] == "a2a-card-name", resp
+    resp = gate.get(path, {"a2a-card-name": ""})
+    assert resp.status == 400 and resp.json()["header"] == "a2a-card-name", resp
+    resp = gate.get(path)
+    assert "a2a-card-name" in (resp.header("vary") or ""), resp
+
+
 def test_caller_cannot_relax_the_policy(gate):
     stale = serve(gate.registry, lag_ms="40000")
     resp = gate.get(stale, {"Cache-Control": "max-stale=60"})

@@ -189,6 +189,10 @@ const BAD_INPUT = [
   ['cardHash of an oversized body', () => cg.cardHash('"' + 'x'.repeat(70000) + '"'), null, /card/],
   ['canonicalize of non-JSON', () => cg.canonicalize('{"a":}'), TypeError, /json/],
   ['canonicalize of a lone surrogate', () => cg.canonicalize('"\\ud800"'), TypeError, /json/],
+  ['card_name is empty', () => cg.evaluate(FRESH_CARD, { ...REQ, card_name: '' }, {}), RangeError, /requirement at \/card_name/],
+  ['card_name is a number', () => cg.evaluate(FRESH_CARD, { ...REQ, card_name: 7 }, {}), TypeError, /requirement at \/card_name/],
+  ['card_name is a getter', () => cg.evaluate(FRESH_CARD, { ...REQ, get card_name() { return 'worker-7'; } }, {}), TypeError, /requirement/],
+  ['policy with an empty card_name', () => cg.checkPolicy({ agents: { w7: { card_name: '' } } }), RangeError, /policy at \/agents\/w7\/card_name/],
   ['policy with a bad duration', () => cg.checkPolicy({ agents: { w7: { max_stale: 'soon' } } }), RangeError, /policy at \/agents\/w7\/max_stale/],
   ['policy with an unknown key', () => cg.checkPolicy('{"default":{}}'), TypeError, /policy at \/default/],
 ];
@@ -204,6 +208,24 @@ for (const [what, thunk, Ctor, pattern] of BAD_INPUT) {
     assert.equal(cg.evaluate(FRESH_CARD, REQ, { lag_ms: '1' }).verdict, 'valid', 'usable after the error');
   });
 }
+
+test('card_name: another agent\'s card is a StaleAgentCardError to re-resolve, the own card passes', () => {
+  const fresh = { lag_ms: '1000' };
+  assert.equal(cg.evaluate(FRESH_CARD, { ...REQ, card_name: 'worker-7' }, fresh).verdict, 'valid');
+  for (const other of ['worker-8', 'Worker-7', ' worker-7', 'worker-7\u0301']) {
+    const d = cg.evaluate(FRESH_CARD, { ...REQ, card_name: other }, fresh);
+    assert.equal(d.verdict, 'rejected', other);
+    assert.deepEqual(d.reasons.map((r) => r.code), ['card_name_mismatch'], other);
+    assert.deepEqual(d.reasons[0].figures, { agent: 'worker-7', card_name: other });
+    const e = cg.toError(d);
+    assert.ok(e instanceof cg.StaleAgentCardError, other);
+    assert.equal(e.retry, 're-resolve');
+    // The raw entry (card bytes in, decision JSON out) reads the same requirement.
+    const raw = JSON.parse(cg.evaluateRaw(JSON.stringify(FRESH_CARD), { ...REQ, card_name: other }, { ...fresh, now: NOW }));
+    assert.deepEqual(raw.reasons.map((r) => r.code), ['card_name_mismatch'], other);
+  }
+  assert.doesNotThrow(() => cg.checkPolicy({ agents: { 'worker-7': { card_name: 'worker-7', max_stale: '10s' } } }));
+});
 
 test('the module survives a storm of bad calls and oversized input', () => {
   for (let i = 0; i < 500; i++) {

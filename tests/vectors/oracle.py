@@ -19,7 +19,8 @@ top-level value that is not an object there is no member to strip.
 Besides the hashes, --check verifies the file format, unique case names, that a case
 expecting a parse-level malformed_card reason really fails this reader with that reason
 (and carries no card_hash), and that pins are consistent with the expectation (a valid
-pinned case pins the card's own hash; a pinned_hash_mismatch case does not).
+pinned case pins the card's own hash; a pinned_hash_mismatch case does not), and that card
+names are (a card_name_mismatch case names another card than its own, any other read card its own).
 """
 
 from __future__ import annotations
@@ -248,12 +249,25 @@ def process(write: bool) -> int:
             pin = case["requirement"].get("pin")
             if pin is not None and got is not None:
                 if expect.get("freshness") == "pinned" or (
-                    expect.get("verdict") == "rejected" and "pinned_hash_mismatch" not in codes
+                    expect.get("verdict") == "rejected"
+                    and "pinned_hash_mismatch" not in codes
+                    and "card_name_mismatch" not in codes
                 ):
                     if pin != got:
                         errors.append(f"{where}: pin {pin} is not the card's hash {got}")
                 if "pinned_hash_mismatch" in codes and pin == got:
                     errors.append(f"{where}: expects pinned_hash_mismatch but the pin matches")
+            # Card names: a card_name_mismatch case names another card; a card the gate reads
+            # under a card_name (valid, or rejected for another reason) carries exactly that name.
+            expected_name = case["requirement"].get("card_name")
+            if expected_name is not None and got is not None:
+                doc_value = strict_parse(raw)
+                name = doc_value.get("name") if isinstance(doc_value, dict) else None
+                if "card_name_mismatch" in codes:
+                    if name == expected_name:
+                        errors.append(f"{where}: expects card_name_mismatch but the names are equal")
+                elif expect.get("error_class") != "malformed_card" and name != expected_name:
+                    errors.append(f"{where}: card name {name!r} is not card_name {expected_name!r}")
             if write:
                 if got is None:
                     if "card_hash" in expect:

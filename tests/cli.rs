@@ -1313,6 +1313,57 @@ fn resolution_str(d: &cardgate::json::Value, key: &str) -> Option<String> {
 }
 
 #[test]
+fn resolve_with_card_name_moves_on_from_another_agents_card() {
+    // A replica that serves another agent's fresh card: accepted (it meets the requirement)
+    // or a stop (it lacks a capability) without --card-name; re-resolved with it.
+    let other = FRESH_CARD.replace(r#""name":"worker-7""#, r#""name":"worker-8""#);
+    let lacking = STALE_CARD.replace(r#""name":"worker-7""#, r#""name":"billing""#);
+    assert_ne!(other, FRESH_CARD);
+    assert_ne!(lacking, STALE_CARD);
+    let server = Server::start(vec![
+        ("/other", card_with_lag(&other, "0")),
+        ("/lacking", card_with_lag(&lacking, "0")),
+        ("/primary", card_with_lag(FRESH_CARD, "0")),
+    ]);
+    let primary = server.url("/primary");
+    for replica in ["/other", "/lacking"] {
+        let urls = [server.url(replica), primary.clone()];
+        let (plain, _) = resolve(&urls, &[]);
+        let d = decision(&plain);
+        assert!(
+            resolution_str(&d, "source").is_none() && d.get("resolution").is_none(),
+            "{replica}: without a name the replica's answer is the decision"
+        );
+        let (out, _) = resolve(&urls, &["--card-name", "worker-7"]);
+        assert_eq!(out.status.code(), Some(0), "{replica}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(resolution_str(&d, "source"), Some(primary.clone()));
+        assert_eq!(
+            attempts(&d),
+            vec![
+                [
+                    urls[0].clone(),
+                    "rejected".into(),
+                    "stale_agent_card".into()
+                ],
+                [primary.clone(), "valid".into(), "-".into()],
+            ],
+            "{replica}"
+        );
+    }
+    // Every source serving another agent's card: the last one's card_name_mismatch.
+    let urls = [server.url("/other"), server.url("/lacking")];
+    let (out, _) = resolve(&urls, &["--card-name", "worker-7"]);
+    assert_eq!(out.status.code(), Some(1));
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["card_name_mismatch", "capabilities_missing"]);
+    assert_eq!(
+        resolution_str(&d, "outcome").as_deref(),
+        Some("sources_exhausted")
+    );
+}
+
+#[test]
 fn resolve_stale_replica_then_valid_primary_accepts_the_primary_card() {
     let server = Server::start(vec![
         ("/replica", card_with_lag(STALE_CARD, "40000")),

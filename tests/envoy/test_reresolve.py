@@ -141,6 +141,32 @@ def test_stale_replica_then_valid_primary_serves_the_primary_card(rr_envoy, regi
     assert delta(before, counters(rr_envoy)) == {"attempted": 1, "succeeded": 1, "calls": 1}
 
 
+def named(name, generation=3):
+    card_ = json.loads(card(generation))
+    card_["name"] = name
+    return json.dumps(card_, separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize("replica_card,what", [
+    (named("worker-8"), "other"),  # another agent's fresh card meeting the requirement
+    (named("billing", 2), "lacking"),  # another agent's fresh card lacking the capability
+])
+def test_card_name_re_resolves_another_agents_fresh_card(rr_envoy, registry, replica_card, what):
+    path = "/agents/rr-name-%s/card" % what
+    script(registry, path, replica=(replica_card, 0))
+    # Without a name the replica's fresh card is the answer: accepted, or a 409 stop.
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == (200 if what == "other" else 409), resp
+    assert registry.count("primary", path) == 0
+    # With the caller's name, another agent's card is stale for this agent: the primary's wins.
+    resp, _ = get(rr_envoy, "rr", path, {"a2a-card-name": "worker-7"})
+    assert resp.status == 200, resp
+    assert resp.body == V3
+    assert resp.header_all("a2a-card-source") == ["registry_primary"]
+    assert resp.header("a2a-card-attempts") == "2"
+    assert registry.count("primary", path) == 1
+
+
 def test_head_gets_the_primary_card_headers_only(rr_envoy, registry):
     path = "/agents/rr-head/card"
     script(registry, path)

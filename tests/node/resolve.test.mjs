@@ -22,6 +22,9 @@ const ROUTES = {
   '/fresh.json': () => [200, { 'x-replica-lag-ms': '3000' }, JSON.stringify(FRESH)],
   '/stale.json': () => [200, { 'x-replica-lag-ms': '40000' }, JSON.stringify(STALE)],
   '/fresh-old-card.json': () => [200, { 'x-replica-lag-ms': '0' }, JSON.stringify({ ...FRESH, skills: STALE.skills })],
+  // Another agent's fresh cards: one meeting REQ, one lacking its capability.
+  '/other-agent.json': () => [200, { 'x-replica-lag-ms': '0' }, JSON.stringify({ ...FRESH, name: 'worker-8' })],
+  '/other-agent-lacking.json': () => [200, { 'x-replica-lag-ms': '0' }, JSON.stringify({ ...FRESH, name: 'billing', skills: STALE.skills })],
   '/no-watermark.json': () => [200, {}, JSON.stringify(FRESH)],
   '/age-only.json': () => [200, { age: '2' }, JSON.stringify(FRESH)],
   '/consul.json': () => [200, { 'x-consul-lastcontact': '500', 'x-consul-knownleader': 'true', age: '2' }, JSON.stringify(FRESH)],
@@ -124,6 +127,28 @@ test('a current card without the capability is a CapabilityMismatchError', async
     assert.ok(e instanceof cg.CapabilityMismatchError);
     assert.equal(e.retry, 'none');
     assert.deepEqual(e.missingCapabilities, ['task.execute.v3']);
+    return true;
+  });
+});
+
+test('card_name: another agent\'s fresh card is re-resolved past, not accepted or stopped on', async () => {
+  const named = { ...REQ, card_name: 'worker-7' };
+  // Without the name, the replica's answer decides: accepted, or a stop on the missing capability.
+  assert.equal((await cg.resolveAgentCard([`${base}/other-agent.json`, `${base}/fresh.json`], REQ)).name, 'worker-8');
+  await assert.rejects(cg.resolveAgentCard([`${base}/other-agent-lacking.json`, `${base}/fresh.json`], REQ), cg.CapabilityMismatchError);
+  for (const replica of ['/other-agent.json', '/other-agent-lacking.json']) {
+    const attempts = [];
+    const got = await cg.resolveAgentCard([`${base}${replica}`, `${base}/fresh.json`], named, {
+      onDecision: (d) => attempts.push((d.reasons || []).map((r) => r.code)),
+    });
+    assert.deepEqual(got, FRESH, replica);
+    assert.deepEqual(attempts[0].slice(0, 1), ['card_name_mismatch'], replica);
+    assert.deepEqual(attempts.slice(1), [[]], replica);
+  }
+  await assert.rejects(cg.resolveAgentCard([`${base}/other-agent.json`], named), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError);
+    assert.deepEqual(e.reasons.map((r) => r.code), ['card_name_mismatch']);
+    assert.equal(e.agent, 'worker-8');
     return true;
   });
 });

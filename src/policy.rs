@@ -354,8 +354,8 @@ pub struct AgentRule {
 }
 
 /// A given agent id that may be read as policy agents whose rules, with the defaults, cannot
-/// all hold (they pin different hashes): no card can satisfy them, so hosts refuse the id (the
-/// Envoy filter answers `400`, `check --agent` exits 2).
+/// all hold (they pin different hashes, or name different cards): no card can satisfy them, so
+/// hosts refuse the id (the Envoy filter answers `400`, `check --agent` exits 2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConflictingAgentRules {
     /// The id as given.

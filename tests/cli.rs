@@ -313,6 +313,21 @@ fn card_name_refuses_another_agents_card_from_flag_requirement_and_policy() {
     let out = by_policy("worker-8");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(codes(&decision(&out)), ["card_name_mismatch"]);
+    // Ids a registry may read as each other are held to both rules: two names cannot both hold.
+    std::fs::write(
+        &policy,
+        r#"{"defaults":{"max_stale":"10s"},"agents":{"straße":{"card_name":"worker-7"},"strasse":{"card_name":"worker-8"}}}"#,
+    )
+    .unwrap();
+    for agent in ["straße", "STRASSE"] {
+        let out = by_policy(agent);
+        assert_eq!(out.status.code(), Some(2), "{agent}");
+        assert!(
+            stderr(&out).contains("conflicting card names"),
+            "{agent}: {}",
+            stderr(&out)
+        );
+    }
     std::fs::remove_file(&policy).unwrap();
 }
 

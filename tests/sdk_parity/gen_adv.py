@@ -35,6 +35,10 @@ classes those grids do not produce, each under its own label prefix (the first w
           `\u0000`-suffixed), or moved to the end of its object (a2a-sdk: the last one wins)
   limits  wide and large cards: many skills, extensions, interfaces; a card near 64 KiB;
           unknown members nested to the gate's 64-level limit
+  name    the card's `name` (what `card_name` is compared with, sdk_parity.py's NAME check):
+          spaces, controls, NUL, U+2028, BOM, zero-width and combining characters, non-BMP,
+          5000 characters; other spellings beside or instead of it (`Name`, `name\u0000`, ...);
+          null and other JSON types; in the four card families
 
 Entries are `{"id", "label", "card"}` and, for the `bytes` class, `raw` (the bytes served):
 the readers then parse those bytes with their SDK's own HTTP client (`httpx.Response.json`,
@@ -580,7 +584,38 @@ def grid_limits():
     return out
 
 
-GRIDS = [grid_mut, grid_alias, grid_nulkey, grid_jsproto, grid_url, grid_limits]
+# Names (`card_name` compares the gate's reading of `name` with the caller's): text a reader
+# might change (spaces, controls, NUL, line separators, BOM, zero-width, combining, non-BMP,
+# long), and member shapes around it (another spelling, a NUL-suffixed member, null, a number).
+NAME_TEXTS = ["", " ", "worker-7", " worker-7 ", "W\u00f6rker-7", "Wo\u0308rker-7", "\u0000", "a\u0000b",
+              "a\u2028b", "\ufeffworker", "wor\u200bker", "\U0001f916", "\t\n\r", "\\u0041", "x" * 5000,
+              "\u00a0worker\u3000"]
+NAME_SHAPES = [{"Name": "other"}, {"NAME": "other"}, {"name\u0000": "other"}, {"name\u0000x": "other"},
+               {"_name": "other"}, {"displayName": "other"}, {"name_": "other"}]
+
+
+def grid_name():
+    out = []
+    for fam in ("v1", "legacy", "hybrid", "proto"):
+        for text_ in NAME_TEXTS:
+            c = full(fam)
+            c["name"] = text_
+            out.append((f"name {fam} name={text_[:20]!r}", c))
+        for shape in NAME_SHAPES:
+            for with_name in (True, False):
+                c = full(fam)
+                if not with_name:
+                    c.pop("name", None)
+                c.update(shape)
+                out.append((f"name {fam} {'name=W ' if with_name else ''}{json.dumps(shape)[:30]}", c))
+        for v in (None, 5, True, [], {}, ["a"]):
+            c = full(fam)
+            c["name"] = v
+            out.append((f"name {fam} name={g.show(v)}", c))
+    return out
+
+
+GRIDS = [grid_mut, grid_alias, grid_nulkey, grid_jsproto, grid_url, grid_limits, grid_name]
 MIXED_CARDS = 2000
 
 

@@ -50,6 +50,7 @@ function view(card) {
           isObject(i) ? [json(i.protocolBinding), json(i.protocolVersion)] : [null, null])
       : [],
     version: json(card?.version),
+    name: json(card?.name),
   };
 }
 

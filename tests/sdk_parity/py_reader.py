@@ -30,6 +30,7 @@ def view(card):
         "extendedAgentCard": caps.extended_agent_card,
         "interfaces": [[i.protocol_binding, i.protocol_version] for i in card.supported_interfaces],
         "version": card.version,
+        "name": card.name,
     }
 
 

@@ -42,6 +42,9 @@ minus `missing_capabilities` on `valid`/`capability_mismatch`, nothing otherwise
   VERSION      condition (a): on a card cardgate evaluates (`valid` or `capability_mismatch`), its
                decision's `card_version` differs from the `version` an accepting reading holds (the
                caller's minimum would be compared with a version its SDK does not show). Fails the test.
+  NAME         the same for `name`: on a card cardgate evaluates, its decision's `agent` (the name
+               `card_name` is compared with) differs from the `name` an accepting reading holds.
+               Fails the test.
 Full per-card results go to --out; every card's bytes to target/sdk_parity/cards/<id>.json.
 Then (unless --no-picks) the client-choice check, client_picks.py: for every binding X a reading
 has, the interface each real SDK's ClientFactory picks for X (py_pick.py, js_pick.mjs), against
@@ -410,7 +413,7 @@ def cardgate_check(cardgate, path, pin, required):
     else:
         granted = set()
     answer = {"verdict": d["verdict"], "error_class": cls, "reason_codes": codes,
-              "granted": sorted(granted), "card_version": d.get("card_version")}
+              "granted": sorted(granted), "card_version": d.get("card_version"), "agent": d.get("agent")}
     if cls == "malformed_card":
         answer["malformed"] = {k: d["reasons"][0].get(k) for k in ("code", "path", "message")}
     return answer
@@ -579,6 +582,11 @@ def main():
         evaluated = e["cardgate"]["verdict"] == "valid" or e["cardgate"]["error_class"] == "capability_mismatch"
         e["version_unsafe"] = sorted(n for n, r in judged_readings.items()
                                      if evaluated and r["ok"] and r["view"].get("version") != cv)
+        # `card_name` is compared with the gate's reading of `name` (the decision's `agent`): on a
+        # card it evaluates, every accepting reading must hold that very name.
+        agent = e["cardgate"].get("agent")
+        e["name_unsafe"] = sorted(n for n, r in judged_readings.items()
+                                  if evaluated and r["ok"] and r["view"].get("name") != agent)
 
     n = len(entries)
     unsafe = [e for e in entries if e["unsafe"]]
@@ -586,6 +594,7 @@ def main():
     strict = [e for e in entries if e["over_strict"]]
     strict_all = [e for e in strict if not e["refused_by"]]
     version_unsafe = [e for e in entries if e["version_unsafe"]]
+    name_unsafe = [e for e in entries if e["name_unsafe"]]
 
     print(f"\nSDK differential: {n} cards (seed {args.seed}), a2a-sdk {py_version}, @a2a-js/sdk {js_version},"
           f" cardgate {args.cardgate}; verdicts over readings {','.join(judged)}"
@@ -627,6 +636,10 @@ def main():
     for e in version_unsafe[:args.examples]:
         print(f"    #{e['id']} {e['label']}: cardgate {e['cardgate']['card_version']!r}, "
               + ", ".join(f"{n} {e['readings'][n]['view'].get('version')!r}" for n in e["version_unsafe"]))
+    print(f"  NAME         {len(name_unsafe)} cards the gate evaluates on a name an accepting reading does not hold")
+    for e in name_unsafe[:args.examples]:
+        print(f"    #{e['id']} {e['label']}: cardgate {e['cardgate']['agent']!r}, "
+              + ", ".join(f"{n} {e['readings'][n]['view'].get('name')!r}" for n in e["name_unsafe"]))
     print(f"  PARTIAL      {len(partial)} cards with grants although some reading refuses the card"
           f" ({sum(len(e['partial_grants']) for e in partial)} grants)")
     n_strict = sum(len(e["over_strict"]) for e in strict)
@@ -682,6 +695,7 @@ def main():
         "readings": judged,
         "cardgate": args.cardgate,
         "summary": {"unsafe_cards": len(unsafe), "unsafe_grants": n_unsafe, "version_unsafe_cards": len(version_unsafe),
+                    "name_unsafe_cards": len(name_unsafe),
                     "partial_cards": len(partial),
                     "over_strict_cards": len(strict), "over_strict_capabilities": n_strict,
                     "decisions": dict(decisions), "client_picks": picks_summary},
@@ -692,7 +706,10 @@ def main():
     elapsed = time.monotonic() - t0
     print(f"\n  {n} cards in {elapsed:.1f} s (SDK readers {t_read:.1f} s, cardgate {t_gate:.1f} s,"
           f" {args.jobs} jobs); full results: {out_path}")
-    if unsafe or picks_failed or version_unsafe:
+    if unsafe or picks_failed or version_unsafe or name_unsafe:
+        if name_unsafe:
+            print(f"sdk_parity: FAIL: on {len(name_unsafe)} cards cardgate compares card_name with a name an SDK's"
+                  " parsed card does not hold")
         if version_unsafe:
             print(f"sdk_parity: FAIL: on {len(version_unsafe)} cards cardgate checks the minimum version against a"
                   " version string an SDK's parsed card does not hold")

@@ -548,9 +548,10 @@ struct FreshnessCheck {
 /// Checks (b). `card` is the card's hash and name, or `None` for an answer that carries no
 /// card (a `304 Not Modified` or a `HEAD`): with a pin the caller then already holds the pinned
 /// card. A name other than the requirement's `card_name` fails at once (another agent's card is
-/// not this agent's current card, whatever its watermark); then a pin that does not match. With [`crate::requirement::PinMode::Replace`] (the
-/// default) a matching pin passes without the watermark; with `WithWatermark` the watermark is
-/// then checked as without a pin, and a pass is reported as `pinned`.
+/// not this agent's current card, whatever its watermark); then a pin that does not match.
+/// With [`crate::requirement::PinMode::Replace`] (the default) a matching pin passes without
+/// the watermark; with `WithWatermark` the watermark is then checked as without a pin, and a
+/// pass is reported as `pinned`.
 fn check_freshness(
     requirement: &Requirement,
     observation: &Observation,

@@ -51,9 +51,10 @@ usage:
                                capability stops); print the final decision with every attempt;
                                exit 0 valid, 1 rejected, 2 bad input
       the requirement and clock options of check (--require, --min-version, --max-stale, --pin,
-      --card-name, --requirement, --policy, --agent, --now, --no-clock, --max-card-bytes); the watermark is
-      each response's headers (x-replica-lag-ms, x-replica-lag-s, x-replica-synced-at,
-      X-Consul-LastContact, X-Consul-KnownLeader, Age), so watermark flags do not apply
+      --card-name, --requirement, --policy, --agent, --now, --no-clock, --max-card-bytes); the
+      watermark is each response's headers (x-replica-lag-ms, x-replica-lag-s,
+      x-replica-synced-at, X-Consul-LastContact, X-Consul-KnownLeader, Age), so watermark flags
+      do not apply
       --max-attempts N         most sources asked, the first included (default 3)
       --deadline DUR           no source is asked after this, from the start (default 5s)
       --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)

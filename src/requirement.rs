@@ -295,28 +295,22 @@ impl Requirement {
             (Some(a), Some(b)) => Some(if b > a { b.clone() } else { a.clone() }),
             (a, b) => a.clone().or_else(|| b.clone()),
         };
-        out.pin = match (&self.pin, &other.pin) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(InputError::range_error(
-                    "/pin",
-                    format!("conflicting pins {a} and {b}: no card can match both"),
-                ))
-            }
-            (a, b) => a.clone().or_else(|| b.clone()),
-        };
-        out.card_name = match (&self.card_name, &other.card_name) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(InputError::range_error(
-                    "/card_name",
-                    format!(
-                        "conflicting card names {:?} and {:?}: no card can carry both",
-                        a.as_str(),
-                        b.as_str()
-                    ),
-                ))
-            }
-            (a, b) => a.clone().or_else(|| b.clone()),
-        };
+        out.pin = both_or_either(&self.pin, &other.pin, |a, b| {
+            InputError::range_error(
+                "/pin",
+                format!("conflicting pins {a} and {b}: no card can match both"),
+            )
+        })?;
+        out.card_name = both_or_either(&self.card_name, &other.card_name, |a, b| {
+            InputError::range_error(
+                "/card_name",
+                format!(
+                    "conflicting card names {:?} and {:?}: no card can carry both",
+                    a.as_str(),
+                    b.as_str()
+                ),
+            )
+        })?;
         // This rule's watermark condition: none when its own pin replaces the watermark check;
         // otherwise "staleness within max_stale", where no max_stale can never be met.
         let own_watermark = if self.pin.is_some() && !self.pin_with_watermark() {
@@ -375,6 +369,19 @@ impl Requirement {
             out.card_name.clone_from(&other.card_name);
         }
         out
+    }
+}
+
+/// A member two requirements must both hold when tightened (a pin, a card name): the one that
+/// is set, or the shared value; two different values are `conflict`'s error.
+fn both_or_either<T: Clone + PartialEq>(
+    a: &Option<T>,
+    b: &Option<T>,
+    conflict: impl FnOnce(&T, &T) -> InputError,
+) -> Result<Option<T>, InputError> {
+    match (a, b) {
+        (Some(a), Some(b)) if a != b => Err(conflict(a, b)),
+        (a, b) => Ok(a.clone().or_else(|| b.clone())),
     }
 }
 

@@ -102,28 +102,21 @@ pub fn caller_requirement(
         }
     }
 
-    match text(MIN_CARD_VERSION)?.as_slice() {
-        [] => {}
-        [one] => req
-            .set_min_version(one.trim_matches([' ', '\t']))
-            .map_err(|e| CallerError::new(MIN_CARD_VERSION, message(&e)))?,
-        _ => return Err(CallerError::new(MIN_CARD_VERSION, "appears more than once")),
-    }
-
-    match text(CARD_PIN)?.as_slice() {
-        [] => {}
-        [one] => req
-            .set_pin(one.trim_matches([' ', '\t']))
-            .map_err(|e| CallerError::new(CARD_PIN, message(&e)))?,
-        _ => return Err(CallerError::new(CARD_PIN, "appears more than once")),
-    }
-
-    match text(CARD_NAME)?.as_slice() {
-        [] => {}
-        [one] => req
-            .set_card_name(one.trim_matches([' ', '\t']))
-            .map_err(|e| CallerError::new(CARD_NAME, message(&e)))?,
-        _ => return Err(CallerError::new(CARD_NAME, "appears more than once")),
+    // The single-valued headers, in this order: at most one value each, its surrounding
+    // spaces and tabs trimmed, read by the requirement's own setter.
+    type Setter = fn(&mut Requirement, &str) -> Result<(), InputError>;
+    let single: [(&'static str, Setter); 3] = [
+        (MIN_CARD_VERSION, Requirement::set_min_version),
+        (CARD_PIN, Requirement::set_pin),
+        (CARD_NAME, Requirement::set_card_name),
+    ];
+    for (name, set) in single {
+        match text(name)?.as_slice() {
+            [] => {}
+            [one] => set(&mut req, one.trim_matches([' ', '\t']))
+                .map_err(|e| CallerError::new(name, message(&e)))?,
+            _ => return Err(CallerError::new(name, "appears more than once")),
+        }
     }
     Ok(req)
 }

@@ -2,15 +2,26 @@
 """Soak: mixed card traffic through Envoy (`--concurrency 2`) with cardgate for a long while
 (`make soak`, 10 minutes by default; not part of `make test`).
 
-    .tools/py/bin/python envoy/soak.py [--seconds 600] [--connections 4]
+    .tools/py/bin/python envoy/soak.py [--seconds 600] [--connections 4] [--resolve-connections 2]
 
-Upstreams, all on loopback: an origin Envoy whose `direct_response` routes serve a valid card,
-a stale one (`x-replica-lag-ms: 40000`), one missing a required capability, a malformed one and
-an oversized one (70 KiB, over `max_card_bytes`); and tests/envoy/fault_upstream.py (a raw
-socket server) for faulty answers: chunked with trailers, 1xx first, a 64 KiB header, a body
-longer than its Content-Length, a reset and a close mid-body, a stall (route timeout 1 s).
+Two listeners, each with its own cardgate configuration and its own wrk:
 
-First ~1000 requests of the mix from this script (warm-up, checked the same way), then `wrk`
+- `soak` (gating only). Upstreams, all on loopback: an origin Envoy whose `direct_response`
+  routes serve a valid card, a stale one (`x-replica-lag-ms: 40000`), one missing a required
+  capability, a malformed one and an oversized one (70 KiB, over `max_card_bytes`); and
+  tests/envoy/fault_upstream.py (a raw socket server) for faulty answers: chunked with trailers,
+  1xx first, a 64 KiB header, a body longer than its Content-Length, a reset and a close
+  mid-body, a stall (route timeout 1 s), and a new card body on every answer (`unique`: each one
+  a miss of the filter's analysis cache, so its evictions run all along). Some requests carry
+  caller headers (`a2a-card-name`, `a2a-min-card-version`, `a2a-require-capabilities`, one
+  unreadable), so the same cached body is judged under requirements that differ per request.
+- `soakr` (re-resolving). The origin answers every `/r/` path with a stale card, so every request
+  dispatches a call to the `primary` cluster (the fault upstream, same path): a fresh card (the
+  same one, or a new body each time), a stale one, a 404, a reset, a truncated body, a stall
+  past the call's 1 s timeout, and a fresh card under a caller's `a2a-card-name` that no source's
+  card has. A valid answer must name its source (`valid@primary`).
+
+First ~1000 requests of the mixes from this script (warm-up, checked the same way), then `wrk`
 (one connection per thread, so a Lua thread pairs each answer with its request) for the
 duration. Every answer is classified (`valid` with the whole card, `problem:<status>:<class>`
 for a cardgate problem, `envoy:<status>` for a 5xx Envoy chose, `other:...`) and compared with
@@ -41,25 +52,86 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "envoy"))
 import harness  # noqa: E402
 from fault_upstream import CARD, CARD_BYTES, FaultUpstream, exchange  # noqa: E402
 
-# kind: (path, weight per 200 requests, expected outcomes)
-KINDS = {
-    "valid": ("/soak/valid/card", 90, ["valid"]),
-    "stale": ("/soak/stale/card", 30, ["problem:503:stale_agent_card"]),
-    "mismatch": ("/soak/mismatch/card", 20, ["problem:409:capability_mismatch"]),
-    "malformed": ("/soak/malformed/card", 20, ["problem:502:malformed_card"]),
-    "oversized": ("/soak/oversized/card", 10, ["problem:502:malformed_card"]),
-    "f_trailers": ("/soak/fault/chunked-trailers/card", 8, ["valid"]),
-    "f_1xx": ("/soak/fault/1xx/card", 6, ["valid"]),
-    "f_long": ("/soak/fault/long-body/card", 6, ["problem:502:malformed_card"]),
-    "f_reset": ("/soak/fault/reset-body/card", 4, ["envoy:502", "envoy:503", "reset"]),
-    "f_close": ("/soak/fault/close-body/card", 4, ["envoy:502", "envoy:503", "reset"]),
-    "f_bighdr": ("/soak/fault/big-header/card", 2, ["valid"]),
-}
-# Once per SCHEDULE_LEN requests (in place of a valid one): a stall until the route timeout.
-STALL = ("f_stall", "/soak/fault/stall-body/card", ["envoy:504"])
+class Mix:
+    """The traffic one listener gets: `kinds` maps a kind to (path, weight per `block` requests,
+    expected outcomes, caller headers); `once` is one kind sent once per SCHEDULE_LEN requests in
+    place of the first kind (a stall until a timeout)."""
+
+    def __init__(self, listener, kinds, block, once):
+        self.listener, self.kinds, self.block, self.once = listener, kinds, block, once
+        assert sum(k[1] for k in kinds.values()) == block
+
+    def all_kinds(self):
+        return list(self.kinds) + [self.once[0]]
+
+    def expected(self):
+        out = {k: set(v[2]) for k, v in self.kinds.items()}
+        out[self.once[0]] = set(self.once[2])
+        return out
+
+    def paths(self):
+        out = {k: v[0] for k, v in self.kinds.items()}
+        out[self.once[0]] = self.once[1]
+        return out
+
+    def headers(self):
+        out = {k: v[3] for k, v in self.kinds.items()}
+        out[self.once[0]] = {}
+        return out
+
+    def schedule(self, seed=20261201):
+        block = [k for k, v in self.kinds.items() for _ in range(v[1])]
+        items = block * (SCHEDULE_LEN // len(block))
+        items[items.index(next(iter(self.kinds)))] = self.once[0]
+        random.Random(seed).shuffle(items)
+        return items
+
+
 SCHEDULE_LEN = 2000
 FAULT_ROUTE_TIMEOUT = "1s"
 LAG_HEADER = "x-replica-lag-ms"
+STALE = "problem:503:stale_agent_card"
+
+# The gating listener: the origin's cards, the fault upstream's answers, every body new
+# (`unique`: each one a miss of the analysis cache, so its evictions run all along) and caller
+# headers (the same body under requirements that differ per request).
+GATE = Mix("soak", {
+    "valid": ("/soak/valid/card", 65, ["valid"], {}),
+    "stale": ("/soak/stale/card", 30, [STALE], {}),
+    "mismatch": ("/soak/mismatch/card", 20, ["problem:409:capability_mismatch"], {}),
+    "malformed": ("/soak/malformed/card", 20, ["problem:502:malformed_card"], {}),
+    "oversized": ("/soak/oversized/card", 10, ["problem:502:malformed_card"], {}),
+    "unique": ("/soak/fault/unique/card", 10, ["valid"], {}),
+    "h_ok": ("/soak/valid/card", 5, ["valid"],
+             {"a2a-card-name": "worker-f", "a2a-min-card-version": "3.0.0",
+              "a2a-require-capabilities": "task.execute.v3"}),
+    "h_name": ("/soak/valid/card", 5, [STALE], {"a2a-card-name": "worker-g"}),
+    "h_version": ("/soak/valid/card", 3, [STALE], {"a2a-min-card-version": "3.2.0"}),
+    "h_junk": ("/soak/valid/card", 2, ["problem:400:?"], {"a2a-min-card-version": "three"}),
+    "f_trailers": ("/soak/fault/chunked-trailers/card", 8, ["valid"], {}),
+    "f_1xx": ("/soak/fault/1xx/card", 6, ["valid"], {}),
+    "f_long": ("/soak/fault/long-body/card", 6, ["problem:502:malformed_card"], {}),
+    "f_reset": ("/soak/fault/reset-body/card", 4, ["envoy:502", "envoy:503", "reset"], {}),
+    "f_close": ("/soak/fault/close-body/card", 4, ["envoy:502", "envoy:503", "reset"], {}),
+    "f_bighdr": ("/soak/fault/big-header/card", 2, ["valid"], {}),
+}, 200, ("f_stall", "/soak/fault/stall-body/card", ["envoy:504"]))
+
+# The re-resolving listener: the origin answers every /r/ path with a stale card, so each
+# request re-resolves (a dispatched call to the `primary` cluster, the fault upstream, for the
+# same path, whose second-to-last segment picks its answer). `valid@primary`: a valid card whose
+# `a2a-card-source` is the primary. A failed or refused re-resolution answers the last attempt
+# that carried a card (DESIGN.md, Re-resolution): the replica's stale one, or the primary's.
+RESOLVE = Mix("soakr", {
+    "r_ok": ("/r/ok/card", 40, ["valid@primary"], {}),
+    "r_unique": ("/r/unique/card", 20, ["valid@primary"], {}),
+    "r_stale": ("/r/stale/card", 10, [STALE], {}),
+    "r_name": ("/r/ok/card", 8, [STALE], {"a2a-card-name": "worker-g"}),
+    "r_404": ("/r/missing/card", 10, [STALE], {}),
+    "r_reset": ("/r/reset-body/card", 6, [STALE], {}),
+    "r_long": ("/r/long-body/card", 6, ["problem:502:malformed_card"], {}),
+}, 100, ("r_stall", "/r/stall-body/card", [STALE]))
+
+MIXES = (GATE, RESOLVE)
 
 PLUGIN = {
     "$comment": "soak: the incident's kind of rule; one agent needs a capability no card has",
@@ -68,26 +140,14 @@ PLUGIN = {
     "routes": [{"path": "/soak/{id}/card"}, {"path": "/soak/fault/{id}/card"}],
 }
 
-
-def expected():
-    out = {k: set(v[2]) for k, v in KINDS.items()}
-    out[STALL[0]] = set(STALL[2])
-    return out
-
-
-def paths():
-    out = {k: v[0] for k, v in KINDS.items()}
-    out[STALL[0]] = STALL[1]
-    return out
-
-
-def schedule(seed=20261201):
-    block = [k for k, v in KINDS.items() for _ in range(v[1])]
-    assert len(block) == 200
-    items = block * (SCHEDULE_LEN // len(block))
-    items[items.index("valid")] = STALL[0]
-    random.Random(seed).shuffle(items)
-    return items
+# The re-resolving listener's: a budget no soak reaches (its refusals are tested in
+# tests/envoy/test_reresolve.py), so every stale answer is re-resolved.
+RESOLVE_PLUGIN = {
+    "defaults": {"max_stale": "10s"},
+    "routes": [{"path": "/r/{id}/card"}],
+    "re_resolve": {"cluster": "primary", "timeout": "1s", "max_attempts": 2, "deadline": "3s",
+                   "budget": {"per_second": 100000, "burst": 100000}},
+}
 
 
 def classify(status, header, body):
@@ -96,7 +156,8 @@ def classify(status, header, body):
         return "reset"
     verdict = header("a2a-card-verdict")
     if status == 200 and verdict == "valid" and len(body) == len(CARD_BYTES):
-        return "valid"
+        source = header("a2a-card-source")
+        return "valid@" + source if source else "valid"
     if header("content-type") == "application/problem+json":
         m = re.search(rb'"error_class":"([A-Za-z0-9_]+)"', body)
         return "problem:%d:%s" % (status, m.group(1).decode() if m else "?")
@@ -124,6 +185,14 @@ def origin_config():
             {"header": {"key": "content-type", "value": "application/json"}},
             {"header": {"key": LAG_HEADER, "value": lag}}],
     } for kind, (body, lag) in bodies.items()]
+    # The re-resolving listener's replica: stale on every path.
+    routes.append({
+        "match": {"prefix": "/r/"},
+        "direct_response": {"status": 200, "body": {"inline_string": card}},
+        "response_headers_to_add": [
+            {"header": {"key": "content-type", "value": "application/json"}},
+            {"header": {"key": LAG_HEADER, "value": "40000"}}],
+    })
     router = {"name": "envoy.filters.http.router",
               "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}
     listener = {
@@ -144,14 +213,17 @@ def origin_config():
 
 
 def front_config(origin_port, fault_port):
-    listener = harness.listener("soak", "origin", [harness.wasm_filter("cardgate", PLUGIN)])
-    vhost = listener["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]["virtual_hosts"][0]
+    gate = harness.listener(GATE.listener, "origin", [harness.wasm_filter("cardgate", PLUGIN)])
+    vhost = gate["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]["virtual_hosts"][0]
     vhost["routes"] = [
         {"match": {"prefix": "/soak/fault/"}, "route": {"cluster": "faults", "timeout": FAULT_ROUTE_TIMEOUT}},
         {"match": {"prefix": "/"}, "route": {"cluster": "origin", "timeout": "5s"}},
     ]
-    return harness.bootstrap([listener], [harness.cluster("origin", origin_port),
-                                          harness.cluster("faults", fault_port)])
+    resolve = harness.listener(RESOLVE.listener, "origin",
+                               [harness.wasm_filter("cardgate_reresolve", RESOLVE_PLUGIN)])
+    return harness.bootstrap([gate, resolve], [harness.cluster("origin", origin_port),
+                                               harness.cluster("faults", fault_port),
+                                               harness.cluster("primary", fault_port)])
 
 
 class FrontEnvoy(harness.Envoy):
@@ -204,7 +276,7 @@ def sample(envoy):
     vms = vm_memories(envoy.proc.pid)
     return {
         "t": time.monotonic(),
-        "requests": stats.get("http.soak.downstream_rq_total", 0),
+        "requests": sum(stats.get("http.%s.downstream_rq_total" % m.listener, 0) for m in MIXES),
         "rss": rss,
         "heap": stats.get("server.memory_allocated", 0),
         "vm_count": len(vms),
@@ -226,14 +298,15 @@ def show(label, s):
 
 # -- traffic ----------------------------------------------------------------------------------
 
-def warm_up(port, items, count):
+def warm_up(port, mix, items, count):
     """`count` requests of the schedule from here, classified like wrk's; returns the tallies."""
     tally = {}
-    want = expected()
-    where = paths()
+    want = mix.expected()
+    where = mix.paths()
+    headers = mix.headers()
     for i in range(count):
         kind = items[i % len(items)]
-        ex = exchange(port, where[kind], timeout=10)
+        ex = exchange(port, where[kind], headers=list(headers[kind].items()), timeout=10)
         status = ex.status if ex.end == "complete" else None
         o = classify(status, ex.header, ex.body)
         tally[(kind, o)] = tally.get((kind, o), 0) + 1
@@ -246,6 +319,7 @@ LUA = r"""
 -- Generated by envoy/soak.py. One connection per thread: each answer belongs to the last request.
 local schedule = %(schedule)s
 local paths = %(paths)s
+local headers = %(headers)s
 local expected = %(expected)s
 local card_len = %(card_len)d
 local pos = 0
@@ -276,12 +350,16 @@ function request()
   end
   pending = kind
   bump(kind .. " sent")
-  return wrk.format("GET", paths[kind])
+  return wrk.format("GET", paths[kind], headers[kind])
 end
 
 local function outcome(status, headers, body)
   local verdict = headers["a2a-card-verdict"]
-  if status == 200 and verdict == "valid" and #body == card_len then return "valid" end
+  if status == 200 and verdict == "valid" and #body == card_len then
+    local source = headers["a2a-card-source"]
+    if source then return "valid@" .. source end
+    return "valid"
+  end
   if headers["content-type"] == "application/problem+json" then
     local class = string.match(body, '"error_class":"([%%w_]+)"') or "?"
     return "problem:" .. status .. ":" .. class
@@ -328,36 +406,46 @@ def lua_value(v):
     return str(v)
 
 
-def lua_script(items):
+def lua_script(mix, items):
     return LUA % {
         "schedule": lua_value(items),
-        "paths": lua_value(paths()),
-        "expected": lua_value({k: {o: True for o in sorted(v)} for k, v in expected().items()}),
+        "paths": lua_value(mix.paths()),
+        "headers": lua_value(mix.headers()),
+        "expected": lua_value({k: {o: True for o in sorted(v)} for k, v in mix.expected().items()}),
         "card_len": len(CARD_BYTES),
     }
 
 
-def run_wrk(port, seconds, connections, script, front, interval, samples):
-    cmd = ["wrk", "-t%d" % connections, "-c%d" % connections, "-d%ds" % seconds, "--timeout", "10s",
-           "-s", script, "http://127.0.0.1:%d" % port]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    out = []
-    reader = threading.Thread(target=lambda: out.append(proc.stdout.read().decode("utf-8", "replace")), daemon=True)
-    reader.start()
+def run_wrk(runs, seconds, script_of, front, interval, samples):
+    """One wrk per (port, connections) in `runs`, all at once; their outputs in that order."""
+    procs, outs, readers = [], [], []
+    for i, (port, connections) in enumerate(runs):
+        cmd = ["wrk", "-t%d" % connections, "-c%d" % connections, "-d%ds" % seconds, "--timeout", "10s",
+               "-s", script_of[i], "http://127.0.0.1:%d" % port]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        out = []
+        reader = threading.Thread(target=lambda p=proc, o=out: o.append(p.stdout.read().decode("utf-8", "replace")),
+                                  daemon=True)
+        reader.start()
+        procs.append(proc)
+        outs.append(out)
+        readers.append(reader)
     started = time.monotonic()
     try:
-        while proc.poll() is None:
+        while any(p.poll() is None for p in procs):
             try:
-                proc.wait(interval)
+                next(p for p in procs if p.poll() is None).wait(interval)
             except subprocess.TimeoutExpired:
                 samples.append(sample(front))
                 show("%4.0f s" % (time.monotonic() - started), samples[-1])
-        reader.join(30)
+        for reader in readers:
+            reader.join(30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    return "".join(out)
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+    return ["".join(out) for out in outs]
 
 
 def parse_wrk(text):
@@ -376,7 +464,10 @@ def parse_wrk(text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=int(os.environ.get("SOAK_SECONDS") or 600))
-    parser.add_argument("--connections", type=int, default=4, help="wrk threads, one connection each")
+    parser.add_argument("--connections", type=int, default=4,
+                        help="wrk threads to the gating listener, one connection each")
+    parser.add_argument("--resolve-connections", type=int, default=2,
+                        help="wrk threads to the re-resolving listener, one connection each")
     parser.add_argument("--warm-up", type=int, default=1000, help="requests before the first sample")
     parser.add_argument("--interval", type=int, default=60, help="seconds between memory samples")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
@@ -392,55 +483,89 @@ def main():
     try:
         origin.start()
         front = FrontEnvoy(front_config(origin.ports["origin"], faults.port), workdir, "front").start()
-        items = schedule()
-        script = os.path.join(workdir, "soak.lua")
-        with open(script, "w") as f:
-            f.write(lua_script(items))
-        print("soak: Envoy %s --concurrency %d, cardgate %d bytes, %d s of wrk with %d connections after %d warm-up requests"
+        schedules = [m.schedule() for m in MIXES]
+        scripts = []
+        for mix, items in zip(MIXES, schedules):
+            scripts.append(os.path.join(workdir, "soak-%s.lua" % mix.listener))
+            with open(scripts[-1], "w") as f:
+                f.write(lua_script(mix, items))
+        connections = [args.connections, args.resolve_connections]
+        print("soak: Envoy %s --concurrency %d, cardgate %d bytes, %d s of wrk (%s) after %d warm-up requests"
               % (os.path.basename(os.path.dirname(os.path.dirname(front.binary))), FrontEnvoy.concurrency,
-                 os.path.getsize(harness.WASM), args.seconds, args.connections, args.warm_up), flush=True)
-        print("  mix per %d requests: %s" % (SCHEDULE_LEN, ", ".join(
-            "%s %d" % (k, items.count(k)) for k in list(KINDS) + [STALL[0]])), flush=True)
+                 os.path.getsize(harness.WASM), args.seconds,
+                 ", ".join("%d connections to %s" % (c, m.listener) for m, c in zip(MIXES, connections)),
+                 args.warm_up), flush=True)
+        for mix, items in zip(MIXES, schedules):
+            print("  %s mix per %d requests: %s" % (mix.listener, SCHEDULE_LEN, ", ".join(
+                "%s %d" % (k, items.count(k)) for k in mix.all_kinds())), flush=True)
 
-        warm = warm_up(front.ports["soak"], items, args.warm_up)
-        want = expected()
-        warm_wrong = sum(n for (k, o), n in warm.items() if o not in want[k])
+        # The warm-up: its requests split between the listeners as the connections are.
+        warm_wrong = 0
+        for mix, items, c in zip(MIXES, schedules, connections):
+            count = args.warm_up * c // sum(connections)
+            warm = warm_up(front.ports[mix.listener], mix, items, count)
+            want = mix.expected()
+            warm_wrong += sum(n for (k, o), n in warm.items() if o not in want[k])
         if warm_wrong:
             failures.append("%d wrong answers in the warm-up" % warm_wrong)
         first = sample(front)
-        show("at %d" % args.warm_up, first)
+        show("at %d" % first["requests"], first)
 
         samples = []
-        text = run_wrk(front.ports["soak"], args.seconds, args.connections, script, front, args.interval, samples)
+        texts = run_wrk([(front.ports[m.listener], c) for m, c in zip(MIXES, connections)],
+                        args.seconds, scripts, front, args.interval, samples)
         last = sample(front)
         show("at end", last)
-        tallies, wrong_samples, summary = parse_wrk(text)
-        if summary is None:
-            failures.append("no summary from wrk")
-            raise SystemExit("soak: no summary from wrk:\n" + text[-3000:])
-        total, duration_us, e_connect, e_read, e_write, e_status, e_timeout = summary
-
-        print("\nanswers by path (wrk phase):")
-        bad_lost = 0
-        for kind in list(KINDS) + [STALL[0]]:
-            sent = tallies.get(kind + " sent", 0)
-            answers = {k.split(" = ", 1)[1]: v for k, v in tallies.items() if k.startswith(kind + " = ")}
-            lost = tallies.get(kind + " lost", 0)
-            print("  %-11s sent %8d  %s%s" % (kind, sent, ", ".join("%s %d" % kv for kv in sorted(answers.items())),
-                                             ", lost %d" % lost if lost else ""))
-            if lost and "reset" not in want[kind]:
-                bad_lost += lost
-        wrong = tallies.get("wrong", 0)
-        unchosen = tallies.get("unchosen5xx", 0)
-        fault_5xx = sum(v for k, v in tallies.items() if " = envoy:" in k and k.startswith("f_"))
-        requests = total + args.warm_up
+        wrong = unchosen = fault_5xx = bad_lost = total = 0
+        errors = [0, 0, 0, 0]
+        seconds = 0.0
+        for mix, text in zip(MIXES, texts):
+            tallies, wrong_samples, summary = parse_wrk(text)
+            if summary is None:
+                failures.append("no summary from wrk (%s)" % mix.listener)
+                raise SystemExit("soak: no summary from wrk:\n" + text[-3000:])
+            n, duration_us, e_connect, e_read, e_write, e_status, e_timeout = summary
+            total += n
+            seconds = max(seconds, duration_us / 1e6)
+            errors = [x + y for x, y in zip(errors, (e_connect, e_read, e_write, e_timeout))]
+            want = mix.expected()
+            print("\nanswers by path (wrk phase, listener %s, %d requests):" % (mix.listener, n))
+            for kind in mix.all_kinds():
+                sent = tallies.get(kind + " sent", 0)
+                answers = {k.split(" = ", 1)[1]: v for k, v in tallies.items() if k.startswith(kind + " = ")}
+                lost = tallies.get(kind + " lost", 0)
+                print("  %-11s sent %8d  %s%s" % (kind, sent, ", ".join("%s %d" % kv for kv in sorted(answers.items())),
+                                                 ", lost %d" % lost if lost else ""))
+                if lost and "reset" not in want[kind]:
+                    bad_lost += lost
+            wrong += tallies.get("wrong", 0)
+            unchosen += tallies.get("unchosen5xx", 0)
+            fault_5xx += sum(v for k, v in tallies.items() if " = envoy:" in k and k.startswith("f_"))
+            if tallies.get("wrong", 0):
+                failures.append("%d wrong verdicts on %s, first: %s"
+                                % (tallies["wrong"], mix.listener, "; ".join(wrong_samples[:3])))
+            if tallies.get("unpaired"):
+                failures.append("%d answers without a request on %s" % (tallies["unpaired"], mix.listener))
+        requests = last["requests"]
         print("\nsoak figures:")
         print("  requests            %d (%d warm-up + %d wrk in %.0f s, %.0f/s)" % (
-            requests, args.warm_up, total, duration_us / 1e6, total / max(duration_us / 1e6, 1e-9)))
+            requests, first["requests"], total, seconds, total / max(seconds, 1e-9)))
+        stats = front.stats()
+        counters = {}
+        for key, value in stats.items():
+            for name in ("reresolve.", "analysis."):
+                if "cardgate." + name in key and isinstance(value, int):
+                    short = name + key.rsplit(name, 1)[1]
+                    counters[short] = counters.get(short, 0) + value
+        print("  re-resolution       %d calls to the primary cluster; %s" % (
+            stats.get("cluster.primary.upstream_rq_total", 0),
+            ", ".join("%s %d" % kv for kv in sorted(counters.items()) if kv[0].startswith("reresolve."))))
+        print("  analysis cache      %s" % ", ".join(
+            "%s %d" % kv for kv in sorted(counters.items()) if kv[0].startswith("analysis.")))
         print("  wrong verdicts      %d" % (wrong + warm_wrong))
         print("  unchosen 5xx        %d (Envoy's own 5xx for injected upstream faults, expected: %d)" % (unchosen, fault_5xx))
         print("  lost answers        %d on fault-free paths; wrk socket errors connect %d read %d write %d timeout %d"
-              % (bad_lost, e_connect, e_read, e_write, e_timeout))
+              % (bad_lost, *errors))
         def per_request(key, since):
             done = max(last["requests"] - since["requests"], 1)
             return "%+.2f" % ((last[key] - since[key]) / done)
@@ -464,14 +589,10 @@ def main():
         for needle in ("RuntimeError", "panicked", "Wasm VM failed"):
             if needle in log:
                 failures.append("Envoy log has %r" % needle)
-        if wrong:
-            failures.append("%d wrong verdicts, first: %s" % (wrong, "; ".join(wrong_samples[:3])))
         if unchosen:
             failures.append("%d 5xx that neither cardgate nor a fault explains" % unchosen)
-        if bad_lost > args.connections:  # at most one in flight per connection when wrk stops
+        if bad_lost > sum(connections):  # at most one in flight per connection when wrk stops
             failures.append("%d answers lost on fault-free paths" % bad_lost)
-        if tallies.get("unpaired"):
-            failures.append("%d answers without a request" % tallies["unpaired"])
     finally:
         if front:
             front.stop()

@@ -8,6 +8,9 @@ string is ignored). Every kind serves the same small card (`CARD`); the watermar
 
     kind               what goes on the wire
     ok                 a well-formed answer (Content-Length)
+    unique             the same, but no two answers carry the same card: the description is a
+                       counter of the same width (`unique_card(n)`), so every body is new to a
+                       cache keyed by the bytes and has `CARD_BYTES`'s length
     stale              the same with `x-replica-lag-ms: 40000`
     stall-headers      the headers, then nothing (the connection stays open)
     stall-body         the headers and half the body, then nothing
@@ -53,9 +56,17 @@ CARD = {
 }
 CARD_BYTES = json.dumps(CARD, separators=(",", ":")).encode()
 
-KINDS = ("ok", "stale", "stall-headers", "stall-body", "reset-body", "close-body", "long-body",
+KINDS = ("ok", "unique", "stale", "stall-headers", "stall-body", "reset-body", "close-body", "long-body",
          "long-body-valid", "chunked-trailers", "stale-trailers", "named-trailers", "1xx", "big-header",
          "drip", "drip-body")
+
+
+
+def unique_card(n):
+    """`CARD` with the description replaced by `n` in as many characters (`n` < 10**18)."""
+    width = len(CARD["description"])
+    return json.dumps(dict(CARD, description="u%0*d" % (width - 1, n)), separators=(",", ":")).encode()
+
 
 DRIP_INTERVAL_S = 0.1
 STALL_LIMIT_S = 60.0  # a stalled answer is abandoned after this even if the proxy never gives up
@@ -90,6 +101,7 @@ class FaultUpstream:
         self.lock = threading.Lock()
         self.conns = set()
         self.seen = {}  # kind -> requests received
+        self.served_unique = 0
         self.thread = None
 
     def start(self):
@@ -200,6 +212,13 @@ class FaultUpstream:
         if kind in ("ok", "stale"):
             lag = "40000" if kind == "stale" else "120"
             conn.sendall(_head("200 OK", _card_headers(lag, len(card))) + (b"" if head else card))
+            return True
+        if kind == "unique":
+            with self.lock:
+                self.served_unique += 1
+                n = self.served_unique
+            card = unique_card(n)
+            conn.sendall(_head("200 OK", _card_headers("120", len(card))) + (b"" if head else card))
             return True
         if kind == "stall-headers":
             conn.sendall(_head("200 OK", _card_headers(length=len(card))))

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 
 import harness
-from fault_upstream import CARD_BYTES, FaultUpstream, exchange as raw_exchange
+from fault_upstream import CARD_BYTES, FaultUpstream, exchange as raw_exchange, unique_card
 
 ROUTE_TIMEOUT_S = 2.0
 # Envoy answers a route timeout at ROUTE_TIMEOUT_S; allow for a loaded, shared machine.
@@ -120,6 +120,22 @@ def get(envoy, kind, listener="faults", query=""):
 def test_the_fault_route_is_checked(faults_envoy):
     assert_still_serving(faults_envoy.ports["faults"])
     assert_problem(get(faults_envoy, "stale"), 503, "stale_agent_card")
+
+
+def test_every_new_body_is_judged_and_passed_whole(faults_envoy, upstream):
+    """`unique` (the soak's cache churn): each answer a card never seen, so each is a miss of
+    the analysis cache, judged on its own bytes and passed byte for byte (never a cached one)."""
+    bodies = []
+    for _ in range(3):
+        before = upstream.count("unique")
+        misses = faults_envoy.counter("cardgate.analysis.miss")
+        ex = get(faults_envoy, "unique")
+        assert upstream.count("unique") == before + 1
+        assert ex.status == 200 and ex.header("a2a-card-verdict") == "valid", ex
+        assert ex.body == unique_card(upstream.served_unique) and len(ex.body) == len(CARD_BYTES)
+        assert faults_envoy.counter("cardgate.analysis.miss") == misses + 1
+        bodies.append(ex.body)
+    assert len(set(bodies)) == 3
 
 
 # -- faults that end early --------------------------------------------------------------------

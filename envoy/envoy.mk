@@ -78,8 +78,11 @@ test-envoy: filter
 	  echo "== e2e against Envoy $$v"; \
 	  CARDGATE_ENVOY=.tools/envoy-$$v/bin/envoy $(ENVOY_PY) -m pytest -q -p no:cacheprovider tests/envoy || exit 1; \
 	done
-	# The soak (below) for a few seconds: both workers, both listeners, re-resolution under load.
-	CARDGATE_ENVOY=.tools/envoy-1.40.0/bin/envoy $(ENVOY_PY) envoy/soak.py --seconds $(ENVOY_SOAK_SMOKE_SECONDS) --warm-up 300
+	@# The soak (below) for a few seconds: both workers, both listeners, re-resolution under load.
+	@for v in $(ENVOY_VERSIONS); do \
+	  echo "== soak for $(ENVOY_SOAK_SMOKE_SECONDS) s on Envoy $$v"; \
+	  CARDGATE_ENVOY=.tools/envoy-$$v/bin/envoy $(ENVOY_PY) envoy/soak.py --seconds $(ENVOY_SOAK_SMOKE_SECONDS) --warm-up 300 || exit 1; \
+	done
 
 # The README's first command: the incident, replayed through a real Envoy on loopback.
 demo: filter

@@ -19,13 +19,14 @@ Two listeners, each with its own cardgate configuration and its own wrk:
   dispatches a call to the `primary` cluster (the fault upstream, same path): a fresh card (the
   same one, or a new body each time), a stale one, a 404, a reset, a truncated body, a stall
   past the call's 1 s timeout, and a fresh card under a caller's `a2a-card-name` that no source's
-  card has. A valid answer must name its source (`valid@primary`).
+  card has. A valid answer must name its source and attempt (`valid@primary/2`).
 
 First ~1000 requests of the mixes from this script (warm-up, checked the same way), then `wrk`
 (one connection per thread, so a Lua thread pairs each answer with its request) for the
-duration. Every answer is classified (`valid` with the whole card, `problem:<status>:<class>`
-for a cardgate problem, `envoy:<status>` for a 5xx Envoy chose, `other:...`) and compared with
-its path's expected set. The run fails on any wrong verdict, any 5xx that neither cardgate nor
+duration. Every answer is classified (`valid` with the whole card, `valid@<source>/<attempts>`
+for a re-resolved one, `problem:<status>:<class>` for a cardgate problem (its error class, or
+the problem type of a refused request), `envoy:<status>` for a 5xx Envoy chose, `other:...`)
+and compared with its path's expected set. The run fails on any wrong verdict, any 5xx that neither cardgate nor
 an injected upstream fault explains, or an answer lost on a path without a fault.
 
 Memory is sampled after the warm-up (~1k requests), every 60 s and at the end: Envoy's RSS
@@ -107,7 +108,7 @@ GATE = Mix("soak", {
               "a2a-require-capabilities": "task.execute.v3"}),
     "h_name": ("/soak/valid/card", 5, [STALE], {"a2a-card-name": "worker-g"}),
     "h_version": ("/soak/valid/card", 3, [STALE], {"a2a-min-card-version": "3.2.0"}),
-    "h_junk": ("/soak/valid/card", 2, ["problem:400:?"], {"a2a-min-card-version": "three"}),
+    "h_junk": ("/soak/valid/card", 2, ["problem:400:invalid_caller_requirement"], {"a2a-min-card-version": "three"}),
     "f_trailers": ("/soak/fault/chunked-trailers/card", 8, ["valid"], {}),
     "f_1xx": ("/soak/fault/1xx/card", 6, ["valid"], {}),
     "f_long": ("/soak/fault/long-body/card", 6, ["problem:502:malformed_card"], {}),
@@ -118,12 +119,13 @@ GATE = Mix("soak", {
 
 # The re-resolving listener: the origin answers every /r/ path with a stale card, so each
 # request re-resolves (a dispatched call to the `primary` cluster, the fault upstream, for the
-# same path, whose second-to-last segment picks its answer). `valid@primary`: a valid card whose
-# `a2a-card-source` is the primary. A failed or refused re-resolution answers the last attempt
-# that carried a card (DESIGN.md, Re-resolution): the replica's stale one, or the primary's.
+# same path, whose second-to-last segment picks its answer). `valid@primary/2`: a valid card whose
+# `a2a-card-source` is the primary, at `a2a-card-attempts` 2. A failed or refused re-resolution
+# answers the last attempt that carried a card (DESIGN.md, Re-resolution): the replica's stale
+# one, or the primary's.
 RESOLVE = Mix("soakr", {
-    "r_ok": ("/r/ok/card", 40, ["valid@primary"], {}),
-    "r_unique": ("/r/unique/card", 20, ["valid@primary"], {}),
+    "r_ok": ("/r/ok/card", 40, ["valid@primary/2"], {}),
+    "r_unique": ("/r/unique/card", 20, ["valid@primary/2"], {}),
     "r_stale": ("/r/stale/card", 10, [STALE], {}),
     "r_name": ("/r/ok/card", 8, [STALE], {"a2a-card-name": "worker-g"}),
     "r_404": ("/r/missing/card", 10, [STALE], {}),
@@ -157,9 +159,11 @@ def classify(status, header, body):
     verdict = header("a2a-card-verdict")
     if status == 200 and verdict == "valid" and len(body) == len(CARD_BYTES):
         source = header("a2a-card-source")
-        return "valid@" + source if source else "valid"
+        return "valid@%s/%s" % (source, header("a2a-card-attempts")) if source else "valid"
     if header("content-type") == "application/problem+json":
-        m = re.search(rb'"error_class":"([A-Za-z0-9_]+)"', body)
+        # A decision's problem names its error class; a refusal of the request, its type.
+        m = (re.search(rb'"error_class":"([A-Za-z0-9_]+)"', body)
+             or re.search(rb'"type":"urn:cardgate:problem:([A-Za-z0-9_]+)"', body))
         return "problem:%d:%s" % (status, m.group(1).decode() if m else "?")
     if status >= 500:
         return "envoy:%d" % status
@@ -357,11 +361,12 @@ local function outcome(status, headers, body)
   local verdict = headers["a2a-card-verdict"]
   if status == 200 and verdict == "valid" and #body == card_len then
     local source = headers["a2a-card-source"]
-    if source then return "valid@" .. source end
+    if source then return "valid@" .. source .. "/" .. tostring(headers["a2a-card-attempts"]) end
     return "valid"
   end
   if headers["content-type"] == "application/problem+json" then
-    local class = string.match(body, '"error_class":"([%%w_]+)"') or "?"
+    local class = string.match(body, '"error_class":"([%%w_]+)"')
+      or string.match(body, '"type":"urn:cardgate:problem:([%%w_]+)"') or "?"
     return "problem:" .. status .. ":" .. class
   end
   if status >= 500 then return "envoy:" .. status end

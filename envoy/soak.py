@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Soak: mixed card traffic through Envoy (`--concurrency 2`) with cardgate for a long while
-(`make soak`, 10 minutes by default; not part of `make test`).
+(`make soak`, 10 minutes by default; `make test-envoy` runs it for 8 s on each Envoy version).
 
     .tools/py/bin/python envoy/soak.py [--seconds 600] [--connections 4] [--resolve-connections 2]
 
@@ -26,8 +26,9 @@ First ~1000 requests of the mixes from this script (warm-up, checked the same wa
 duration. Every answer is classified (`valid` with the whole card, `valid@<source>/<attempts>`
 for a re-resolved one, `problem:<status>:<class>` for a cardgate problem (its error class, or
 the problem type of a refused request), `envoy:<status>` for a 5xx Envoy chose, `other:...`)
-and compared with its path's expected set. The run fails on any wrong verdict, any 5xx that neither cardgate nor
-an injected upstream fault explains, or an answer lost on a path without a fault.
+and compared with its path's expected set. The run fails on any wrong verdict, any 5xx that
+neither cardgate nor an injected upstream fault explains, or an answer lost on a path without a
+fault.
 
 Memory is sampled after the warm-up (~1k requests), every 60 s and at the end: Envoy's RSS
 (/proc/<pid>/status), its heap (`server.memory_allocated`) and the Wasm VMs' linear memories
@@ -108,7 +109,8 @@ GATE = Mix("soak", {
               "a2a-require-capabilities": "task.execute.v3"}),
     "h_name": ("/soak/valid/card", 5, [STALE], {"a2a-card-name": "worker-g"}),
     "h_version": ("/soak/valid/card", 3, [STALE], {"a2a-min-card-version": "3.2.0"}),
-    "h_junk": ("/soak/valid/card", 2, ["problem:400:invalid_caller_requirement"], {"a2a-min-card-version": "three"}),
+    "h_junk": ("/soak/valid/card", 2, ["problem:400:invalid_caller_requirement"],
+               {"a2a-min-card-version": "three"}),
     "f_trailers": ("/soak/fault/chunked-trailers/card", 8, ["valid"], {}),
     "f_1xx": ("/soak/fault/1xx/card", 6, ["valid"], {}),
     "f_long": ("/soak/fault/long-body/card", 6, ["problem:502:malformed_card"], {}),

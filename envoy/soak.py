@@ -60,31 +60,27 @@ class Mix:
     place of the first kind (a stall until a timeout)."""
 
     def __init__(self, listener, kinds, block, once):
-        self.listener, self.kinds, self.block, self.once = listener, kinds, block, once
         assert sum(k[1] for k in kinds.values()) == block
+        self.listener, self.kinds, self.once = listener, kinds, once[0]
+        # Every kind sent, `once` included (weight 0: the schedule places it).
+        self.entries = dict(kinds, **{once[0]: (once[1], 0, once[2], {})})
 
     def all_kinds(self):
-        return list(self.kinds) + [self.once[0]]
+        return list(self.entries)
 
     def expected(self):
-        out = {k: set(v[2]) for k, v in self.kinds.items()}
-        out[self.once[0]] = set(self.once[2])
-        return out
+        return {k: set(v[2]) for k, v in self.entries.items()}
 
     def paths(self):
-        out = {k: v[0] for k, v in self.kinds.items()}
-        out[self.once[0]] = self.once[1]
-        return out
+        return {k: v[0] for k, v in self.entries.items()}
 
     def headers(self):
-        out = {k: v[3] for k, v in self.kinds.items()}
-        out[self.once[0]] = {}
-        return out
+        return {k: v[3] for k, v in self.entries.items()}
 
     def schedule(self, seed=20261201):
         block = [k for k, v in self.kinds.items() for _ in range(v[1])]
         items = block * (SCHEDULE_LEN // len(block))
-        items[items.index(next(iter(self.kinds)))] = self.once[0]
+        items[items.index(next(iter(self.kinds)))] = self.once
         random.Random(seed).shuffle(items)
         return items
 

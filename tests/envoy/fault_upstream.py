@@ -56,10 +56,9 @@ CARD = {
 }
 CARD_BYTES = json.dumps(CARD, separators=(",", ":")).encode()
 
-KINDS = ("ok", "unique", "stale", "stall-headers", "stall-body", "reset-body", "close-body", "long-body",
-         "long-body-valid", "chunked-trailers", "stale-trailers", "named-trailers", "1xx", "big-header",
-         "drip", "drip-body")
-
+KINDS = ("ok", "unique", "stale", "stall-headers", "stall-body", "reset-body", "close-body",
+         "long-body", "long-body-valid", "chunked-trailers", "stale-trailers", "named-trailers", "1xx",
+         "big-header", "drip", "drip-body")
 
 
 def unique_card(n):
@@ -209,16 +208,13 @@ class FaultUpstream:
         """Writes the answer for `kind`; True if the connection may serve another request."""
         card = CARD_BYTES
         half = len(card) // 2
-        if kind in ("ok", "stale"):
+        if kind in ("ok", "stale", "unique"):
+            if kind == "unique":
+                with self.lock:
+                    self.served_unique += 1
+                    card = unique_card(self.served_unique)
             lag = "40000" if kind == "stale" else "120"
             conn.sendall(_head("200 OK", _card_headers(lag, len(card))) + (b"" if head else card))
-            return True
-        if kind == "unique":
-            with self.lock:
-                self.served_unique += 1
-                n = self.served_unique
-            card = unique_card(n)
-            conn.sendall(_head("200 OK", _card_headers("120", len(card))) + (b"" if head else card))
             return True
         if kind == "stall-headers":
             conn.sendall(_head("200 OK", _card_headers(length=len(card))))

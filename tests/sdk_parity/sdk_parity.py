@@ -576,17 +576,17 @@ def main():
             e["unsafe_by_reading"] = {"(all refuse)": sorted(granted)} if granted else {}
             e["over_strict"] = []
         e["partial_grants"] = sorted(granted) if refused and accepting else []
-        # Condition (a) is decided on the gate's card_version: on a card it evaluates (valid or
-        # capability_mismatch), every accepting reading must hold that very version string.
-        cv = e["cardgate"]["card_version"]
+        # On a card the gate evaluates (valid or capability_mismatch), every accepting reading must
+        # hold the very strings it decided on: condition (a)'s card_version, and the decision's
+        # `agent` (its reading of `name`, which `card_name` is compared with).
         evaluated = e["cardgate"]["verdict"] == "valid" or e["cardgate"]["error_class"] == "capability_mismatch"
-        e["version_unsafe"] = sorted(n for n, r in judged_readings.items()
-                                     if evaluated and r["ok"] and r["view"].get("version") != cv)
-        # `card_name` is compared with the gate's reading of `name` (the decision's `agent`): on a
-        # card it evaluates, every accepting reading must hold that very name.
-        agent = e["cardgate"].get("agent")
-        e["name_unsafe"] = sorted(n for n, r in judged_readings.items()
-                                  if evaluated and r["ok"] and r["view"].get("name") != agent)
+
+        def held_apart(member, gate_value):
+            return sorted(n for n, r in judged_readings.items()
+                          if evaluated and r["ok"] and r["view"].get(member) != gate_value)
+
+        e["version_unsafe"] = held_apart("version", e["cardgate"]["card_version"])
+        e["name_unsafe"] = held_apart("name", e["cardgate"].get("agent"))
 
     n = len(entries)
     unsafe = [e for e in entries if e["unsafe"]]

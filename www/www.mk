@@ -32,5 +32,5 @@ test-browser: www-site setup-browser
 	for _ in $$(seq 1 100); do [ -s "$$url_file" ] && break; sleep 0.1; done; \
 	if [ ! -s "$$url_file" ]; then echo "test-browser: the static server did not start" >&2; cat target/www-server.log >&2; exit 1; fi; \
 	echo "test-browser: site at $$(cat "$$url_file")"; \
-	CARDGATE_WWW_URL="$$(cat "$$url_file")" node --test --test-concurrency=1 tests/browser/; \
+	CARDGATE_WWW_URL="$$(cat "$$url_file")" node --test --test-concurrency=1 tests/browser/*.test.mjs; \
 	echo "test-browser: screenshots in target/screenshots/"

@@ -172,7 +172,9 @@ test('scenario: a header name that is not a token is a failed source', async () 
   for (const path of ['/ws/replica', '/ws/other']) {
     await assert.rejects(cg.resolveAgentCard(`${base}${path}`, REQUIREMENT), (e) => {
       assert.ok(e instanceof cg.AgentCardFetchError, `${path}: ${e}`);
-      assert.match(e.message, /not an HTTP token/, path);
+      // Node 20 and 22's undici keep such a name and the package refuses it; from Node 24 on,
+      // undici refuses the answer itself ("fetch failed"). Either way the source failed.
+      assert.match(e.message, /not an HTTP token|fetch failed/, path);
       return true;
     });
   }

@@ -58,6 +58,8 @@ usage:
       --max-attempts N         most sources asked, the first included (default 3)
       --deadline DUR           no source is asked after this, from the start (default 5s)
       --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)
+      --cacert FILE            trust only the certificates in this PEM file for https sources
+                               (a private CA); default: the Mozilla roots built into cardgate
       redirects: at most 5 per source, never from an https URL to http (either is a failed
       source); an attempt records the URL that answered as final_url
   cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without signatures)
@@ -387,6 +389,8 @@ struct Parsed {
     max_attempts: Option<usize>,
     deadline_ms: Option<u64>,
     timeout_ms: Option<u64>,
+    /// `--cacert FILE` (resolve): the PEM file whose certificates are the only trusted roots.
+    cacert: Option<OsString>,
     /// `--help` among the options: print the usage and exit 0.
     help: bool,
 }
@@ -404,6 +408,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         max_attempts: None,
         deadline_ms: None,
         timeout_ms: None,
+        cacert: None,
         help: false,
     };
     // Single-valued options seen so far: a second one is refused rather than silently winning.
@@ -468,7 +473,11 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                 | "--consul-known-leader"
                 | "--observation"
         );
-        let bounds = matches!(name, "--max-attempts" | "--deadline" | "--timeout");
+        // Options of the HTTP side: `resolve` only.
+        let bounds = matches!(
+            name,
+            "--max-attempts" | "--deadline" | "--timeout" | "--cacert"
+        );
         let known = watermark
             || bounds
             || matches!(
@@ -572,6 +581,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                     ))
                 })?);
             }
+            "--cacert" => p.cacert = Some(value_os()?),
             "--deadline" | "--timeout" => {
                 let ms = cardgate::duration::parse_duration(&value()?).map_err(with_flag)?;
                 if ms == 0 {
@@ -754,6 +764,11 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         .collect::<Result<Vec<String>, String>>()
         .map_err(UsageError)?;
     let requirement = requirement_of(&p, false)?;
+    // Read once, before any request: a bad file is bad input (exit 2), never a silent fallback.
+    let roots = match &p.cacert {
+        Some(path) => Some(fetch::roots_from_pem(path).map_err(UsageError)?),
+        None => None,
+    };
     let defaults = ResolutionLimits::default();
     let limits = ResolutionLimits {
         max_attempts: p.max_attempts.unwrap_or(defaults.max_attempts),
@@ -779,7 +794,7 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         let asked_at = elapsed();
         let mut timed_out = false;
         let final_url;
-        let answer = match fetch::get(url, timeout_ms, card_limits.max_card_bytes) {
+        let answer = match fetch::get(url, timeout_ms, card_limits.max_card_bytes, roots.as_ref()) {
             Err(failure) => {
                 timed_out = failure.timed_out;
                 final_url = failure.final_url;
@@ -838,8 +853,35 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
 #[cfg(feature = "resolve")]
 mod fetch {
     use cardgate::resolution;
+    use std::ffi::OsStr;
     use std::io::Read;
     use std::time::Duration;
+    use ureq::tls::{PemItem, RootCerts, TlsConfig};
+
+    /// The certificates of the PEM file `--cacert` names, as the only trusted roots (what
+    /// curl's `--cacert` does: they replace the built-in ones). Refused (bad input, before any
+    /// request): a file that cannot be read, a PEM block that does not parse, and a file with
+    /// no certificate in it (a key alone, DER, any other text): none may fall back silently to
+    /// the built-in roots.
+    pub fn roots_from_pem(path: &OsStr) -> Result<RootCerts, String> {
+        let shown = std::path::Path::new(path).display();
+        let pem = std::fs::read(path).map_err(|e| format!("--cacert: cannot read {shown}: {e}"))?;
+        let mut certs = Vec::new();
+        for item in ureq::tls::parse_pem(&pem) {
+            match item {
+                Ok(PemItem::Certificate(cert)) => certs.push(cert),
+                // A private key beside the certificates is no root; it is not used.
+                Ok(_) => {}
+                Err(e) => return Err(format!("--cacert: {shown}: {e}")),
+            }
+        }
+        if certs.is_empty() {
+            return Err(format!(
+                "--cacert: {shown} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
+            ));
+        }
+        Ok(RootCerts::new_with_certs(&certs))
+    }
 
     /// What a source's 2xx answer carried.
     pub enum Body {
@@ -1086,17 +1128,27 @@ mod fetch {
     /// `redirect_refusal` asked before each hop (at most `resolution::MAX_REDIRECTS`; from an
     /// https source never to anything but https), so a downgraded request is never sent. ureq's
     /// `https_only` stays on for an https source as a second guard.
-    pub fn get(url: &str, timeout_ms: u64, limit: usize) -> Result<Fetched, Failure> {
+    ///
+    /// `roots` (`--cacert`): the only certificates a source's TLS chain may end in; without
+    /// them, the Mozilla roots built into the binary (`webpki-roots`).
+    pub fn get(
+        url: &str,
+        timeout_ms: u64,
+        limit: usize,
+        roots: Option<&RootCerts>,
+    ) -> Result<Fetched, Failure> {
         let https = resolution::is_https(url);
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let mut config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .https_only(https)
             // Redirects are followed below, one request per hop, as the npm package does.
             .max_redirects(0)
             .max_redirects_will_error(false)
-            .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+            .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")));
+        if let Some(roots) = roots {
+            config = config.tls_config(TlsConfig::builder().root_certs(roots.clone()).build());
+        }
+        let agent: ureq::Agent = config.build().into();
         let started = std::time::Instant::now();
         let timed_out = |what: &str| Failure {
             reason: format!("timeout after {timeout_ms} ms{what}"),

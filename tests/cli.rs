@@ -2712,3 +2712,174 @@ fn scenario_string_for_a_message_is_not_called_an_sdk_refusal() {
         }
     }
 }
+
+/// An https source on 127.0.0.1 for `resolve --cacert`: every connection gets the certificate
+/// of tests/tls/server.pem (signed by the private CA tests/tls/ca.pem) and, once the handshake
+/// passes, one fixed answer. Its hits count requests that got through the handshake.
+mod tls_fixture {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    pub fn tls_path(name: &str) -> String {
+        format!("{}/tests/tls/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    pub struct TlsServer {
+        pub base: String,
+        served: Arc<AtomicUsize>,
+    }
+
+    impl TlsServer {
+        pub fn start(answer: Vec<u8>) -> TlsServer {
+            let chain = vec![CertificateDer::from_pem_file(tls_path("server.pem")).unwrap()];
+            let key = PrivateKeyDer::from_pem_file(tls_path("server.key")).unwrap();
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let config = rustls::ServerConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_no_client_auth()
+                .with_single_cert(chain, key)
+                .unwrap();
+            let config = Arc::new(config);
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let base = format!("https://{}", listener.local_addr().unwrap());
+            let served = Arc::new(AtomicUsize::new(0));
+            let count = Arc::clone(&served);
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    let Ok(stream) = stream else { continue };
+                    let (config, count, answer) =
+                        (Arc::clone(&config), Arc::clone(&count), answer.clone());
+                    std::thread::spawn(move || {
+                        let conn = rustls::ServerConnection::new(config).unwrap();
+                        let mut tls = rustls::StreamOwned::new(conn, stream);
+                        let mut head = Vec::new();
+                        let mut byte = [0u8; 1];
+                        while !head.ends_with(b"\r\n\r\n") {
+                            // A client that refuses the certificate ends the handshake here.
+                            match tls.read(&mut byte) {
+                                Ok(1) => head.push(byte[0]),
+                                _ => return,
+                            }
+                        }
+                        count.fetch_add(1, Ordering::SeqCst);
+                        let _ = tls.write_all(&answer);
+                        tls.conn.send_close_notify();
+                        let _ = tls.flush();
+                    });
+                }
+            });
+            TlsServer { base, served }
+        }
+
+        pub fn served(&self) -> usize {
+            self.served.load(Ordering::SeqCst)
+        }
+    }
+}
+
+/// A whole HTTP/1.1 answer: the card with a replica lag of `lag_ms`.
+fn raw_card_answer(body: &str, lag_ms: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-replica-lag-ms: {lag_ms}\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn resolve_cacert_trusts_a_private_ca_and_only_it() {
+    use tls_fixture::{tls_path, TlsServer};
+    let server = TlsServer::start(raw_card_answer(FRESH_CARD, "0"));
+    let url = format!("{}/card.json", server.base);
+    let urls = [url.clone()];
+
+    // The built-in (Mozilla) roots do not know the private CA: a failed source, loudly.
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(attempts(&d)[0][1], "failed");
+    let error = |d: &cardgate::json::Value| {
+        d.get("resolution")
+            .unwrap()
+            .get("attempts")
+            .unwrap()
+            .as_array()
+            .unwrap()[0]
+            .get("error")
+            .and_then(|e| e.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(error(&d).contains("UnknownIssuer"), "{}", error(&d));
+
+    // Another CA given instead: still refused (the file replaces the roots, as curl's does).
+    let (out, _) = resolve(&urls, &["--cacert", &tls_path("other-ca.pem")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(error(&decision(&out)).contains("UnknownIssuer"));
+    assert_eq!(
+        server.served(),
+        0,
+        "no request may pass a refused handshake"
+    );
+
+    // The CA that signed the server's certificate: the card is fetched and judged.
+    let (out, _) = resolve(&urls, &["--cacert", &tls_path("ca.pem")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let d = decision(&out);
+    assert_eq!(d.get("verdict").unwrap().as_str(), Some("valid"));
+    let fresh_hash = String::from_utf8(cardgate(&["hash", "-"], FRESH_CARD).stdout).unwrap();
+    assert_eq!(
+        d.get("card_hash").unwrap().as_str(),
+        Some(fresh_hash.trim())
+    );
+    assert_eq!(server.served(), 1);
+}
+
+#[test]
+fn resolve_cacert_that_holds_no_certificate_is_bad_input() {
+    use tls_fixture::tls_path;
+    let urls = ["https://127.0.0.1:9/card.json".to_string()];
+    let dir = std::env::temp_dir().join(format!("cardgate-cacert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let junk = dir.join("junk.pem");
+    std::fs::write(
+        &junk,
+        "-----BEGIN CERTIFICATE-----\nnot base64 at all!\n-----END CERTIFICATE-----\n",
+    )
+    .unwrap();
+    let missing = dir.join("missing.pem");
+    for (file, says) in [
+        (tls_path("server.key"), "holds no PEM certificate"),
+        (tls_path("README.md"), "holds no PEM certificate"),
+        (missing.display().to_string(), "cannot read"),
+        (junk.display().to_string(), "--cacert: "),
+    ] {
+        let (out, _) = resolve(&urls, &["--cacert", &file]);
+        assert_eq!(out.status.code(), Some(2), "{file}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{file}: no decision for bad input");
+        assert!(stderr(&out).contains(says), "{file}: {}", stderr(&out));
+    }
+    // Given twice, or to `check` (which fetches nothing): refused too.
+    let ca = tls_path("ca.pem");
+    let (out, _) = resolve(&urls, &["--cacert", &ca, "--cacert", &ca]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--cacert is given twice"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cardgate(&["check", "-", "--cacert", &ca], FRESH_CARD);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--cacert applies to resolve only"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -60,6 +60,9 @@ usage:
       --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)
       --cacert FILE            trust only the certificates in this PEM file for https sources
                                (a private CA); default: the Mozilla roots built into cardgate
+      --header 'NAME: VALUE'   send this request header too (repeatable), e.g. a registry's
+                               Authorization; Authorization, Cookie and Proxy-Authorization are
+                               not sent on to another origin when a source redirects
       redirects: at most 5 per source, never from an https URL to http (either is a failed
       source); an attempt records the URL that answered as final_url
   cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without signatures)
@@ -391,6 +394,8 @@ struct Parsed {
     timeout_ms: Option<u64>,
     /// `--cacert FILE` (resolve): the PEM file whose certificates are the only trusted roots.
     cacert: Option<OsString>,
+    /// `--header "Name: value"` (resolve), in order: names lowercase, values trimmed.
+    headers: Vec<(String, String)>,
     /// `--help` among the options: print the usage and exit 0.
     help: bool,
 }
@@ -409,6 +414,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         deadline_ms: None,
         timeout_ms: None,
         cacert: None,
+        headers: Vec::new(),
         help: false,
     };
     // Single-valued options seen so far: a second one is refused rather than silently winning.
@@ -460,7 +466,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
             })
         };
         let with_flag = |e: InputError| UsageError(format!("{name}: {}", e.message));
-        let repeatable = name == "--require";
+        let repeatable = matches!(name, "--require" | "--header");
         // Watermark figures (and `--observation`): `check` only; `resolve` reads each response.
         let watermark = matches!(
             name,
@@ -476,7 +482,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         // Options of the HTTP side: `resolve` only.
         let bounds = matches!(
             name,
-            "--max-attempts" | "--deadline" | "--timeout" | "--cacert"
+            "--max-attempts" | "--deadline" | "--timeout" | "--cacert" | "--header"
         );
         let known = watermark
             || bounds
@@ -582,6 +588,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                 })?);
             }
             "--cacert" => p.cacert = Some(value_os()?),
+            "--header" => p.headers.push(request_header(&value()?)?),
             "--deadline" | "--timeout" => {
                 let ms = cardgate::duration::parse_duration(&value()?).map_err(with_flag)?;
                 if ms == 0 {
@@ -597,6 +604,51 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         }
     }
     Ok(p)
+}
+
+/// Header fields the HTTP client writes itself (framing and connection management): a
+/// `--header` may not set them.
+const CLIENT_HEADERS: [&str; 7] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "te",
+    "upgrade",
+    "expect",
+];
+
+/// One `--header "Name: value"`: the name an RFC 9110 token (kept lowercase), the value with its
+/// surrounding spaces and tabs trimmed and otherwise visible ASCII, spaces or tabs (no line
+/// break can smuggle a second field in). A name the client writes itself ([`CLIENT_HEADERS`])
+/// is refused; `accept`, `a2a-version` and `accept-encoding` replace the ones `resolve` sends.
+fn request_header(text: &str) -> Result<(String, String), UsageError> {
+    let bad = |why: &str| UsageError(format!("--header {text:?}: {why}"));
+    let Some((name, value)) = text.split_once(':') else {
+        return Err(bad("write it as \"Name: value\""));
+    };
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if name.is_empty() || !name.bytes().all(token) {
+        return Err(bad(
+            "the name is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~; nothing before \
+             the colon but the name)",
+        ));
+    }
+    let name = name.to_ascii_lowercase();
+    if CLIENT_HEADERS.contains(&name.as_str()) {
+        return Err(bad("the HTTP client writes this header itself"));
+    }
+    let value = value.trim_matches([' ', '\t']);
+    if !value
+        .bytes()
+        .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+    {
+        return Err(bad(
+            "the value may hold visible ASCII, spaces and tabs only (no line break, no control \
+             or non-ASCII character)",
+        ));
+    }
+    Ok((name, value.to_owned()))
 }
 
 /// The requirement from `--requirement`, the flags and `--policy`/`--agent`. `stdin_taken`: the
@@ -794,7 +846,13 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         let asked_at = elapsed();
         let mut timed_out = false;
         let final_url;
-        let answer = match fetch::get(url, timeout_ms, card_limits.max_card_bytes, roots.as_ref()) {
+        let answer = match fetch::get(
+            url,
+            timeout_ms,
+            card_limits.max_card_bytes,
+            roots.as_ref(),
+            &p.headers,
+        ) {
             Err(failure) => {
                 timed_out = failure.timed_out;
                 final_url = failure.final_url;
@@ -857,6 +915,30 @@ mod fetch {
     use std::io::Read;
     use std::time::Duration;
     use ureq::tls::{PemItem, RootCerts, TlsConfig};
+
+    /// What every request of `resolve` says, unless a `--header` of that name replaces it.
+    const DEFAULT_HEADERS: [(&str, &str); 3] = [
+        ("accept", "application/json"),
+        ("a2a-version", "1.0"),
+        ("accept-encoding", "identity"),
+    ];
+
+    /// Request headers not sent on when a redirect leaves the origin they were given for: the
+    /// ones the Fetch standard drops (`Authorization`) and undici with it, as the npm package
+    /// drops them from `options.headers`.
+    const CROSS_ORIGIN_DROPPED: [&str; 3] = ["authorization", "cookie", "proxy-authorization"];
+
+    /// The origin of an http(s) URL: scheme, host and port (the scheme's default when none is
+    /// written), lowercase. `None` when it is not such a URL (never the same origin).
+    fn origin(url: &str) -> Option<(String, String, u16)> {
+        let uri: ureq::http::Uri = url.parse().ok()?;
+        let scheme = uri.scheme_str()?.to_ascii_lowercase();
+        let host = uri.host()?.to_ascii_lowercase();
+        let port = uri
+            .port_u16()
+            .unwrap_or(if scheme == "https" { 443 } else { 80 });
+        Some((scheme, host, port))
+    }
 
     /// The certificates of the PEM file `--cacert` names, as the only trusted roots (what
     /// curl's `--cacert` does: they replace the built-in ones). Refused (bad input, before any
@@ -1136,6 +1218,7 @@ mod fetch {
         timeout_ms: u64,
         limit: usize,
         roots: Option<&RootCerts>,
+        extra: &[(String, String)],
     ) -> Result<Fetched, Failure> {
         let https = resolution::is_https(url);
         let mut config = ureq::Agent::config_builder()
@@ -1169,6 +1252,7 @@ mod fetch {
         // non-ASCII byte percent-encoded; ureq sends the path as written.
         let first = as_fetch_sends(url);
         let mut current = first.clone();
+        let mut hop_headers: Vec<(String, String)> = extra.to_vec();
         let mut followed = 0;
         let response = loop {
             // One timeout for the whole chain and the body.
@@ -1177,17 +1261,22 @@ mod fetch {
             if left == 0 {
                 return Err(timed_out(""));
             }
-            let response = agent
+            let mut request = agent
                 .get(&current)
                 .config()
                 .timeout_global(Some(Duration::from_millis(left)))
-                .build()
-                .header("accept", "application/json")
-                .header("a2a-version", "1.0")
-                // The gate judges the exact bytes served: ask for them unencoded.
-                .header("accept-encoding", "identity")
-                .call()
-                .map_err(&failed)?;
+                .build();
+            // The gate judges the exact bytes served: ask for them unencoded. A `--header` of
+            // the same name replaces a default (an encoded answer is then `body_encoded`).
+            for (name, value) in DEFAULT_HEADERS {
+                if !hop_headers.iter().any(|(n, _)| n == name) {
+                    request = request.header(name, value);
+                }
+            }
+            for (name, value) in &hop_headers {
+                request = request.header(name.as_str(), value.as_str());
+            }
+            let response = request.call().map_err(&failed)?;
             let status = response.status().as_u16();
             if !resolution::follows_redirect(status) {
                 break response;
@@ -1210,6 +1299,10 @@ mod fetch {
             };
             if let Some(why) = resolution::redirect_refusal(url, &to, followed) {
                 return Err(Failure::from(why));
+            }
+            // Credentials stay with the origin they were given for (as fetch drops them).
+            if origin(&to).is_none() || origin(&to) != origin(&current) {
+                hop_headers.retain(|(name, _)| !CROSS_ORIGIN_DROPPED.contains(&name.as_str()));
             }
             current = to;
             followed += 1;

@@ -2883,3 +2883,85 @@ fn resolve_cacert_that_holds_no_certificate_is_bad_input() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn resolve_header_is_sent_and_credentials_stay_with_their_origin() {
+    // The registry (one origin) redirects /same within itself and /away to another origin.
+    let other = Server::start(vec![("/card", card_with_lag(FRESH_CARD, "0"))]);
+    let registry = Server::start(vec![
+        ("/card", card_with_lag(FRESH_CARD, "0")),
+        ("/same", redirect(302, "/card")),
+        ("/away", redirect(307, &other.url("/card"))),
+    ]);
+    let extra = [
+        "--header",
+        "Authorization: Bearer t0ken",
+        "--header=X-Tenant:  blue ",
+        "--header",
+        "Cookie: s=1",
+        "--header",
+        "Accept: application/a2a+json",
+    ];
+    let sent = |server: &Server, path: &str| server.last_headers(path);
+
+    let (out, _) = resolve(&[registry.url("/same")], &extra);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let same = sent(&registry, "/card");
+    for want in [
+        "authorization: bearer t0ken",
+        "x-tenant: blue",
+        "cookie: s=1",
+        "accept: application/a2a+json",
+        "a2a-version: 1.0",
+        "accept-encoding: identity",
+    ] {
+        assert!(same.iter().any(|h| h == want), "{want} not in {same:?}");
+    }
+    assert!(
+        !same.iter().any(|h| h == "accept: application/json"),
+        "a --header replaces the default of its name: {same:?}"
+    );
+
+    let (out, _) = resolve(&[registry.url("/away")], &extra);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(sent(&registry, "/away")
+        .iter()
+        .any(|h| h == "authorization: bearer t0ken"));
+    let away = sent(&other, "/card");
+    assert!(away.iter().any(|h| h == "x-tenant: blue"), "{away:?}");
+    for gone in ["authorization", "cookie"] {
+        assert!(
+            !away.iter().any(|h| h.starts_with(&format!("{gone}:"))),
+            "{gone} crossed to another origin: {away:?}"
+        );
+    }
+}
+
+#[test]
+fn resolve_header_that_is_not_a_plain_field_is_bad_input() {
+    let urls = ["http://127.0.0.1:9/card.json".to_string()];
+    for (header, says) in [
+        ("Authorization Bearer t", "write it as"),
+        (": x", "not an HTTP token"),
+        ("X Tenant: blue", "not an HTTP token"),
+        ("X-A: 1\r\nX-Injected: 2", "visible ASCII"),
+        ("X-A: caf\u{e9}", "visible ASCII"),
+        ("Host: registry.example", "writes this header itself"),
+        ("Content-Length: 0", "writes this header itself"),
+    ] {
+        let (out, _) = resolve(&urls, &["--header", header]);
+        assert_eq!(out.status.code(), Some(2), "{header:?}: {}", stderr(&out));
+        assert!(
+            out.stdout.is_empty(),
+            "{header:?}: no decision for bad input"
+        );
+        assert!(stderr(&out).contains(says), "{header:?}: {}", stderr(&out));
+    }
+    let out = cardgate(&["check", "-", "--header", "X-A: 1"], FRESH_CARD);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--header applies to resolve only"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -623,30 +623,36 @@ const CLIENT_HEADERS: [&str; 7] = [
 /// break can smuggle a second field in). A name the client writes itself ([`CLIENT_HEADERS`])
 /// is refused; `accept`, `a2a-version` and `accept-encoding` replace the ones `resolve` sends.
 fn request_header(text: &str) -> Result<(String, String), UsageError> {
-    let bad = |why: &str| UsageError(format!("--header {text:?}: {why}"));
+    // The argument may hold a credential: messages name the header, never echo its value.
     let Some((name, value)) = text.split_once(':') else {
-        return Err(bad("write it as \"Name: value\""));
+        return Err(UsageError(
+            "--header: write it as \"Name: value\" (this one has no colon; not shown, as it \
+             may hold a credential)"
+                .into(),
+        ));
     };
     let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     if name.is_empty() || !name.bytes().all(token) {
-        return Err(bad(
-            "the name is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~; nothing before \
-             the colon but the name)",
-        ));
+        return Err(UsageError(format!(
+            "--header: the name {name:?} is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~; \
+             nothing before the colon but the name)"
+        )));
     }
     let name = name.to_ascii_lowercase();
     if CLIENT_HEADERS.contains(&name.as_str()) {
-        return Err(bad("the HTTP client writes this header itself"));
+        return Err(UsageError(format!(
+            "--header {name}: the HTTP client writes this header itself"
+        )));
     }
     let value = value.trim_matches([' ', '\t']);
     if !value
         .bytes()
         .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
     {
-        return Err(bad(
-            "the value may hold visible ASCII, spaces and tabs only (no line break, no control \
-             or non-ASCII character)",
-        ));
+        return Err(UsageError(format!(
+            "--header {name}: the value may hold visible ASCII, spaces and tabs only (no line \
+             break, no control or non-ASCII character; the value is not shown)"
+        )));
     }
     Ok((name, value.to_owned()))
 }

@@ -2956,6 +2956,12 @@ fn resolve_header_that_is_not_a_plain_field_is_bad_input() {
             "{header:?}: no decision for bad input"
         );
         assert!(stderr(&out).contains(says), "{header:?}: {}", stderr(&out));
+        let value = header.split_once(':').map_or(header, |(_, v)| v).trim();
+        assert!(
+            value.is_empty() || !stderr(&out).contains(value),
+            "{header:?}: the value (a credential, maybe) is echoed: {}",
+            stderr(&out)
+        );
     }
     let out = cardgate(&["check", "-", "--header", "X-A: 1"], FRESH_CARD);
     assert_eq!(out.status.code(), Some(2));

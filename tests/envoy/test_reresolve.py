@@ -45,7 +45,32 @@ LISTENERS = {
     "rr_budget": {"re_resolve": rr(budget={"per_second": 0.001, "burst": 1})},
     "rr_down": {"re_resolve": rr(cluster=["registry_down", "no_such_cluster", "registry_primary"])},
     "rr_observe": {"re_resolve": rr(), "mode": "observe"},
+    "rr_auth": {"re_resolve": rr(cluster="registry_primary_auth")},
 }
+PRIMARY_TOKEN = "Bearer primary-token"
+
+
+def with_credentials(cluster, authorization):
+    """The cluster with an upstream `header_mutation` filter that sets `Authorization` on every
+    request to it, the filter's re-resolution calls included (envoy/README.md, "A primary that
+    wants credentials")."""
+    cluster["typed_extension_protocol_options"] = {
+        "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": {
+            "@type": "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+            "explicit_http_config": {"http_protocol_options": {}},
+            "http_filters": [
+                {"name": "envoy.filters.http.header_mutation", "typed_config": {
+                    "@type": "type.googleapis.com/envoy.extensions.filters.http.header_mutation.v3.HeaderMutation",
+                    "mutations": {"request_mutations": [{"append": {
+                        "header": {"key": "authorization", "value": authorization},
+                        # Added only when absent: a caller's header the filter forwarded
+                        # would stay and show (envoy/README.md overwrites instead).
+                        "append_action": "ADD_IF_ABSENT"}}]}}},
+                {"name": "envoy.filters.http.upstream_codec", "typed_config": {
+                    "@type": "type.googleapis.com/envoy.extensions.filters.http.upstream_codec.v3.UpstreamCodec"}},
+            ],
+        }}
+    return cluster
 # The same settings on a route with `internal_redirect_policy`: Envoy follows the registry's
 # redirects itself and runs the filter chain again for the target (envoy/README.md).
 INTERNAL = {
@@ -79,6 +104,8 @@ def rr_envoy(registry, workdir):
         closed = s.getsockname()[1]  # nothing listens here once the socket closes
     config = harness.bootstrap(listeners, [harness.cluster("registry_edge", registry.replica),
                                            harness.cluster("registry_primary", registry.primary),
+                                           with_credentials(harness.cluster("registry_primary_auth",
+                                                                            registry.primary), PRIMARY_TOKEN),
                                            harness.cluster("registry_down", closed)])
     proc = harness.Envoy(config, workdir, "reresolve")
     try:
@@ -139,6 +166,22 @@ def test_stale_replica_then_valid_primary_serves_the_primary_card(rr_envoy, regi
     assert seen["accept-encoding"] == "identity"
     assert "if-none-match" not in seen and "range" not in seen
     assert delta(before, counters(rr_envoy)) == {"attempted": 1, "succeeded": 1, "calls": 1}
+
+
+def test_credentials_for_the_primary_come_from_its_cluster_never_from_the_caller(rr_envoy, registry):
+    """A call is shared by every caller waiting for it and its card reused for later ones, so it
+    carries no caller's credentials: a primary that wants some gets them from its cluster."""
+    path = "/agents/rr-auth/card"
+    script(registry, path)
+    caller = {"authorization": "Bearer caller-secret", "cookie": "session=caller"}
+    resp, _ = get(rr_envoy, "rr_auth", path, caller)
+    assert resp.status == 200, resp
+    assert resp.header_all("a2a-card-source") == ["registry_primary_auth"]
+    seen = registry.last_request_headers(path)
+    assert dict(seen)["host"] == "registry_primary_auth"  # the primary's request, not the replica's
+    assert [v for k, v in seen if k == "authorization"] == [PRIMARY_TOKEN]
+    assert "cookie" not in dict(seen)
+    assert "caller" not in json.dumps(seen)
 
 
 def named(name, generation=3):

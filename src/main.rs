@@ -60,6 +60,8 @@ usage:
       --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)
       --cacert FILE            trust only the certificates in this PEM file for https sources
                                (a private CA); default: the Mozilla roots built into cardgate
+      --cert FILE [--key FILE] a client certificate (PEM, leaf first) for servers that ask for
+                               one (mutual TLS); its key from --key, or else from the same file
       --header 'NAME: VALUE'   send this request header too (repeatable), e.g. a registry's
                                Authorization; Authorization, Cookie and Proxy-Authorization are
                                not sent on to another origin when a source redirects
@@ -394,6 +396,9 @@ struct Parsed {
     timeout_ms: Option<u64>,
     /// `--cacert FILE` (resolve): the PEM file whose certificates are the only trusted roots.
     cacert: Option<OsString>,
+    /// `--cert FILE` and `--key FILE` (resolve): a client certificate (mutual TLS).
+    cert: Option<OsString>,
+    key: Option<OsString>,
     /// `--header "Name: value"` (resolve), in order: names lowercase, values trimmed.
     headers: Vec<(String, String)>,
     /// `--help` among the options: print the usage and exit 0.
@@ -414,6 +419,8 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         deadline_ms: None,
         timeout_ms: None,
         cacert: None,
+        cert: None,
+        key: None,
         headers: Vec::new(),
         help: false,
     };
@@ -482,7 +489,13 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         // Options of the HTTP side: `resolve` only.
         let bounds = matches!(
             name,
-            "--max-attempts" | "--deadline" | "--timeout" | "--cacert" | "--header"
+            "--max-attempts"
+                | "--deadline"
+                | "--timeout"
+                | "--cacert"
+                | "--cert"
+                | "--key"
+                | "--header"
         );
         let known = watermark
             || bounds
@@ -588,6 +601,8 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                 })?);
             }
             "--cacert" => p.cacert = Some(value_os()?),
+            "--cert" => p.cert = Some(value_os()?),
+            "--key" => p.key = Some(value_os()?),
             "--header" => p.headers.push(request_header(&value()?)?),
             "--deadline" | "--timeout" => {
                 let ms = cardgate::duration::parse_duration(&value()?).map_err(with_flag)?;
@@ -823,10 +838,8 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         .map_err(UsageError)?;
     let requirement = requirement_of(&p, false)?;
     // Read once, before any request: a bad file is bad input (exit 2), never a silent fallback.
-    let roots = match &p.cacert {
-        Some(path) => Some(fetch::roots_from_pem(path).map_err(UsageError)?),
-        None => None,
-    };
+    let tls = fetch::tls_config(p.cacert.as_deref(), p.cert.as_deref(), p.key.as_deref())
+        .map_err(UsageError)?;
     let defaults = ResolutionLimits::default();
     let limits = ResolutionLimits {
         max_attempts: p.max_attempts.unwrap_or(defaults.max_attempts),
@@ -856,7 +869,7 @@ fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
             url,
             timeout_ms,
             card_limits.max_card_bytes,
-            roots.as_ref(),
+            tls.as_ref(),
             &p.headers,
         ) {
             Err(failure) => {
@@ -920,7 +933,7 @@ mod fetch {
     use std::ffi::OsStr;
     use std::io::Read;
     use std::time::Duration;
-    use ureq::tls::{PemItem, RootCerts, TlsConfig};
+    use ureq::tls::{Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
 
     /// What every request of `resolve` says, unless a `--header` of that name replaces it.
     const DEFAULT_HEADERS: [(&str, &str); 3] = [
@@ -946,29 +959,89 @@ mod fetch {
         Some((scheme, host, port))
     }
 
-    /// The certificates of the PEM file `--cacert` names, as the only trusted roots (what
-    /// curl's `--cacert` does: they replace the built-in ones). Refused (bad input, before any
-    /// request): a file that cannot be read, a PEM block that does not parse, and a file with
-    /// no certificate in it (a key alone, DER, any other text): none may fall back silently to
-    /// the built-in roots.
-    pub fn roots_from_pem(path: &OsStr) -> Result<RootCerts, String> {
+    /// The TLS settings `--cacert`, `--cert` and `--key` ask for, read once before any
+    /// request, or `None` without them (the built-in roots, no client certificate).
+    /// - `--cacert FILE`: its certificates are the only trusted roots (curl's `--cacert`: they
+    ///   replace the built-in ones);
+    /// - `--cert FILE`: a client certificate for servers that ask for one (mutual TLS), the
+    ///   chain leaf first, with its private key from `--key FILE` or, without `--key`, from the
+    ///   `--cert` file itself.
+    ///
+    /// Refused (bad input): a file that cannot be read, a PEM block that does not parse, a
+    /// `--cacert` or `--cert` without a certificate, no private key where one is needed, and
+    /// `--key` without `--cert`: none may fall back silently to other settings.
+    pub fn tls_config(
+        cacert: Option<&OsStr>,
+        cert: Option<&OsStr>,
+        key: Option<&OsStr>,
+    ) -> Result<Option<TlsConfig>, String> {
+        if cacert.is_none() && cert.is_none() && key.is_none() {
+            return Ok(None);
+        }
+        let mut builder = TlsConfig::builder();
+        if let Some(path) = cacert {
+            let (roots, _) = pem_file("--cacert", path)?;
+            if roots.is_empty() {
+                return Err(no_certificate("--cacert", path));
+            }
+            builder = builder.root_certs(RootCerts::new_with_certs(&roots));
+        }
+        match (cert, key) {
+            (None, Some(_)) => {
+                return Err("--key needs --cert (the certificate the key belongs to)".into())
+            }
+            (Some(cert), key) => {
+                let (chain, key_beside) = pem_file("--cert", cert)?;
+                if chain.is_empty() {
+                    return Err(no_certificate("--cert", cert));
+                }
+                let key = match key {
+                    Some(path) => pem_file("--key", path)?.1.ok_or_else(|| {
+                        format!(
+                            "--key: {} holds no PEM private key",
+                            std::path::Path::new(path).display()
+                        )
+                    })?,
+                    None => key_beside.ok_or_else(|| {
+                        format!(
+                            "--cert: {} holds no private key; give it with --key FILE",
+                            std::path::Path::new(cert).display()
+                        )
+                    })?,
+                };
+                builder = builder.client_cert(Some(ClientCert::new_with_certs(&chain, key)));
+            }
+            (None, None) => {}
+        }
+        Ok(Some(builder.build()))
+    }
+
+    fn no_certificate(flag: &str, path: &OsStr) -> String {
+        format!(
+            "{flag}: {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+            std::path::Path::new(path).display()
+        )
+    }
+
+    /// The certificates of a PEM file, in order, and its first private key.
+    fn pem_file(
+        flag: &str,
+        path: &OsStr,
+    ) -> Result<(Vec<Certificate<'static>>, Option<PrivateKey<'static>>), String> {
         let shown = std::path::Path::new(path).display();
-        let pem = std::fs::read(path).map_err(|e| format!("--cacert: cannot read {shown}: {e}"))?;
-        let mut certs = Vec::new();
+        let pem = std::fs::read(path).map_err(|e| format!("{flag}: cannot read {shown}: {e}"))?;
+        let (mut certs, mut key) = (Vec::new(), None);
         for item in ureq::tls::parse_pem(&pem) {
             match item {
                 Ok(PemItem::Certificate(cert)) => certs.push(cert),
-                // A private key beside the certificates is no root; it is not used.
+                Ok(PemItem::PrivateKey(found)) => {
+                    key.get_or_insert(found);
+                }
                 Ok(_) => {}
-                Err(e) => return Err(format!("--cacert: {shown}: {e}")),
+                Err(e) => return Err(format!("{flag}: {shown}: {e}")),
             }
         }
-        if certs.is_empty() {
-            return Err(format!(
-                "--cacert: {shown} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
-            ));
-        }
-        Ok(RootCerts::new_with_certs(&certs))
+        Ok((certs, key))
     }
 
     /// What a source's 2xx answer carried.
@@ -1217,13 +1290,13 @@ mod fetch {
     /// https source never to anything but https), so a downgraded request is never sent. ureq's
     /// `https_only` stays on for an https source as a second guard.
     ///
-    /// `roots` (`--cacert`): the only certificates a source's TLS chain may end in; without
-    /// them, the Mozilla roots built into the binary (`webpki-roots`).
+    /// `tls` ([`tls_config`]): the trusted roots and a client certificate; without it, the
+    /// Mozilla roots built into the binary (`webpki-roots`) and none. `extra`: the `--header`s.
     pub fn get(
         url: &str,
         timeout_ms: u64,
         limit: usize,
-        roots: Option<&RootCerts>,
+        tls: Option<&TlsConfig>,
         extra: &[(String, String)],
     ) -> Result<Fetched, Failure> {
         let https = resolution::is_https(url);
@@ -1234,8 +1307,8 @@ mod fetch {
             .max_redirects(0)
             .max_redirects_will_error(false)
             .user_agent(concat!("cardgate/", env!("CARGO_PKG_VERSION")));
-        if let Some(roots) = roots {
-            config = config.tls_config(TlsConfig::builder().root_certs(roots.clone()).build());
+        if let Some(tls) = tls {
+            config = config.tls_config(tls.clone());
         }
         let agent: ureq::Agent = config.build().into();
         let started = std::time::Instant::now();

@@ -2735,15 +2735,37 @@ mod tls_fixture {
 
     impl TlsServer {
         pub fn start(answer: Vec<u8>) -> TlsServer {
+            TlsServer::start_with(answer, false)
+        }
+
+        /// A server that asks every client for a certificate signed by tests/tls/ca.pem.
+        pub fn requiring_client_certificates(answer: Vec<u8>) -> TlsServer {
+            TlsServer::start_with(answer, true)
+        }
+
+        fn start_with(answer: Vec<u8>, client_auth: bool) -> TlsServer {
             let chain = vec![CertificateDer::from_pem_file(tls_path("server.pem")).unwrap()];
             let key = PrivateKeyDer::from_pem_file(tls_path("server.key")).unwrap();
             let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let config = rustls::ServerConfig::builder_with_provider(provider)
+            let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
                 .with_safe_default_protocol_versions()
-                .unwrap()
-                .with_no_client_auth()
-                .with_single_cert(chain, key)
                 .unwrap();
+            let builder = if client_auth {
+                let mut roots = rustls::RootCertStore::empty();
+                roots
+                    .add(CertificateDer::from_pem_file(tls_path("ca.pem")).unwrap())
+                    .unwrap();
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    roots.into(),
+                    provider,
+                )
+                .build()
+                .unwrap();
+                builder.with_client_cert_verifier(verifier)
+            } else {
+                builder.with_no_client_auth()
+            };
+            let config = builder.with_single_cert(chain, key).unwrap();
             let config = Arc::new(config);
             let listener = TcpListener::bind("127.0.0.1:0").unwrap();
             let base = format!("https://{}", listener.local_addr().unwrap());
@@ -2970,4 +2992,56 @@ fn resolve_header_that_is_not_a_plain_field_is_bad_input() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn resolve_cert_and_key_answer_a_server_that_asks_for_a_client_certificate() {
+    use tls_fixture::{tls_path, TlsServer};
+    let server = TlsServer::requiring_client_certificates(raw_card_answer(FRESH_CARD, "0"));
+    let urls = [format!("{}/card.json", server.base)];
+    let ca = tls_path("ca.pem");
+
+    // No client certificate: the server ends the handshake; a failed source, nothing served.
+    let (out, _) = resolve(&urls, &["--cacert", &ca]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(attempts(&decision(&out))[0][1], "failed");
+    assert_eq!(server.served(), 0);
+
+    // The certificate and its key, in two files or in one.
+    let (cert, key) = (tls_path("client.pem"), tls_path("client.key"));
+    let (out, _) = resolve(&urls, &["--cacert", &ca, "--cert", &cert, "--key", &key]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        decision(&out).get("verdict").unwrap().as_str(),
+        Some("valid")
+    );
+    let dir = std::env::temp_dir().join(format!("cardgate-cert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let both = dir.join("client-and-key.pem");
+    let text = std::fs::read_to_string(&cert).unwrap() + &std::fs::read_to_string(&key).unwrap();
+    std::fs::write(&both, text).unwrap();
+    let both = both.display().to_string();
+    let (out, _) = resolve(&urls, &["--cacert", &ca, "--cert", &both]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(server.served(), 2);
+
+    // Bad input, exit 2 before any request.
+    for (args, says) in [
+        (vec!["--key", key.as_str()], "--key needs --cert"),
+        (vec!["--cert", cert.as_str()], "holds no private key"),
+        (
+            vec!["--cert", key.as_str(), "--key", key.as_str()],
+            "--cert: ",
+        ),
+        (
+            vec!["--cert", cert.as_str(), "--key", ca.as_str()],
+            "holds no PEM private key",
+        ),
+    ] {
+        let (out, _) = resolve(&urls, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(server.served(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -646,8 +646,7 @@ fn request_header(text: &str) -> Result<(String, String), UsageError> {
                 .into(),
         ));
     };
-    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-    if name.is_empty() || !name.bytes().all(token) {
+    if !cardgate::resolution::is_header_name(name) {
         return Err(UsageError(format!(
             "--header: the name {name:?} is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~; \
              nothing before the colon but the name)"
@@ -1380,7 +1379,7 @@ mod fetch {
                 return Err(Failure::from(why));
             }
             // Credentials stay with the origin they were given for (as fetch drops them).
-            if origin(&to).is_none() || origin(&to) != origin(&current) {
+            if origin(&to).is_none_or(|o| Some(o) != origin(&current)) {
                 hop_headers.retain(|(name, _)| !CROSS_ORIGIN_DROPPED.contains(&name.as_str()));
             }
             current = to;

@@ -134,6 +134,16 @@ pub fn status_without_card(status: u16) -> Option<&'static str> {
     }
 }
 
+/// Whether `text` is an HTTP field name: an RFC 9110 token (letters, digits and
+/// ``!#$%&'*+-.^_`|~``), as the hosts that fetch cards ask of a header name they are given (the
+/// Envoy filter's `watermark` names, the CLI's `--header`; the npm package's `TOKEN`).
+pub fn is_header_name(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// Whether `url` is an `https:` URL (the scheme in any ASCII case).
 pub fn is_https(url: &str) -> bool {
     url.get(..6)

@@ -2804,6 +2804,12 @@ mod tls_fixture {
     }
 }
 
+/// Bad input: exit 2, and `says` in what stderr explains (`what` names the case on failure).
+fn exit_2_saying(out: &Output, says: &str, what: &str) {
+    assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(out));
+    assert!(stderr(out).contains(says), "{what}: {}", stderr(out));
+}
+
 /// A whole HTTP/1.1 answer: the card with a replica lag of `lag_ms`.
 fn raw_card_answer(body: &str, lag_ms: &str) -> Vec<u8> {
     format!(
@@ -2883,26 +2889,15 @@ fn resolve_cacert_that_holds_no_certificate_is_bad_input() {
         (junk.display().to_string(), "--cacert: "),
     ] {
         let (out, _) = resolve(&urls, &["--cacert", &file]);
-        assert_eq!(out.status.code(), Some(2), "{file}: {}", stderr(&out));
+        exit_2_saying(&out, says, &file);
         assert!(out.stdout.is_empty(), "{file}: no decision for bad input");
-        assert!(stderr(&out).contains(says), "{file}: {}", stderr(&out));
     }
     // Given twice, or to `check` (which fetches nothing): refused too.
     let ca = tls_path("ca.pem");
     let (out, _) = resolve(&urls, &["--cacert", &ca, "--cacert", &ca]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("--cacert is given twice"),
-        "{}",
-        stderr(&out)
-    );
+    exit_2_saying(&out, "--cacert is given twice", "twice");
     let out = cardgate(&["check", "-", "--cacert", &ca], FRESH_CARD);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("--cacert applies to resolve only"),
-        "{}",
-        stderr(&out)
-    );
+    exit_2_saying(&out, "--cacert applies to resolve only", "check");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -2972,12 +2967,11 @@ fn resolve_header_that_is_not_a_plain_field_is_bad_input() {
         ("Content-Length: 0", "writes this header itself"),
     ] {
         let (out, _) = resolve(&urls, &["--header", header]);
-        assert_eq!(out.status.code(), Some(2), "{header:?}: {}", stderr(&out));
+        exit_2_saying(&out, says, &format!("{header:?}"));
         assert!(
             out.stdout.is_empty(),
             "{header:?}: no decision for bad input"
         );
-        assert!(stderr(&out).contains(says), "{header:?}: {}", stderr(&out));
         let value = header.split_once(':').map_or(header, |(_, v)| v).trim();
         assert!(
             value.is_empty() || !stderr(&out).contains(value),
@@ -2986,12 +2980,7 @@ fn resolve_header_that_is_not_a_plain_field_is_bad_input() {
         );
     }
     let out = cardgate(&["check", "-", "--header", "X-A: 1"], FRESH_CARD);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("--header applies to resolve only"),
-        "{}",
-        stderr(&out)
-    );
+    exit_2_saying(&out, "--header applies to resolve only", "check");
 }
 
 #[test]
@@ -3039,8 +3028,7 @@ fn resolve_cert_and_key_answer_a_server_that_asks_for_a_client_certificate() {
         ),
     ] {
         let (out, _) = resolve(&urls, &args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        exit_2_saying(&out, says, &format!("{args:?}"));
     }
     assert_eq!(server.served(), 2);
     std::fs::remove_dir_all(&dir).unwrap();

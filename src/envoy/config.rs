@@ -844,8 +844,7 @@ fn watermark_header_name(text: &str, path: &str) -> Result<String, InputError> {
 
 /// A response header name: an HTTP token, stored lowercase (Envoy's header maps are).
 fn header_name(text: &str, path: &str) -> Result<String, InputError> {
-    let is_tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-    if text.is_empty() || !text.chars().all(is_tchar) {
+    if !crate::resolution::is_header_name(text) {
         return Err(InputError::range_error(
             path,
             format!("must be an HTTP header name (a token), found {text:?}"),

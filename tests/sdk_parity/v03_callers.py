@@ -87,8 +87,8 @@ def main(path):
                 continue
             if not isinstance(declared, list) or not declared:
                 continue  # interfaces built from the legacy members: the 1.x readers use them too
-            v1 = {member(i, "url", "url") for i in declared
-                  if member(i, "protocolBinding", "protocol_binding") == binding}
+            v1 = {i.get("url") for i in declared
+                  if isinstance(i, dict) and member(i, "protocolBinding", "protocol_binding") == binding}
             if sent[binding] not in v1:
                 counts["binding elsewhere"] += 1
                 examples["binding elsewhere"].append((entry["file"], binding, sent[binding]))

@@ -1207,15 +1207,24 @@ mod fixture {
         }
     }
 
-    fn serve(mut stream: TcpStream, routes: &HashMap<&'static str, Answer>, seen: &Log) {
+    /// A request's head, read byte by byte up to its blank line (never past it); `None` when
+    /// the stream ends or fails first.
+    pub fn read_head(stream: &mut impl Read) -> Option<Vec<u8>> {
         let mut head = Vec::new();
         let mut byte = [0u8; 1];
         while !head.ends_with(b"\r\n\r\n") {
             match stream.read(&mut byte) {
                 Ok(1) => head.push(byte[0]),
-                _ => return,
+                _ => return None,
             }
         }
+        Some(head)
+    }
+
+    fn serve(mut stream: TcpStream, routes: &HashMap<&'static str, Answer>, seen: &Log) {
+        let Some(head) = read_head(&mut stream) else {
+            return;
+        };
         let text = String::from_utf8_lossy(&head).to_string();
         let mut lines = text.split("\r\n");
         let path = lines
@@ -2719,7 +2728,7 @@ fn scenario_string_for_a_message_is_not_called_an_sdk_refusal() {
 mod tls_fixture {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    use std::io::{Read, Write};
+    use std::io::Write;
     use std::net::TcpListener;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
@@ -2779,14 +2788,9 @@ mod tls_fixture {
                     std::thread::spawn(move || {
                         let conn = rustls::ServerConnection::new(config).unwrap();
                         let mut tls = rustls::StreamOwned::new(conn, stream);
-                        let mut head = Vec::new();
-                        let mut byte = [0u8; 1];
-                        while !head.ends_with(b"\r\n\r\n") {
-                            // A client that refuses the certificate ends the handshake here.
-                            match tls.read(&mut byte) {
-                                Ok(1) => head.push(byte[0]),
-                                _ => return,
-                            }
+                        // A client that refuses the certificate ends the handshake here.
+                        if super::fixture::read_head(&mut tls).is_none() {
+                            return;
                         }
                         count.fetch_add(1, Ordering::SeqCst);
                         let _ = tls.write_all(&answer);

@@ -2890,7 +2890,7 @@ fn resolve_cacert_that_holds_no_certificate_is_bad_input() {
         (tls_path("server.key"), "holds no PEM certificate"),
         (tls_path("README.md"), "holds no PEM certificate"),
         (missing.display().to_string(), "cannot read"),
-        (junk.display().to_string(), "--cacert: "),
+        (junk.display().to_string(), "junk.pem: PEM: "),
     ] {
         let (out, _) = resolve(&urls, &["--cacert", &file]);
         exit_2_saying(&out, says, &file);
@@ -2922,6 +2922,9 @@ fn resolve_header_is_sent_and_credentials_stay_with_their_origin() {
         "Cookie: s=1",
         "--header",
         "Accept: application/a2a+json",
+        // Another spelling of a credential's name is the same header.
+        "--header",
+        "PROXY-Authorization: Basic cHJveHk=",
     ];
     let sent = |server: &Server, path: &str| server.last_headers(path);
 
@@ -2935,6 +2938,7 @@ fn resolve_header_is_sent_and_credentials_stay_with_their_origin() {
         "accept: application/a2a+json",
         "a2a-version: 1.0",
         "accept-encoding: identity",
+        "proxy-authorization: basic chjvehk=",
     ] {
         assert!(same.iter().any(|h| h == want), "{want} not in {same:?}");
     }
@@ -2950,7 +2954,7 @@ fn resolve_header_is_sent_and_credentials_stay_with_their_origin() {
         .any(|h| h == "authorization: bearer t0ken"));
     let away = sent(&other, "/card");
     assert!(away.iter().any(|h| h == "x-tenant: blue"), "{away:?}");
-    for gone in ["authorization", "cookie"] {
+    for gone in ["authorization", "cookie", "proxy-authorization"] {
         assert!(
             !away.iter().any(|h| h.starts_with(&format!("{gone}:"))),
             "{gone} crossed to another origin: {away:?}"

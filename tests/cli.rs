@@ -24,8 +24,13 @@ const FRESH_CARD: &str = r#"{"name":"worker-7","description":"Executes planner t
 const NOW: &str = "2026-11-09T12:00:40Z";
 
 fn cardgate(args: &[&str], stdin: &str) -> Output {
+    cardgate_with_env(args, stdin, &[])
+}
+
+/// `cardgate` with only these of the proxy variables `resolve` reads set (the fixtures are on
+/// 127.0.0.1: whatever the test's own environment says goes).
+fn cardgate_with_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cardgate"));
-    // `resolve` honours proxy variables (ureq's default): the fixtures are on 127.0.0.1.
     for var in [
         "http_proxy",
         "HTTP_PROXY",
@@ -33,9 +38,12 @@ fn cardgate(args: &[&str], stdin: &str) -> Output {
         "HTTPS_PROXY",
         "all_proxy",
         "ALL_PROXY",
+        "no_proxy",
+        "NO_PROXY",
     ] {
         command.env_remove(var);
     }
+    command.envs(env.iter().copied());
     let mut child = command
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -3040,4 +3048,157 @@ fn resolve_cert_and_key_answer_a_server_that_asks_for_a_client_certificate() {
     }
     assert_eq!(server.served(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An HTTP CONNECT proxy on loopback (what ureq speaks to an http:// proxy, for http and https
+/// targets alike): it records each CONNECT target and tunnels the bytes both ways.
+struct ConnectProxy {
+    url: String,
+    targets: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl ConnectProxy {
+    fn start() -> ConnectProxy {
+        use std::net::{TcpListener, TcpStream};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let targets = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::clone(&targets);
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { continue };
+                let Some(head) = fixture::read_head(&mut client) else {
+                    continue;
+                };
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let target = head
+                    .strip_prefix("CONNECT ")
+                    .and_then(|rest| rest.split(' ').next())
+                    .unwrap_or_default()
+                    .to_owned();
+                seen.lock().unwrap().push(target.clone());
+                let Ok(upstream) = TcpStream::connect(&target) else {
+                    let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\n\r\n");
+                    continue;
+                };
+                let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+                let (mut c2, mut u2) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+                let (mut c1, mut u1) = (client, upstream);
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut c1, &mut u1);
+                    let _ = u1.shutdown(std::net::Shutdown::Write);
+                });
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut u2, &mut c2);
+                    let _ = c2.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        });
+        ConnectProxy { url, targets }
+    }
+
+    /// The CONNECT targets asked for so far, and forget them.
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.targets.lock().unwrap())
+    }
+}
+
+/// `resolve` chooses its proxy by the URL's scheme and honours `NO_PROXY` as curl and httpx do
+/// (ureq's own reading sent every scheme through the first variable set).
+#[test]
+fn resolve_goes_through_the_proxy_its_url_scheme_names() {
+    use tls_fixture::{tls_path, TlsServer};
+    let proxy = ConnectProxy::start();
+    let tls = TlsServer::start(raw_card_answer(FRESH_CARD, "0"));
+    let secure = format!("{}/card.json", tls.base);
+    let server = Server::start(vec![
+        ("/card", card_with_lag(FRESH_CARD, "0")),
+        (
+            "/to-tls",
+            Serve::With(302, vec![("location", secure.clone())], vec![]),
+        ),
+    ]);
+    let plain = server.url("/card");
+    let target = plain
+        .trim_start_matches("http://")
+        .trim_end_matches("/card")
+        .to_owned();
+    let run = |url: &str, env: &[(&str, &str)], extra: &[&str]| {
+        let mut args = vec!["resolve", url];
+        args.extend(REQUIRE_V3);
+        args.extend(extra);
+        let out = cardgate_with_env(&args, "", env);
+        assert_eq!(out.status.code(), Some(0), "{env:?}: {}", stderr(&out));
+        assert_eq!(
+            decision(&out).get("verdict").unwrap().as_str(),
+            Some("valid")
+        );
+    };
+    let p = proxy.url.as_str();
+
+    run(&plain, &[("HTTP_PROXY", p)], &[]);
+    assert_eq!(
+        proxy.take(),
+        vec![target.clone()],
+        "http:// goes through HTTP_PROXY"
+    );
+    run(&plain, &[("all_proxy", p)], &[]);
+    assert_eq!(proxy.take(), vec![target.clone()], "or ALL_PROXY");
+    run(&plain, &[("HTTPS_PROXY", p)], &[]);
+    assert_eq!(
+        proxy.take(),
+        Vec::<String>::new(),
+        "HTTPS_PROXY is not for http://"
+    );
+    run(
+        &plain,
+        &[("http_proxy", p), ("NO_PROXY", "example.com,127.0.0.0/8")],
+        &[],
+    );
+    assert_eq!(
+        proxy.take(),
+        Vec::<String>::new(),
+        "NO_PROXY covers 127.0.0.1"
+    );
+    assert_eq!(server.hits("/card"), 4);
+
+    // https: the tunnel carries the TLS handshake with the source itself.
+    let tls_target = tls.base.trim_start_matches("https://").to_owned();
+    let ca = tls_path("ca.pem");
+    run(&secure, &[("https_proxy", p)], &["--cacert", &ca]);
+    assert_eq!(proxy.take(), vec![tls_target.clone()]);
+    run(&secure, &[("HTTP_PROXY", p)], &["--cacert", &ca]);
+    assert_eq!(
+        proxy.take(),
+        Vec::<String>::new(),
+        "HTTP_PROXY is not for https://"
+    );
+    // Each redirect hop's own scheme: the http hop through HTTP_PROXY, the https one direct.
+    run(
+        &server.url("/to-tls"),
+        &[("HTTP_PROXY", p)],
+        &["--cacert", &ca],
+    );
+    assert_eq!(proxy.take(), vec![target.clone()]);
+    run(
+        &server.url("/to-tls"),
+        &[("HTTPS_PROXY", p)],
+        &["--cacert", &ca],
+    );
+    assert_eq!(proxy.take(), vec![tls_target]);
+    assert_eq!((tls.served(), server.hits("/to-tls")), (4, 2));
+
+    // A proxy that cannot be used is bad input before any request, its value never shown.
+    for (var, value) in [
+        ("HTTP_PROXY", "socks5://user:secret@127.0.0.1:1080"),
+        ("all_proxy", "http://user:secret@[::1"),
+    ] {
+        let mut args = vec!["resolve", plain.as_str()];
+        args.extend(REQUIRE_V3);
+        let out = cardgate_with_env(&args, "", &[(var, value)]);
+        exit_2_saying(&out, var, value);
+        assert!(!stderr(&out).contains("secret"), "{}", stderr(&out));
+    }
+    assert_eq!(server.hits("/card"), 4);
+    assert_eq!(proxy.take(), Vec::<String>::new());
 }

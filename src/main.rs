@@ -65,6 +65,8 @@ usage:
       --header 'NAME: VALUE'   send this request header too (repeatable), e.g. a registry's
                                Authorization; Authorization, Cookie and Proxy-Authorization are
                                not sent on to another origin when a source redirects
+      --header @FILE           the headers of FILE, one per line (@-: stdin), to keep a
+                               credential off the command line
       redirects: at most 5 per source, never from an https URL to http (either is a failed
       source); an attempt records the URL that answered as final_url
       proxies, as curl reads them: https_proxy (HTTPS_PROXY) for https URLs, http_proxy
@@ -402,8 +404,11 @@ struct Parsed {
     /// `--cert FILE` and `--key FILE` (resolve): a client certificate (mutual TLS).
     cert: Option<OsString>,
     key: Option<OsString>,
-    /// `--header "Name: value"` (resolve), in order: names lowercase, values trimmed.
+    /// `--header "Name: value"` and `--header @FILE` (resolve), in order: names lowercase,
+    /// values trimmed.
     headers: Vec<(String, String)>,
+    /// `--header @-` was given: the headers came from stdin.
+    headers_from_stdin: bool,
     /// `--help` among the options: print the usage and exit 0.
     help: bool,
 }
@@ -425,6 +430,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
         cert: None,
         key: None,
         headers: Vec::new(),
+        headers_from_stdin: false,
         help: false,
     };
     // Single-valued options seen so far: a second one is refused rather than silently winning.
@@ -606,7 +612,21 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
             "--cacert" => p.cacert = Some(value_os()?),
             "--cert" => p.cert = Some(value_os()?),
             "--key" => p.key = Some(value_os()?),
-            "--header" => p.headers.push(request_header(&value()?)?),
+            "--header" => {
+                let v = value()?;
+                match v.strip_prefix('@') {
+                    Some(path) => {
+                        if path == "-" {
+                            if p.headers_from_stdin {
+                                return Err(UsageError("--header @- is given twice".into()));
+                            }
+                            p.headers_from_stdin = true;
+                        }
+                        p.headers.extend(header_file(path)?);
+                    }
+                    None => p.headers.push(request_header(&v)?),
+                }
+            }
             "--deadline" | "--timeout" => {
                 let ms = cardgate::duration::parse_duration(&value()?).map_err(with_flag)?;
                 if ms == 0 {
@@ -621,7 +641,46 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
             _ => {}
         }
     }
+    if p.headers_from_stdin && p.policy_path.as_deref() == Some(OsStr::new("-")) {
+        return Err(UsageError(
+            "--header @- and --policy - cannot both be read from stdin".into(),
+        ));
+    }
     Ok(p)
+}
+
+/// Largest file `--header @FILE` reads.
+const MAX_HEADER_FILE_BYTES: usize = 64 << 10;
+
+/// `--header @FILE` (`@-`: stdin): a header per line, each as `--header` takes it, as curl's
+/// `-H @file` reads one, so that a credential stays off the command line (which `ps` and a
+/// shell's history show). Lines end in LF or CR LF; blank lines are skipped. A line that is no
+/// header is refused by its number, its text never shown; so is a file without a header.
+fn header_file(path: &str) -> Result<Vec<(String, String)>, UsageError> {
+    let bytes = read_whole(OsStr::new(path), MAX_HEADER_FILE_BYTES, "the header file")?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        UsageError(format!(
+            "--header @{path}: not UTF-8 text (a header value is ASCII)"
+        ))
+    })?;
+    let mut headers = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let header = request_header(line).map_err(|UsageError(why)| {
+            let why = why.strip_prefix("--header").unwrap_or(&why);
+            UsageError(format!("--header @{path}, line {}{why}", i + 1))
+        })?;
+        headers.push(header);
+    }
+    if headers.is_empty() {
+        return Err(UsageError(format!(
+            "--header @{path}: holds no header (\"Name: value\" per line)"
+        )));
+    }
+    Ok(headers)
 }
 
 /// Header fields the HTTP client writes itself (framing and connection management): a

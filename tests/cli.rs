@@ -2999,6 +2999,87 @@ fn resolve_header_that_is_not_a_plain_field_is_bad_input() {
     exit_2_saying(&out, "--header applies to resolve only", "check");
 }
 
+/// `--header @FILE` and `@-`: a credential stays off the command line.
+#[test]
+fn resolve_header_file_and_stdin_send_their_headers() {
+    let server = Server::start(vec![("/card", card_with_lag(FRESH_CARD, "0"))]);
+    let url = server.url("/card");
+    let dir = std::env::temp_dir().join(format!("cardgate-hfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        format!("@{}", path.display())
+    };
+    let run = |extra: &[&str], stdin: &str| {
+        let mut args = vec!["resolve", url.as_str()];
+        args.extend(REQUIRE_V3);
+        args.extend(extra);
+        cardgate(&args, stdin)
+    };
+    let creds = file(
+        "creds",
+        "Authorization: Bearer s3cret\r\n\r\n  \nX-Team:  planner\n",
+    );
+    let out = run(&["--header", &creds, "--header", "X-Extra: 1"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sent = server.last_headers("/card");
+    for want in [
+        "authorization: bearer s3cret",
+        "x-team: planner",
+        "x-extra: 1",
+    ] {
+        assert!(sent.iter().any(|h| h == want), "{want} not in {sent:?}");
+    }
+    let out = run(&["--header=@-"], "Cookie: s=2");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sent = server.last_headers("/card");
+    assert!(sent.iter().any(|h| h == "cookie: s=2"), "{sent:?}");
+    assert_eq!(server.hits("/card"), 2);
+
+    // Bad files: named by line, never shown; nothing fetched.
+    let bad_line = file("bad", "X-A: 1\nBearer s3cret\n");
+    let injected = file("inj", "X-A: 1\rX-B: s3cret\n");
+    let host = file("host", "Host: s3cret.example\n");
+    let empty = file("empty", "\r\n\n");
+    let latin1 = dir.join("latin1");
+    std::fs::write(&latin1, b"X-A: caf\xe9\n").unwrap();
+    let latin1 = format!("@{}", latin1.display());
+    let missing = format!("@{}", dir.join("missing").display());
+    for (extra, stdin, says) in [
+        (
+            vec!["--header", bad_line.as_str()],
+            "",
+            "line 2: write it as",
+        ),
+        (vec!["--header", injected.as_str()], "", "line 1"),
+        (
+            vec!["--header", host.as_str()],
+            "",
+            "line 1 host: the HTTP client",
+        ),
+        (vec!["--header", empty.as_str()], "", "holds no header"),
+        (vec!["--header", latin1.as_str()], "", "not UTF-8"),
+        (vec!["--header", missing.as_str()], "", "cannot read"),
+        (
+            vec!["--header", "@-", "--header", "@-"],
+            "X-A: 1",
+            "given twice",
+        ),
+        (
+            vec!["--header", "@-", "--policy", "-"],
+            "X-A: 1",
+            "cannot both be read from stdin",
+        ),
+    ] {
+        let out = run(&extra, stdin);
+        exit_2_saying(&out, says, &format!("{extra:?}"));
+        assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+    }
+    assert_eq!(server.hits("/card"), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn resolve_cert_and_key_answer_a_server_that_asks_for_a_client_certificate() {
     use tls_fixture::{tls_path, TlsServer};

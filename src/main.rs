@@ -663,6 +663,8 @@ fn header_file(path: &str) -> Result<Vec<(String, String)>, UsageError> {
             "--header @{path}: not UTF-8 text (a header value is ASCII)"
         ))
     })?;
+    // A byte order mark (an editor's, on Windows) is not part of the first name.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut headers = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
@@ -1051,8 +1053,8 @@ mod fetch {
         ///   `ALL_PROXY`) when its own is not set; an empty value is not set;
         /// - `no_proxy` (else `NO_PROXY`), comma-separated: `*` is every host; an IP address is
         ///   that address and `ADDRESS/BITS` the addresses in that range; any other entry is a
-        ///   host name and its subdomains (a leading `.` or `*.` ignored, ASCII case ignored).
-        ///   Ports are not read: an entry with one matches no host.
+        ///   host name and its subdomains (a leading `.` or `*.` and a final `.` ignored, ASCII
+        ///   case ignored). Ports are not read: an entry with one matches no host.
         ///
         /// A proxy value that is no http(s) proxy URL (not a URL, `socks5://`: this build has no
         /// SOCKS) or a value that is not UTF-8 is bad input, never a direct connection the user
@@ -1140,7 +1142,8 @@ mod fetch {
                 return Some(Bypass::Net(address, bits));
             }
             let name = entry.strip_prefix('*').unwrap_or(entry);
-            let name = name.strip_prefix('.').unwrap_or(name).to_ascii_lowercase();
+            let name = name.strip_prefix('.').unwrap_or(name);
+            let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
             (!name.is_empty()).then_some(Bypass::Name(name))
         }
 
@@ -1858,7 +1861,7 @@ mod tests {
             ("HTTPS_PROXY", "http://corp:3128"),
             (
                 "NO_PROXY",
-                " example.com, .svc.local,*.k8s, 10.0.0.0/8,192.168.1.7, [::1], fd00::/8, a:80",
+                " example.com., .svc.local,*.k8s, 10.0.0.0/8,192.168.1.7, [::1], fd00::/8, a:80",
             ),
         ];
         for direct in [

@@ -3019,7 +3019,7 @@ fn resolve_header_file_and_stdin_send_their_headers() {
     };
     let creds = file(
         "creds",
-        "Authorization: Bearer s3cret\r\n\r\n  \nX-Team:  planner\n",
+        "\u{feff}Authorization: Bearer s3cret\r\n\r\n  \nX-Team:  planner\n",
     );
     let out = run(&["--header", &creds, "--header", "X-Extra: 1"], "");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -702,7 +702,11 @@ def main():
         "cards": [{k: (str(v) if k == "file" else sorted(v) if k == "required" else v)
                    for k, v in e.items() if k != "raw"} for e in entries],
     }
-    out_path.write_text(json.dumps(results, indent=1) + "\n")
+    # Written as it is encoded: a long run (600 000 cards) held the whole text beside the
+    # results and ran out of memory (24 GB) here, after its summaries were printed.
+    with out_path.open("w") as out:
+        json.dump(results, out, indent=1)
+        out.write("\n")
     elapsed = time.monotonic() - t0
     print(f"\n  {n} cards in {elapsed:.1f} s (SDK readers {t_read:.1f} s, cardgate {t_gate:.1f} s,"
           f" {args.jobs} jobs); full results: {out_path}")

@@ -624,7 +624,7 @@ fn parse_args(args: &[OsString], command: Command) -> Result<Parsed, UsageError>
                         }
                         p.headers.extend(header_file(path)?);
                     }
-                    None => p.headers.push(request_header(&v)?),
+                    None => p.headers.push(request_header(&v, "--header")?),
                 }
             }
             "--deadline" | "--timeout" => {
@@ -671,11 +671,10 @@ fn header_file(path: &str) -> Result<Vec<(String, String)>, UsageError> {
         if line.trim().is_empty() {
             continue;
         }
-        let header = request_header(line).map_err(|UsageError(why)| {
-            let why = why.strip_prefix("--header").unwrap_or(&why);
-            UsageError(format!("--header @{path}, line {}{why}", i + 1))
-        })?;
-        headers.push(header);
+        headers.push(request_header(
+            line,
+            &format!("--header @{path}, line {}", i + 1),
+        )?);
     }
     if headers.is_empty() {
         return Err(UsageError(format!(
@@ -701,25 +700,25 @@ const CLIENT_HEADERS: [&str; 7] = [
 /// surrounding spaces and tabs trimmed and otherwise visible ASCII, spaces or tabs (no line
 /// break can smuggle a second field in). A name the client writes itself ([`CLIENT_HEADERS`])
 /// is refused; `accept`, `a2a-version` and `accept-encoding` replace the ones `resolve` sends.
-fn request_header(text: &str) -> Result<(String, String), UsageError> {
+/// `source` begins each message: the option, or the header file and line.
+fn request_header(text: &str, source: &str) -> Result<(String, String), UsageError> {
     // The argument may hold a credential: messages name the header, never echo its value.
     let Some((name, value)) = text.split_once(':') else {
-        return Err(UsageError(
-            "--header: write it as \"Name: value\" (this one has no colon; not shown, as it \
+        return Err(UsageError(format!(
+            "{source}: write it as \"Name: value\" (this one has no colon; not shown, as it \
              may hold a credential)"
-                .into(),
-        ));
+        )));
     };
     if !cardgate::resolution::is_header_name(name) {
         return Err(UsageError(format!(
-            "--header: the name {name:?} is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~; \
+            "{source}: the name {name:?} is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~; \
              nothing before the colon but the name)"
         )));
     }
     let name = name.to_ascii_lowercase();
     if CLIENT_HEADERS.contains(&name.as_str()) {
         return Err(UsageError(format!(
-            "--header {name}: the HTTP client writes this header itself"
+            "{source} {name}: the HTTP client writes this header itself"
         )));
     }
     let value = value.trim_matches([' ', '\t']);
@@ -728,7 +727,7 @@ fn request_header(text: &str) -> Result<(String, String), UsageError> {
         .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
     {
         return Err(UsageError(format!(
-            "--header {name}: the value may hold visible ASCII, spaces and tabs only (no line \
+            "{source} {name}: the value may hold visible ASCII, spaces and tabs only (no line \
              break, no control or non-ASCII character; the value is not shown)"
         )));
     }
@@ -1104,16 +1103,15 @@ mod fetch {
 
         /// The proxy for a request to `url`, or `None` to connect directly.
         pub fn for_url(&self, url: &str) -> Option<ureq::Proxy> {
-            let uri: ureq::http::Uri = url.parse().ok()?;
-            let proxy = match uri.scheme_str()? {
-                s if s.eq_ignore_ascii_case("https") => self.https.as_ref(),
+            let (scheme, host, _) = origin(url)?;
+            let proxy = match scheme.as_str() {
+                "https" => self.https.as_ref(),
                 _ => self.http.as_ref(),
             }?;
-            let host = uri.host()?;
             let host = host
                 .strip_prefix('[')
                 .and_then(|h| h.strip_suffix(']'))
-                .unwrap_or(host);
+                .unwrap_or(&host);
             let bypassed = self.bypass.iter().any(|entry| entry.covers(host));
             (!bypassed).then(|| proxy.clone())
         }

@@ -1311,13 +1311,29 @@ fn card_with_lag(body: &str, lag_ms: &str) -> Serve {
 const REQUIRE_V3: [&str; 4] = ["--require", "task.execute.v3", "--max-stale", "10s"];
 
 fn resolve(urls: &[String], extra: &[&str]) -> (Output, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let out = resolve_with(urls, extra, "", &[]);
+    (out, started.elapsed())
+}
+
+/// `resolve` of these URLs with the peers' requirement, `extra` options, `stdin` and only
+/// these of the proxy variables set ([`cardgate_with_env`]).
+fn resolve_with(urls: &[String], extra: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut args: Vec<&str> = vec!["resolve"];
     args.extend(urls.iter().map(String::as_str));
     args.extend(REQUIRE_V3);
     args.extend(extra);
-    let started = std::time::Instant::now();
-    let out = cardgate(&args, "");
-    (out, started.elapsed())
+    cardgate_with_env(&args, stdin, env)
+}
+
+/// The decision of a `resolve` that accepted exactly `card` (exit 0, `valid`, its hash).
+fn valid_with_card(out: &Output, card: &str) -> cardgate::json::Value {
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+    let d = decision(out);
+    assert_eq!(d.get("verdict").unwrap().as_str(), Some("valid"));
+    let hash = String::from_utf8(cardgate(&["hash", "-"], card).stdout).unwrap();
+    assert_eq!(d.get("card_hash").unwrap().as_str(), Some(hash.trim()));
+    d
 }
 
 /// `[source, verdict, error_class]` of each attempt (error_class `-` when there is none).
@@ -1403,14 +1419,7 @@ fn resolve_stale_replica_then_valid_primary_accepts_the_primary_card() {
     ]);
     let urls = [server.url("/replica"), server.url("/primary")];
     let (out, _) = resolve(&urls, &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let d = decision(&out);
-    assert_eq!(d.get("verdict").unwrap().as_str(), Some("valid"));
-    let fresh_hash = String::from_utf8(cardgate(&["hash", "-"], FRESH_CARD).stdout).unwrap();
-    assert_eq!(
-        d.get("card_hash").unwrap().as_str(),
-        Some(fresh_hash.trim())
-    );
+    let d = valid_with_card(&out, FRESH_CARD);
     assert_eq!(resolution_str(&d, "outcome").as_deref(), Some("accepted"));
     assert_eq!(resolution_str(&d, "source"), Some(urls[1].clone()));
     assert_eq!(
@@ -2870,14 +2879,7 @@ fn resolve_cacert_trusts_a_private_ca_and_only_it() {
 
     // The CA that signed the server's certificate: the card is fetched and judged.
     let (out, _) = resolve(&urls, &["--cacert", &tls_path("ca.pem")]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let d = decision(&out);
-    assert_eq!(d.get("verdict").unwrap().as_str(), Some("valid"));
-    let fresh_hash = String::from_utf8(cardgate(&["hash", "-"], FRESH_CARD).stdout).unwrap();
-    assert_eq!(
-        d.get("card_hash").unwrap().as_str(),
-        Some(fresh_hash.trim())
-    );
+    valid_with_card(&out, FRESH_CARD);
     assert_eq!(server.served(), 1);
 }
 
@@ -3011,12 +3013,8 @@ fn resolve_header_file_and_stdin_send_their_headers() {
         std::fs::write(&path, text).unwrap();
         format!("@{}", path.display())
     };
-    let run = |extra: &[&str], stdin: &str| {
-        let mut args = vec!["resolve", url.as_str()];
-        args.extend(REQUIRE_V3);
-        args.extend(extra);
-        cardgate(&args, stdin)
-    };
+    let run =
+        |extra: &[&str], stdin: &str| resolve_with(std::slice::from_ref(&url), extra, stdin, &[]);
     let creds = file(
         "creds",
         "\u{feff}Authorization: Bearer s3cret\r\n\r\n  \nX-Team:  planner\n",
@@ -3205,10 +3203,7 @@ fn resolve_goes_through_the_proxy_its_url_scheme_names() {
         .trim_end_matches("/card")
         .to_owned();
     let run = |url: &str, env: &[(&str, &str)], extra: &[&str]| {
-        let mut args = vec!["resolve", url];
-        args.extend(REQUIRE_V3);
-        args.extend(extra);
-        let out = cardgate_with_env(&args, "", env);
+        let out = resolve_with(&[url.to_owned()], extra, "", env);
         assert_eq!(out.status.code(), Some(0), "{env:?}: {}", stderr(&out));
         assert_eq!(
             decision(&out).get("verdict").unwrap().as_str(),
@@ -3274,9 +3269,7 @@ fn resolve_goes_through_the_proxy_its_url_scheme_names() {
         ("HTTP_PROXY", "socks5://user:secret@127.0.0.1:1080"),
         ("all_proxy", "http://user:secret@[::1"),
     ] {
-        let mut args = vec!["resolve", plain.as_str()];
-        args.extend(REQUIRE_V3);
-        let out = cardgate_with_env(&args, "", &[(var, value)]);
+        let out = resolve_with(std::slice::from_ref(&plain), &[], "", &[(var, value)]);
         exit_2_saying(&out, var, value);
         assert!(!stderr(&out).contains("secret"), "{}", stderr(&out));
     }

@@ -1903,6 +1903,20 @@ mod tests {
         }
     }
 
+    /// A proxy variable that is not UTF-8 is refused by its name, whichever it is.
+    #[test]
+    fn proxy_variables_that_are_not_utf8_are_bad_input() {
+        use std::os::unix::ffi::OsStringExt;
+        for var in ["HTTP_PROXY", "no_proxy", "ALL_PROXY"] {
+            let e = fetch::Proxies::from_env(|name| {
+                (name == var).then(|| std::ffi::OsString::from_vec(b"http://p\xff:1".to_vec()))
+            })
+            .err()
+            .unwrap();
+            assert_eq!(e, format!("the environment's {var} is not UTF-8 text"));
+        }
+    }
+
     /// The agent `get` builds refuses a non-https URL when the source is https: asked directly
     /// here (no TLS needed), the same check ureq applies to every redirect target.
     #[test]

@@ -3044,6 +3044,7 @@ fn resolve_header_file_and_stdin_send_their_headers() {
     std::fs::write(&latin1, b"X-A: caf\xe9\n").unwrap();
     let latin1 = format!("@{}", latin1.display());
     let missing = format!("@{}", dir.join("missing").display());
+    let huge = file("huge", &"X-A: s3cret\n".repeat(6000));
     for (extra, stdin, says) in [
         (
             vec!["--header", bad_line.as_str()],
@@ -3059,6 +3060,11 @@ fn resolve_header_file_and_stdin_send_their_headers() {
         (vec!["--header", empty.as_str()], "", "holds no header"),
         (vec!["--header", latin1.as_str()], "", "not UTF-8"),
         (vec!["--header", missing.as_str()], "", "cannot read"),
+        (
+            vec!["--header", huge.as_str()],
+            "",
+            "the header file is 72000 bytes, more than the limit of 65536 bytes",
+        ),
         (
             vec!["--header", "@-", "--header", "@-"],
             "X-A: 1",

@@ -3276,7 +3276,11 @@ fn resolve_goes_through_the_proxy_its_url_scheme_names() {
         ("all_proxy", "http://user:secret@[::1"),
     ] {
         let out = resolve_with(std::slice::from_ref(&plain), &[], "", &[(var, value)]);
-        exit_2_saying(&out, var, value);
+        exit_2_saying(
+            &out,
+            &format!("the environment's {var} is not an http:// or https:// proxy URL"),
+            value,
+        );
         assert!(!stderr(&out).contains("secret"), "{}", stderr(&out));
     }
     assert_eq!(server.hits("/card"), 4);

@@ -1784,6 +1784,53 @@ fn resolve_records_the_url_that_answered_after_redirects() {
     assert!(decision(&plain).get("resolution").is_none());
 }
 
+/// A `Location` read as fetch reads it (the URL Standard, as `new URL(location, base)`): a run
+/// of slashes before the host, backslashes as slashes and dot segments removed in an absolute
+/// URL, `127.1` as 127.0.0.1, and an empty query not sent (undici sends `pathname + search`).
+/// One this client cannot read as fetch does is a failed source, named for what it holds.
+#[test]
+fn resolve_reads_a_location_as_fetch_reads_it() {
+    let cards = Server::start(vec![("/card", card_with_lag(FRESH_CARD, "0"))]);
+    let port = cards.base.rsplit(':').next().unwrap().to_owned();
+    let front = Server::start(vec![
+        (
+            "/a",
+            redirect(302, &format!("///127.0.0.1:{port}/x/..\\card")),
+        ),
+        (
+            "/b",
+            redirect(301, &format!("HTTP://127.1:{port}/c/%2e%2E/d\\..\\card?#f")),
+        ),
+        ("/d", redirect(302, "/c:/../card")),
+    ]);
+    for (path, hits) in [("/a", 1), ("/b", 2)] {
+        let urls = [front.url(path)];
+        let (out, _) = resolve(&urls, &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+        let d = decision(&out);
+        assert_eq!(
+            attempt_urls(&d),
+            [[urls[0].clone(), cards.url("/card"), "-".into()]],
+            "{path}"
+        );
+        assert_eq!(cards.hits("/card"), hits, "{path}");
+    }
+    // `url` keeps `c:` where fetch removes it with the `..`: refused, the next source asked.
+    let urls = [front.url("/d"), cards.url("/card")];
+    let (out, _) = resolve(&urls, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let error = &attempt_urls(&decision(&out))[0][2];
+    assert_eq!(
+        error,
+        &format!(
+            "{} answered 302 with a Location with a `..` beside a segment like a drive letter \
+             (`c:`), which this client cannot read as fetch does: \"/c:/../card\"",
+            urls[0]
+        )
+    );
+    assert_eq!(front.hits("/card") + front.hits("/c:/card"), 0);
+}
+
 #[test]
 fn resolve_follows_at_most_five_redirects() {
     let server = Server::start(vec![

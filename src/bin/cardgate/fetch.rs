@@ -178,16 +178,21 @@ pub(crate) fn get(
             .headers()
             .get("location")
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let Some(to) = location.as_deref().and_then(|l| join(&current, l)) else {
-            let why = match &location {
-                None => "without a Location header".to_owned(),
-                Some(l) => format!("with a Location that is not a URL: {l:?}"),
-            };
-            return Err(Failure {
-                reason: format!("{current} answered {status} {why}"),
-                timed_out: false,
-                final_url: answered,
-            });
+        let to = match location.as_deref().map(|l| (l, join(&current, l))) {
+            Some((_, Ok(to))) => to,
+            unfollowed => {
+                let why = match unfollowed {
+                    Some((l, Err(refusal))) => {
+                        format!("with a Location {}: {l:?}", refusal.phrase())
+                    }
+                    _ => "without a Location header".to_owned(),
+                };
+                return Err(Failure {
+                    reason: format!("{current} answered {status} {why}"),
+                    timed_out: false,
+                    final_url: answered,
+                });
+            }
         };
         if let Some(why) = resolution::redirect_refusal(url, &to, followed) {
             return Err(Failure::from(why));

@@ -1,16 +1,51 @@
-//! URLs as `resolve` reads them: a source given on the command line, and a redirect's
-//! `Location` resolved as fetch resolves it.
+//! URLs as `resolve` reads them: a source given on the command line and a redirect's
+//! `Location`, both read by the WHATWG URL Standard as fetch reads them (the npm package and
+//! @a2a-js/sdk; `url` is that Standard's Rust implementation), and written for ureq as undici
+//! sends them.
+
+use url::Url;
 
 /// The origin of an http(s) URL: scheme, host and port (the scheme's default when none is
-/// written), lowercase. `None` when it is not such a URL (never the same origin).
+/// written), as the URL Standard serializes them (lowercase; an IPv4 address in its dotted
+/// form, `127.1` as `127.0.0.1`). `None` when it is not such a URL (never the same origin).
 pub(crate) fn origin(url: &str) -> Option<(String, String, u16)> {
-    let uri: ureq::http::Uri = url.parse().ok()?;
-    let scheme = uri.scheme_str()?.to_ascii_lowercase();
-    let host = uri.host()?.to_ascii_lowercase();
-    let port = uri
-        .port_u16()
-        .unwrap_or(if scheme == "https" { 443 } else { 80 });
-    Some((scheme, host, port))
+    let url = Url::parse(url).ok()?;
+    let host = url.host_str()?.to_owned();
+    Some((url.scheme().to_owned(), host, url.port_or_known_default()?))
+}
+
+/// Why `resolve` does not request a URL: fetch would not request it either, or this client
+/// cannot request it where fetch would.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Refusal {
+    /// The URL Standard reads no URL there (its message).
+    NotAUrl(url::ParseError),
+    /// Not `http` or `https`.
+    NotWeb,
+    /// User information (`user:password@`): fetch refuses to request such a URL, ureq would
+    /// send it as credentials, and every attempt and message would print it.
+    UserInfo,
+    /// A host the Standard keeps but no HTTP request carries (`{x}`, a backquote): ureq's
+    /// `http::Uri` does not read it.
+    Unsendable,
+    /// A `..` segment with a segment like a Windows drive letter ([`drive_letter_kept`]).
+    DriveLetter,
+}
+
+impl Refusal {
+    /// The refusal as the end of "... with a Location ...".
+    pub(crate) fn phrase(&self) -> &'static str {
+        match self {
+            Refusal::NotAUrl(_) => "that is not a URL",
+            Refusal::NotWeb => "that is not an http(s) URL",
+            Refusal::UserInfo => "that carries user information (`user:password@`)",
+            Refusal::Unsendable => "whose host no HTTP request carries",
+            Refusal::DriveLetter => {
+                "with a `..` beside a segment like a drive letter (`c:`), which this client \
+                 cannot read as fetch does"
+            }
+        }
+    }
 }
 
 /// An absolute `http`/`https` URL with a host, as text; anything else is a usage error.
@@ -19,170 +54,109 @@ pub(crate) fn check_url(arg: &std::ffi::OsStr) -> Result<String, String> {
     let text = arg
         .to_str()
         .ok_or_else(|| format!("the URL {shown} is not UTF-8 text"))?;
-    let uri: ureq::http::Uri = text
-        .parse()
-        .map_err(|e| format!("{shown} is not a URL: {e}"))?;
-    match uri.scheme_str() {
-        Some("http" | "https") => {}
-        _ => return Err(format!("{shown} is not an http:// or https:// URL")),
+    match read(None, text) {
+        Ok(_) => Ok(text.to_owned()),
+        Err(Refusal::NotAUrl(url::ParseError::RelativeUrlWithoutBase)) => Err(format!(
+            "{shown} is not a URL: it has no scheme (not an http:// or https:// URL)"
+        )),
+        Err(Refusal::NotAUrl(e)) => Err(format!("{shown} is not a URL: {e}")),
+        Err(Refusal::NotWeb) => Err(format!("{shown} is not an http:// or https:// URL")),
+        // Named by its host alone.
+        Err(Refusal::UserInfo) => Err(format!(
+            "the URL for {:?} carries user information (`user:password@`): resolve sends \
+             no credentials and would print them in the decision; give the URL without them",
+            origin(text).map(|(_, host, _)| host).unwrap_or_default()
+        )),
+        Err(why) => Err(format!("{shown} is a URL {}", why.phrase())),
     }
-    if uri.host().is_none_or(str::is_empty) {
-        return Err(format!("{shown} has no host"));
-    }
-    // User information (`user:password@`): resolve sends no credentials, and every attempt
-    // and message would print them. Refused, as fetch() refuses such a URL in the npm
-    // package, and named by its host alone.
-    if let Some(authority) = uri.authority().filter(|a| a.as_str().contains('@')) {
-        let host = authority.as_str().rsplit('@').next().unwrap_or_default();
-        return Err(format!(
-            "the URL for {host:?} carries user information (`user:password@`): resolve sends \
-             no credentials and would print them in the decision; give the URL without them"
-        ));
-    }
-    Ok(text.to_owned())
 }
 
-/// `location` (a redirect's `Location`) resolved against `base`, the absolute http(s) URL that
-/// answered, as fetch resolves it for an http(s) URL (the WHATWG URL reference resolution, in
-/// the part a redirect uses): leading and trailing spaces and controls dropped, tabs and
-/// newlines removed, the fragment dropped (it is never sent); a URL with a scheme as it is;
-/// `//host/...` with the base's scheme; otherwise the path, with `\` read as `/` before the
-/// query, resolved against the base's and its `.` and `..` segments (`%2e` for a dot)
-/// removed; an empty reference, or one of a query alone, keeps the base's path. `None` when
-/// the result is not an http(s) URL with a host, or carries user information (fetch refuses
-/// to request such a URL).
-pub(crate) fn join(base: &str, location: &str) -> Option<String> {
-    let cleaned: String = location
+/// `location` (a redirect's `Location`) resolved against `base`, the http(s) URL that
+/// answered, as fetch resolves it (`new URL(location, base)`) and written as undici requests
+/// it ([`read`]).
+pub(crate) fn join(base: &str, location: &str) -> Result<String, Refusal> {
+    let base = Url::parse(base).map_err(Refusal::NotAUrl)?;
+    read(Some(&base), location)
+}
+
+/// `url` as fetch sends it ([`read`]: `/a/../card` asks `/card`, `127.1` is `127.0.0.1`, the
+/// bytes the Standard escapes percent-encoded), or `url` as it is when it is no such URL.
+pub(crate) fn as_fetch_sends(url: &str) -> String {
+    read(None, url).unwrap_or_else(|_| url.to_owned())
+}
+
+/// `reference` read by the URL Standard (against `base` when given), then written for ureq as
+/// undici (Node's fetch) sends it: the Standard's scheme, host and port (none when it is the
+/// scheme's default), then the request target undici writes, `pathname + search`: no
+/// fragment, and no `?` when the query is empty.
+fn read(base: Option<&Url>, reference: &str) -> Result<String, Refusal> {
+    // The Standard reads a reference that starts with two or more `/` or `\` against an
+    // http(s) base as an authority after the whole run ("special authority ignore slashes
+    // state": `///host/card` is `http://host/card`, as Node's URL reads it); `url` 2.5 stops
+    // at an empty host after the second. The Standard's own first step, run here first:
+    // leading and trailing C0 controls and spaces trimmed, tabs and newlines removed.
+    let cleaned: String = reference
         .trim_matches(|c: char| c <= ' ')
         .chars()
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
-    let location = cleaned.split('#').next().unwrap_or_default();
-    let base_uri: ureq::http::Uri = base.parse().ok()?;
-    let scheme = base_uri.scheme_str()?;
-    let authority = base_uri.authority()?.as_str();
-    let has_scheme = location.find(':').is_some_and(|i| {
-        let name = &location[..i];
-        name.starts_with(|c: char| c.is_ascii_alphabetic())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-    });
-    let joined = if has_scheme {
-        location.to_owned()
+    let after_slashes = cleaned.trim_start_matches(['/', '\\']);
+    let cleaned = if cleaned.len() - after_slashes.len() > 2 {
+        format!("//{after_slashes}")
     } else {
-        let (reference, query) = location
-            .find('?')
-            .map_or((location, ""), |i| location.split_at(i));
-        let reference = reference.replace('\\', "/");
-        if reference.starts_with("//") {
-            format!("{scheme}:{reference}{query}")
-        } else {
-            let base_path = base_uri.path();
-            let path = if reference.is_empty() {
-                base_path.to_owned()
-            } else if reference.starts_with('/') {
-                reference
-            } else {
-                let dir = base_path.rfind('/').map_or("/", |i| &base_path[..=i]);
-                format!("{dir}{reference}")
-            };
-            let query = match (location.is_empty(), base_uri.query()) {
-                (true, Some(q)) => format!("?{q}"),
-                _ => query.to_owned(),
-            };
-            format!(
-                "{scheme}://{authority}{}{query}",
-                without_dot_segments(&path)
-            )
-        }
+        cleaned
     };
-    let uri: ureq::http::Uri = percent_encoded(&joined).parse().ok()?;
-    let scheme = uri.scheme_str()?;
-    let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
-    // User information (`user:password@`): fetch refuses to request such a URL, and ureq
-    // would send it as credentials.
-    let userinfo = uri.authority().is_some_and(|a| a.as_str().contains('@'));
-    if !web || userinfo || uri.host().is_none_or(str::is_empty) {
-        return None;
+    let url = Url::options()
+        .base_url(base)
+        .parse(&cleaned)
+        .map_err(Refusal::NotAUrl)?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Refusal::NotWeb);
     }
-    let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
-    Some(format!(
-        "{}://{}{}{query}",
-        scheme.to_ascii_lowercase(),
-        uri.authority()?.as_str(),
-        without_dot_segments(uri.path())
-    ))
-}
-
-/// `url` as fetch sends it: [`join`] of the URL with itself (dot segments removed, the bytes
-/// fetch percent-encodes encoded), or `url` when that gives no URL.
-pub(crate) fn as_fetch_sends(url: &str) -> String {
-    join(url, url).unwrap_or_else(|| url.to_owned())
-}
-
-/// `url` with the bytes the WHATWG URL parser percent-encodes (Node 20): in the path
-/// (before the first `?`) controls, space, `"`, `<`, `>`, `` ` ``, `{`, `}` and every
-/// non-ASCII byte; in the query the same but `` ` ``, `{`, `}`, and `'` as well.
-fn percent_encoded(url: &str) -> String {
-    let mut out = String::with_capacity(url.len());
-    let mut in_query = false;
-    for c in url.chars() {
-        in_query |= c == '?';
-        let mut bytes = [0u8; 4];
-        for &b in c.encode_utf8(&mut bytes).as_bytes() {
-            let encode = b <= 0x20
-                || b >= 0x7f
-                || matches!(b, b'"' | b'<' | b'>')
-                || if in_query {
-                    b == b'\''
-                } else {
-                    matches!(b, b'`' | b'{' | b'}')
-                };
-            if encode {
-                out.push_str(&format!("%{b:02X}"));
-            } else {
-                out.push(char::from(b));
-            }
-        }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Refusal::UserInfo);
     }
-    out
+    if drive_letter_kept(&url, &cleaned) {
+        return Err(Refusal::DriveLetter);
+    }
+    let host = url.host_str().unwrap_or_default();
+    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+    let query = url
+        .query()
+        .filter(|q| !q.is_empty())
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
+    let target = format!("{}{query}", url.path());
+    let written = format!("{}://{host}{port}{target}", url.scheme());
+    // ureq sends what `http::Uri` reads, and must send this target as it is.
+    let uri: ureq::http::Uri = written.parse().map_err(|_| Refusal::Unsendable)?;
+    if host.is_empty() || uri.path_and_query().map(|p| p.as_str()) != Some(target.as_str()) {
+        return Err(Refusal::Unsendable);
+    }
+    Ok(written)
 }
 
-/// A path without its `.` and `..` segments (RFC 3986 section 5.2.4; `%2e` in any case is a
-/// dot, as in the WHATWG URL parser).
-fn without_dot_segments(path: &str) -> String {
-    let dot = |s: &str| s == "." || s.eq_ignore_ascii_case("%2e");
-    let dots = |s: &str| {
+/// Whether `url` may be one where `url` 2.5 kept a segment the URL Standard removes: it does
+/// not let a `..` segment remove a segment that looks like a Windows drive letter (`c:`, `c|`)
+/// in an http(s) path, as the Standard does only for `file:` URLs (`/c:/../card` is `/card`
+/// to Node's URL and `/c:/card` to `url`). Such a path, with a `..` segment in the `reference`
+/// it was read from, is refused rather than requested elsewhere than fetch would request.
+fn drive_letter_kept(url: &Url, reference: &str) -> bool {
+    let drive = |segment: &str| matches!(segment.as_bytes(), [letter, b':' | b'|'] if letter.is_ascii_alphabetic());
+    let dots = |segment: &str| {
         matches!(
-            s.to_ascii_lowercase().as_str(),
+            segment.to_ascii_lowercase().as_str(),
             ".." | ".%2e" | "%2e." | "%2e%2e"
         )
     };
-    let mut out: Vec<&str> = Vec::new();
-    let segments: Vec<&str> = path.split('/').skip(1).collect();
-    let last = segments.len().saturating_sub(1);
-    for (i, segment) in segments.iter().enumerate() {
-        if dots(segment) {
-            out.pop();
-            if i == last {
-                out.push("");
-            }
-        } else if dot(segment) {
-            if i == last {
-                out.push("");
-            }
-        } else {
-            out.push(segment);
-        }
-    }
-    format!("/{}", out.join("/"))
+    let path = reference.split(['?', '#']).next().unwrap_or_default();
+    url.path().split('/').any(drive) && path.split(['/', '\\']).any(dots)
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
-    use super::{as_fetch_sends, join};
+    use super::{as_fetch_sends, join, Refusal};
 
     /// Each case checked against Node 20's `new URL(location, base)` (fragment dropped); the
     /// `ftp:` one fetch would refuse to fetch.
@@ -211,26 +185,108 @@ mod tests {
             ("//user:pw@b.example/c", None),
             ("http://user@b.example/c", None),
             ("/a/b/../../c/./d", Some("http://a.example:8080/c/d")),
-            ("HTTP://B.example/x/%2e%2E/c", Some("http://B.example/c")),
+            ("HTTP://B.example/x/%2e%2E/c", Some("http://b.example/c")),
             (
                 "/bäse?ä'`",
                 Some("http://a.example:8080/b%C3%A4se?%C3%A4%27`"),
             ),
             (
                 "/a`{}\"^|?q=\"<>",
-                Some("http://a.example:8080/a%60%7B%7D%22^|?q=%22%3C%3E"),
+                Some("http://a.example:8080/a%60%7B%7D%22%5E|?q=%22%3C%3E"),
             ),
         ] {
-            assert_eq!(join(base, location).as_deref(), want, "{location:?}");
+            assert_eq!(join(base, location).ok().as_deref(), want, "{location:?}");
         }
         assert_eq!(
             as_fetch_sends("http://h:1/a/../b/./c?x#f"),
             "http://h:1/b/c?x"
         );
         assert_eq!(
-            join("https://a/", "http://b/").as_deref(),
+            join("https://a/", "http://b/").ok().as_deref(),
             Some("http://b/"),
             "the downgrade is the core's to refuse"
         );
+        // Each refusal by its cause.
+        let base = "http://a.example/x/";
+        assert_eq!(join(base, "ftp://b/c"), Err(Refusal::NotWeb));
+        assert_eq!(join(base, "//u:pw@b/c"), Err(Refusal::UserInfo));
+        assert_eq!(join(base, "https://{x}/c"), Err(Refusal::Unsendable));
+        assert_eq!(
+            join(base, "c:/../card"),
+            Err(Refusal::NotWeb),
+            "a scheme `c:`"
+        );
+        assert_eq!(join(base, "/c:/../card"), Err(Refusal::DriveLetter));
+        assert_eq!(
+            join("http://a/c|/x/", "../../card"),
+            Err(Refusal::DriveLetter)
+        );
+        assert!(matches!(
+            join(base, "http://[::1/c"),
+            Err(Refusal::NotAUrl(_))
+        ));
+    }
+
+    /// Every case of tests/vectors/url/redirect_locations.json (Node's `URL` and undici's request,
+    /// written by tests/node/redirect-locations.mjs): [`join`] requests what fetch requests,
+    /// never follows where fetch requests nothing, and refuses only where this file says it
+    /// does: a host no HTTP request carries, or a segment like a drive letter with a `..`.
+    #[test]
+    fn redirect_locations_read_as_node_reads_them() {
+        // A bigger corpus of the same form: `node tests/node/redirect-locations.mjs --out FILE`.
+        let path = std::env::var("CARDGATE_REDIRECT_LOCATIONS").unwrap_or_else(|_| {
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/vectors/url/redirect_locations.json"
+            )
+            .into()
+        });
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let drive = |s: &str| {
+            s.split(['/', '\\', '?', '#']).any(
+                |segment| matches!(segment.as_bytes(), [l, b':' | b'|'] if l.is_ascii_alphabetic()),
+            )
+        };
+        let dots = |s: &str| {
+            s.split(['/', '\\', '?', '#'])
+                .any(|segment| segment.to_ascii_lowercase().replace("%2e", ".") == "..")
+        };
+        let (mut same, mut refused, mut neither) = (0, 0, 0);
+        for case in file["cases"].as_array().unwrap() {
+            let base = case["base"].as_str().unwrap();
+            let location = case["location"].as_str().unwrap();
+            let fetch = case["fetch"].as_str();
+            // Controls and spaces aside (the Standard trims or removes them first).
+            let bare: String = location.chars().filter(|c| *c > ' ').collect();
+            // `http:c:/..` is relative to an http base: its path starts after the scheme.
+            let after_scheme = bare.split_once(':').map_or("", |(_, rest)| rest);
+            match (join(base, location), fetch) {
+                (Err(_), None) => neither += 1,
+                (Ok(got), Some(want)) if got == want => same += 1,
+                (Err(Refusal::Unsendable), Some(want))
+                    if want
+                        .split('/')
+                        .nth(2)
+                        .unwrap()
+                        .contains(['{', '}', '`', '"']) =>
+                {
+                    refused += 1
+                }
+                (Err(Refusal::DriveLetter), Some(_))
+                    if (drive(base) || drive(&bare) || drive(after_scheme)) && dots(&bare) =>
+                {
+                    refused += 1
+                }
+                (got, want) => panic!("{base:?} + {location:?}: {got:?}, fetch requests {want:?}"),
+            }
+        }
+        // The file reaches every outcome, and refusals stay the exception.
+        let all = same + neither + refused;
+        assert!(
+            same * 10 > all * 6 && neither * 10 > all * 2 && refused * 100 < all * 6,
+            "{same} {neither} {refused}"
+        );
+        eprintln!("{path}: {same} the same URL, {neither} followed by neither, {refused} refused");
     }
 }

@@ -404,4 +404,82 @@ mod tests {
         let refusal = internal_refusal(&config, "/c/a/card", "/x").unwrap();
         assert_eq!(refusal.original, "/c/a/card");
     }
+
+    /// Every redirect of tests/vectors/url/redirect_locations.json (Node's `URL` and undici's
+    /// request: the file's `fetch`) that [`target`] reads as a path on the request's authority
+    /// is one fetch follows to that authority, at one of the paths [`client_paths`] gives
+    /// (percent-escapes decoded on both sides: the route matching reads every decoding). Any
+    /// other reading fails closed, which is always safe.
+    #[test]
+    fn same_path_targets_are_where_fetch_goes() {
+        use super::{client_paths, target};
+        // A bigger corpus of the same form: `node tests/node/redirect-locations.mjs --out FILE`.
+        let path = std::env::var("CARDGATE_REDIRECT_LOCATIONS").unwrap_or_else(|_| {
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/vectors/url/redirect_locations.json"
+            )
+            .into()
+        });
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let decode = |s: &str| {
+            let b = s.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                let hex = b
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok());
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(byte) if b[i] == b'%' => {
+                        out.push(byte);
+                        i += 3;
+                    }
+                    _ => {
+                        out.push(b[i]);
+                        i += 1;
+                    }
+                }
+            }
+            String::from_utf8_lossy(&out).into_owned()
+        };
+        let mut same = 0;
+        for case in file["cases"].as_array().unwrap() {
+            let base = case["base"].as_str().unwrap();
+            let location = case["location"].as_str().unwrap();
+            let (scheme, rest) = base.split_once("://").unwrap();
+            let (authority, path_query) = rest.split_at(rest.find('/').unwrap());
+            let request_path = path_query.split('?').next().unwrap();
+            let read = target(
+                &[location.as_bytes().to_vec()],
+                request_path,
+                Some(authority),
+                Some(scheme),
+            );
+            let Target::SamePath(p) = read else { continue };
+            same += 1;
+            let fetch = case["fetch"].as_str();
+            let want = fetch.unwrap_or_else(|| panic!("{base} + {location:?}: {p}, fetch: none"));
+            // The base's origin as the URL Standard writes it (lowercase, no default port).
+            let default = if scheme == "https" { ":443" } else { ":80" };
+            let origin = authority.to_ascii_lowercase();
+            let origin = origin.strip_suffix(default).unwrap_or(&origin);
+            let (want_origin, want_path) = {
+                let rest = want.split_once("://").unwrap().1;
+                let (o, p) = rest.split_at(rest.find('/').unwrap());
+                (o, p.split('?').next().unwrap())
+            };
+            assert_eq!(want_origin, origin, "{base} + {location:?}: {p} vs {want}");
+            let paths = client_paths(&p);
+            assert!(
+                paths.iter().any(|c| decode(c) == decode(want_path)),
+                "{base} + {location:?}: the gate reads {paths:?}, fetch requests {want}"
+            );
+        }
+        // The file reaches this reading often.
+        let all = file["cases"].as_array().unwrap().len();
+        assert!(same * 10 > all, "{same} of {all}");
+        eprintln!("{path}: {same} of {all} read as a path on the same authority");
+    }
 }

@@ -73,7 +73,12 @@ export function generate(seed = SEED, count = COUNT) {
     let location = '';
     if (r() < 0.5) {
       location = pick(SCHEMES);
-      if (/[/\\]{2}$/.test(location) || r() < 0.3) location += pick(HOSTS) + pick(PORTS);
+      if (/[/\\]{2}$/.test(location) || r() < 0.3) {
+        // Half the time the base's own authority, as written or in upper case (a same-origin
+        // redirect, where the Envoy filter reads the path: src/envoy/redirect.rs's test).
+        const own = base.split('/')[2];
+        location += r() < 0.5 ? pick([own, own.toUpperCase()]) : pick(HOSTS) + pick(PORTS);
+      }
     }
     const segments = Math.floor(r() * 4);
     for (let j = 0; j < segments; j++) location += (r() < 0.7 ? '/' : '') + pick(SEGMENTS);

@@ -536,10 +536,12 @@ fn option_forms_that_were_read_loosely_are_refused_and_help_works_per_command() 
     ] {
         let out = cardgate(args, "");
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("cardgate check"),
-            "{args:?}"
-        );
+        let usage = String::from_utf8_lossy(&out.stdout);
+        assert!(usage.contains("cardgate check"), "{args:?}");
+        // It fits a 100-column terminal.
+        for line in usage.lines() {
+            assert!(line.chars().count() <= 100, "{} columns: {line}", line.len());
+        }
     }
 }
 

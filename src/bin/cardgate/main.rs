@@ -29,12 +29,15 @@ const USAGE: &str = "\
 cardgate: refuse stale or incomplete A2A Agent Cards before delegation
 
 usage:
-  cardgate check CARD.json|- [options]   print the decision JSON; exit 0 valid, 1 rejected, 2 bad input
+  cardgate check CARD.json|- [options]   print the decision JSON; exit 0 valid, 1 rejected,
+                                         2 bad input
       --require CAP            capability the caller will invoke (repeatable): a skill id,
-                               extension:<uri>, capability:streaming|pushNotifications|extendedAgentCard,
+                               extension:<uri>,
+                               capability:streaming|pushNotifications|extendedAgentCard,
                                binding:<protocolBinding>, protocol:<Major.Minor>
       --min-version V          lowest acceptable card version
-      --max-stale DUR          staleness tolerance: 250ms, 10s, 2m, 1h (none given: only a pin passes)
+      --max-stale DUR          staleness tolerance: 250ms, 10s, 2m, 1h (none given: only a
+                               pin passes)
       --pin sha256:HEX         pinned card hash (replaces the watermark check)
       --card-name NAME         the card's expected name, exactly: another agent's card (or one
                                from before a rename) fails (b) as card_name_mismatch
@@ -43,7 +46,8 @@ usage:
                                needed once the policy has agent rules
       --watermark-ms N         replica lag in ms (or --lag-ms N)
       --lag-s N                replica lag in seconds
-      --synced-at RFC3339      last successful sync        --age-s N        HTTP Age (added to the lag)
+      --synced-at RFC3339      last successful sync
+      --age-s N                HTTP Age (added to the lag)
       --consul-last-contact-ms N --consul-known-leader true|false
       --now RFC3339            the clock (default: this machine's)
       --no-clock               never read this machine's clock: only --now (or an --observation
@@ -66,7 +70,8 @@ usage:
       do not apply
       --max-attempts N         most sources asked, the first included (default 3)
       --deadline DUR           no source is asked after this, from the start (default 5s)
-      --timeout DUR            each fetch's limit (default and at most: what is left of the deadline)
+      --timeout DUR            each fetch's limit (default and at most: what is left of the
+                               deadline)
       --cacert FILE            trust only the certificates in this PEM file for https sources
                                (a private CA); default: the Mozilla roots built into cardgate
       --cert FILE [--key FILE] a client certificate (PEM, leaf first) for servers that ask for
@@ -81,8 +86,10 @@ usage:
       proxies, as curl reads them: https_proxy (HTTPS_PROXY) for https URLs, http_proxy
       (HTTP_PROXY) for http, else all_proxy (ALL_PROXY); no_proxy (NO_PROXY): *, addresses,
       CIDR ranges, names with their subdomains
-  cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without signatures)
-  cardgate canonicalize FILE.json|-      write the RFC 8785 canonical form (no trailing newline; 16 MiB max)
+  cardgate hash CARD.json|-              print the card hash (sha256 over RFC 8785, without
+                                         signatures)
+  cardgate canonicalize FILE.json|-      write the RFC 8785 canonical form (no trailing newline;
+                                         16 MiB max)
   cardgate policy check FILE             validate a policy file (1 MiB max)
   cardgate --version | --help
 

@@ -142,7 +142,10 @@ fn read(base: Option<&Url>, reference: &str) -> Result<String, Refusal> {
 /// to Node's URL and `/c:/card` to `url`). Such a path, with a `..` segment in the `reference`
 /// it was read from, is refused rather than requested elsewhere than fetch would request.
 fn drive_letter_kept(url: &Url, reference: &str) -> bool {
-    let drive = |segment: &str| matches!(segment.as_bytes(), [letter, b':' | b'|'] if letter.is_ascii_alphabetic());
+    let drive = |segment: &str| match segment.as_bytes() {
+        [letter, b':' | b'|'] => letter.is_ascii_alphabetic(),
+        _ => false,
+    };
     let dots = |segment: &str| {
         matches!(
             segment.to_ascii_lowercase().as_str(),

@@ -1073,6 +1073,18 @@ function createApi(raw, env) {
   // `Authorization` header; undici also drops these two).
   const CROSS_ORIGIN_DROPPED = ['authorization', 'cookie', 'proxy-authorization'];
 
+  /**
+   * A `Location` header value as fetch reads it when it follows the redirect itself: header values
+   * arrive as byte strings (one code unit per byte), and undici decodes a `Location`'s bytes as
+   * UTF-8 before resolving it (`/é` sent as UTF-8 is asked as `/%C3%A9`; read as the byte string it
+   * would be `/%C3%83%C2%A9`, another path than the SDK's fetch asks). A value that is no byte
+   * string (a caller's fetch) is kept as it is.
+   */
+  function utf8Location(value) {
+    if (typeof value !== 'string' || !/[\x80-\xff]/.test(value) || /[^\x00-\xff]/.test(value)) return value;
+    return new TextDecoder().decode(Uint8Array.from(value, (c) => c.charCodeAt(0)));
+  }
+
   /** `url` without its fragment (what fetch's `response.url` shows), or `url` when it does not
    * parse. */
   function withoutFragment(url) {
@@ -1182,7 +1194,7 @@ function createApi(raw, env) {
         // The statuses fetch follows (the core's followsRedirect, as `cardgate resolve`).
         if (!manual || !raw.followsRedirect(response.status)) break;
         discard(response);
-        const location = response.headers.get('location');
+        const location = utf8Location(response.headers.get('location'));
         let to = null;
         try {
           to = location === null ? null : new URL(location, current).href;

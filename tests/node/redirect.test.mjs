@@ -79,6 +79,10 @@ const ROUTES = {
   '/r3': moved(302, '/r4'),
   '/r4': moved(301, '/r5'),
   '/r5': moved(302, '/card'),
+  // A Location of raw bytes: `/é/` in UTF-8, then a byte that is no UTF-8 (Node writes a header
+  // string's code units as bytes).
+  '/bytes': moved(302, '/\u00c3\u00a9/\u00ff'),
+  '/%C3%A9/%EF%BF%BD': fresh,
 };
 
 let http;
@@ -159,6 +163,22 @@ test('the same attempts as cardgate resolve, final_url included', { skip: !exist
   npm.resolution.attempts[1].error = 'HTTP 404 Not Found';
   assert.deepEqual(npm, strip(native));
   assert.equal(native.resolution.attempts[2].final_url, `${http.base}/card`);
+});
+
+test("a Location of raw bytes is read as UTF-8, as fetch reads it when it follows (the SDK's path)", async () => {
+  const want = `${http.base}/%C3%A9/%EF%BF%BD`;
+  // What @a2a-js/sdk's fetch does: it follows the redirect itself.
+  const followed = await fetch(`${http.base}/bytes`);
+  await followed.text();
+  assert.equal(followed.url, want);
+  const { decision, info } = await resolution([`${http.base}/bytes`]);
+  assert.equal(decision.verdict, 'valid');
+  assert.deepEqual(urls(info.attempts), [[`${http.base}/bytes`, want, 'valid']]);
+  if (existsSync(CLI)) {
+    const cli = await run(CLI, ['resolve', `${http.base}/bytes`, '--require', 'task.execute.v3', '--max-stale', '10s']);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(JSON.parse(cli.stdout).resolution.attempts[0].final_url, want);
+  }
 });
 
 test('credentials stay on their origin: Authorization and Cookie are dropped on a cross-origin hop', async () => {

@@ -53,7 +53,7 @@ ENVOY_OPT_LEVEL := 3
 filter: setup-envoy
 	@if grep -rnE '$(ENVOY_DROPPED_FNS)' src/envoy; then \
 	  echo "filter: src/envoy implements a callback whose export envoy.mk drops (ENVOY_DROPPED_EXPORTS)"; exit 1; fi
-	CARGO_PROFILE_RELEASE_OPT_LEVEL=$(ENVOY_OPT_LEVEL) $(CARGO) build --release --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR)
+	CARGO_PROFILE_RELEASE_OPT_LEVEL=$(ENVOY_OPT_LEVEL) $(CARGO) rustc --release --lib --crate-type cdylib,rlib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR)
 	@mkdir -p dist
 	@if [ ! -f $(ENVOY_FILTER) ] || [ $(ENVOY_FILTER_RAW) -nt $(ENVOY_FILTER) ] || \
 	     [ envoy/envoy.mk -nt $(ENVOY_FILTER) ]; then \

@@ -36,7 +36,7 @@ JS_SOURCES := js/api.js js/build.mjs js/cardgate.d.ts js/README.md LICENSE Cargo
 JS_OPT_LEVEL := 3
 
 pkg: setup-js
-	CARGO_PROFILE_RELEASE_OPT_LEVEL=$(JS_OPT_LEVEL) $(CARGO) build --release --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR)
+	CARGO_PROFILE_RELEASE_OPT_LEVEL=$(JS_OPT_LEVEL) $(CARGO) rustc --release --lib --crate-type cdylib,rlib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR)
 	@$(MAKE) --no-print-directory pkg/package.json
 
 pkg/package.json: $(JS_WASM) $(JS_SOURCES)

@@ -15,6 +15,28 @@ const DEFAULT_HEADERS: [(&str, &str); 3] = [
     ("accept-encoding", "identity"),
 ];
 
+/// The `A2A-Version` a request of `resolve` says: a `--header` of that name (its value may be
+/// empty), else the default.
+pub(crate) fn a2a_version(extra: &[(String, String)]) -> &str {
+    let given = extra.iter().find(|(name, _)| name == "a2a-version");
+    let default = DEFAULT_HEADERS
+        .iter()
+        .find(|(name, _)| *name == "a2a-version");
+    given
+        .map(|(_, value)| value.as_str())
+        .or(default.map(|(_, value)| *value))
+        .unwrap_or_default()
+}
+
+/// Whether an answer's `Vary` says its body depends on the request's `A2A-Version` (or on
+/// anything: `*`): a server may serve another card to a caller that asks otherwise.
+pub(crate) fn varies_on_a2a_version(vary: &[Vec<u8>]) -> bool {
+    vary.iter()
+        .flat_map(|value| value.split(|&b| b == b','))
+        .map(<[u8]>::trim_ascii)
+        .any(|name| name == b"*" || name.eq_ignore_ascii_case(b"a2a-version"))
+}
+
 /// Request headers not sent on when a redirect leaves the origin they were given for: the
 /// ones the Fetch standard drops (`Authorization`) and undici with it, as the npm package
 /// drops them from `options.headers`.

@@ -75,6 +75,9 @@ pub(crate) fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
             }
             Ok(fetched) => {
                 final_url = fetched.final_url.clone();
+                if fetch::varies_on_a2a_version(&fetched.header("vary")) {
+                    variant_note(url, fetch::a2a_version(&p.headers));
+                }
                 let now = match fixed_now {
                     Some(now) => now,
                     None => system_now()?,
@@ -120,4 +123,21 @@ pub(crate) fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
         resolution.stop(Outcome::SourcesExhausted);
     }
     report(&resolution.finish())
+}
+
+/// A source whose answer varies on `A2A-Version` (DESIGN.md, "Card variants"): the decision is
+/// about the card served to what this request said; the SDKs' resolvers say different things
+/// (@a2a-js/sdk's `A2A-Version: 1.0`, a2a-sdk's none), so a caller may be served another card.
+fn variant_note(url: &str, sent: &str) {
+    let asked = if sent.is_empty() {
+        "an empty A2A-Version (as none, to @a2a-js/sdk's server)".to_owned()
+    } else {
+        format!("A2A-Version: {sent}")
+    };
+    crate::note(format_args!(
+        "note: {url} varies its card on A2A-Version (its Vary header): this decision is about \
+         the card served to {asked}; @a2a-js/sdk's resolver sends A2A-Version: 1.0 and \
+         a2a-sdk's none, and may be served another card: judge that one with --header \
+         'A2A-Version: ...' (empty for none), or pin this card's hash in the caller"
+    ));
 }

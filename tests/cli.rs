@@ -540,7 +540,11 @@ fn option_forms_that_were_read_loosely_are_refused_and_help_works_per_command() 
         assert!(usage.contains("cardgate check"), "{args:?}");
         // It fits a 100-column terminal.
         for line in usage.lines() {
-            assert!(line.chars().count() <= 100, "{} columns: {line}", line.len());
+            assert!(
+                line.chars().count() <= 100,
+                "{} columns: {line}",
+                line.len()
+            );
         }
     }
 }

@@ -1790,6 +1790,72 @@ fn resolve_records_the_url_that_answered_after_redirects() {
     assert!(decision(&plain).get("resolution").is_none());
 }
 
+/// An answer whose `Vary` names `A2A-Version` or `Accept` (or is `*`), request headers the SDKs'
+/// resolvers send otherwise than `resolve`: a note on stderr for each, naming what was sent; the
+/// decision unchanged. Other `Vary` names get none. (tests/node/card-variants.test.mjs runs
+/// @a2a-js/sdk's own handler, which varies on `A2A-Version`.)
+#[test]
+fn resolve_notes_an_answer_that_varies_on_what_the_sdks_send_otherwise() {
+    let with_vary = |vary: &str| {
+        Serve::With(
+            200,
+            vec![
+                ("x-replica-lag-ms", "0".to_string()),
+                ("vary", vary.to_string()),
+            ],
+            FRESH_CARD.as_bytes().to_vec(),
+        )
+    };
+    let server = Server::start(vec![
+        ("/version", with_vary("Accept-Encoding, A2A-Version")),
+        ("/accept", with_vary("accept")),
+        ("/star", with_vary("*")),
+        ("/encoding", with_vary("Accept-Encoding, Origin")),
+    ]);
+    let note = |url: &str, name: &str, sent: &str| {
+        format!("cardgate: note: {url} varies its card on {name} (its Vary header): this decision is about the card served to {sent};")
+    };
+    for (path, extra, notes) in [
+        (
+            "/version",
+            &[][..],
+            vec![("A2A-Version", "A2A-Version: 1.0")],
+        ),
+        (
+            "/version",
+            &["--header", "A2A-Version:"][..],
+            vec![(
+                "A2A-Version",
+                "an empty A2A-Version (as none, to @a2a-js/sdk's server)",
+            )],
+        ),
+        (
+            "/accept",
+            &[][..],
+            vec![("Accept", "Accept: application/json")],
+        ),
+        (
+            "/star",
+            &["--header", "Accept: */*"][..],
+            vec![
+                ("A2A-Version", "A2A-Version: 1.0"),
+                ("Accept", "Accept: */*"),
+            ],
+        ),
+        ("/encoding", &[][..], vec![]),
+    ] {
+        let url = server.url(path);
+        let (out, _) = resolve(std::slice::from_ref(&url), extra);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+        let err = stderr(&out);
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains("varies")).collect();
+        assert_eq!(lines.len(), notes.len(), "{path}: {err}");
+        for (line, (name, sent)) in lines.iter().zip(&notes) {
+            assert!(line.starts_with(&note(&url, name, sent)), "{path}: {line}");
+        }
+    }
+}
+
 /// A `Location` read as fetch reads it (the URL Standard, as `new URL(location, base)`): a run
 /// of slashes before the host, backslashes as slashes and dot segments removed in an absolute
 /// URL, `127.1` as 127.0.0.1, and an empty query not sent (undici sends `pathname + search`).

@@ -15,26 +15,33 @@ const DEFAULT_HEADERS: [(&str, &str); 3] = [
     ("accept-encoding", "identity"),
 ];
 
-/// The `A2A-Version` a request of `resolve` says: a `--header` of that name (its value may be
-/// empty), else the default.
-pub(crate) fn a2a_version(extra: &[(String, String)]) -> &str {
-    let given = extra.iter().find(|(name, _)| name == "a2a-version");
-    let default = DEFAULT_HEADERS
-        .iter()
-        .find(|(name, _)| *name == "a2a-version");
+/// The value of request header `name` (lowercase) a request of `resolve` says: a `--header` of
+/// that name (its value may be empty), else the default, else none.
+pub(crate) fn sent_header<'a>(extra: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    let given = extra.iter().find(|(n, _)| n == name);
+    let default = DEFAULT_HEADERS.iter().find(|(n, _)| *n == name);
     given
         .map(|(_, value)| value.as_str())
         .or(default.map(|(_, value)| *value))
-        .unwrap_or_default()
 }
 
-/// Whether an answer's `Vary` says its body depends on the request's `A2A-Version` (or on
-/// anything: `*`): a server may serve another card to a caller that asks otherwise.
-pub(crate) fn varies_on_a2a_version(vary: &[Vec<u8>]) -> bool {
-    vary.iter()
+/// The request headers among `A2A-Version` and `Accept` (lowercase) that an answer's `Vary`
+/// says its body depends on (`*`: both): the SDKs' resolvers send them otherwise than `resolve`
+/// does, so a server may serve them another card.
+pub(crate) fn varies_on(vary: &[Vec<u8>]) -> Vec<&'static str> {
+    let names: Vec<&[u8]> = vary
+        .iter()
         .flat_map(|value| value.split(|&b| b == b','))
         .map(<[u8]>::trim_ascii)
-        .any(|name| name == b"*" || name.eq_ignore_ascii_case(b"a2a-version"))
+        .collect();
+    ["a2a-version", "accept"]
+        .into_iter()
+        .filter(|header| {
+            names
+                .iter()
+                .any(|n| *n == b"*" || n.eq_ignore_ascii_case(header.as_bytes()))
+        })
+        .collect()
 }
 
 /// Request headers not sent on when a redirect leaves the origin they were given for: the

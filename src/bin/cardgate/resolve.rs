@@ -75,8 +75,8 @@ pub(crate) fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
             }
             Ok(fetched) => {
                 final_url = fetched.final_url.clone();
-                if fetch::varies_on_a2a_version(&fetched.header("vary")) {
-                    variant_note(url, fetch::a2a_version(&p.headers));
+                for header in fetch::varies_on(&fetched.header("vary")) {
+                    variant_note(url, header, fetch::sent_header(&p.headers, header));
                 }
                 let now = match fixed_now {
                     Some(now) => now,
@@ -125,19 +125,33 @@ pub(crate) fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
     report(&resolution.finish())
 }
 
-/// A source whose answer varies on `A2A-Version` (DESIGN.md, "Card variants"): the decision is
-/// about the card served to what this request said; the SDKs' resolvers say different things
-/// (@a2a-js/sdk's `A2A-Version: 1.0`, a2a-sdk's none), so a caller may be served another card.
-fn variant_note(url: &str, sent: &str) {
-    let asked = if sent.is_empty() {
-        "an empty A2A-Version (as none, to @a2a-js/sdk's server)".to_owned()
+/// A source whose answer varies on `A2A-Version` or `Accept` (DESIGN.md, "Card variants"): the
+/// decision is about the card served to what this request said, and the SDKs' resolvers say
+/// other things (@a2a-js/sdk's `A2A-Version: 1.0`, a2a-sdk's none; both `Accept: */*`), so a
+/// caller may be served another card.
+fn variant_note(url: &str, header: &str, sent: Option<&str>) {
+    let (name, sdks, theirs) = if header == "accept" {
+        (
+            "Accept",
+            "both SDKs' resolvers send Accept: */*",
+            "'Accept: */*'",
+        )
     } else {
-        format!("A2A-Version: {sent}")
+        (
+            "A2A-Version",
+            "@a2a-js/sdk's resolver sends A2A-Version: 1.0 and a2a-sdk's none",
+            "'A2A-Version: ...' (empty for none)",
+        )
+    };
+    let asked = match sent {
+        Some("") if header == "accept" => "an empty Accept".to_owned(),
+        Some("") => "an empty A2A-Version (as none, to @a2a-js/sdk's server)".to_owned(),
+        Some(value) => format!("{name}: {value}"),
+        None => format!("no {name}"),
     };
     crate::note(format_args!(
-        "note: {url} varies its card on A2A-Version (its Vary header): this decision is about \
-         the card served to {asked}; @a2a-js/sdk's resolver sends A2A-Version: 1.0 and \
-         a2a-sdk's none, and may be served another card: judge that one with --header \
-         'A2A-Version: ...' (empty for none), or pin this card's hash in the caller"
+        "note: {url} varies its card on {name} (its Vary header): this decision is about the \
+         card served to {asked}; {sdks}, and may be served another card: judge that one with \
+         --header {theirs}, or pin this card's hash in the caller"
     ));
 }

@@ -1197,7 +1197,9 @@ function createApi(raw, env) {
         const location = utf8Location(response.headers.get('location'));
         let to = null;
         try {
-          to = location === null ? null : new URL(location, current).href;
+          // Recorded as fetch's `response.url` shows it: without the fragment (as `cardgate
+          // resolve` records it; fetch never sends one).
+          to = location === null ? null : withoutFragment(new URL(location, current).href);
         } catch (_) {
           // not a URL: below
         }

@@ -82,6 +82,8 @@ const ROUTES = {
   // A Location of raw bytes: `/é/` in UTF-8, then a byte that is no UTF-8 (Node writes a header
   // string's code units as bytes).
   '/bytes': moved(302, '/\u00c3\u00a9/\u00ff'),
+  // A fragment and an empty query: recorded as `response.url` shows the URL (`/card?`).
+  '/frag': moved(302, '/card?#f'),
   '/%C3%A9/%EF%BF%BD': fresh,
 };
 
@@ -163,6 +165,15 @@ test('the same attempts as cardgate resolve, final_url included', { skip: !exist
   npm.resolution.attempts[1].error = 'HTTP 404 Not Found';
   assert.deepEqual(npm, strip(native));
   assert.equal(native.resolution.attempts[2].final_url, `${http.base}/card`);
+  // The URL that answered, as fetch's response.url shows it, by both hosts.
+  const frag = await run(CLI, ['resolve', `${http.base}/frag`, '--require', 'task.execute.v3', '--min-version', '3.0.0', '--max-stale', '10s']);
+  assert.equal(frag.status, 0, frag.stderr);
+  const followed = await fetch(`${http.base}/frag`);
+  await followed.text();
+  assert.equal(followed.url, `${http.base}/card?`);
+  assert.equal(JSON.parse(frag.stdout).resolution.attempts[0].final_url, followed.url);
+  const npmFrag = await resolution([`${http.base}/frag`]);
+  assert.equal(npmFrag.decision.resolution.attempts[0].final_url, followed.url);
 });
 
 test("a Location of raw bytes is read as UTF-8, as fetch reads it when it follows (the SDK's path)", async () => {

@@ -2,7 +2,7 @@
 //! them (native builds only).
 
 use crate::proxy::Proxies;
-use crate::url::{as_fetch_sends, join, origin};
+use crate::url::{as_fetch_sends, join, origin, request_form};
 use cardgate::resolution;
 use std::io::Read;
 use std::time::Duration;
@@ -182,7 +182,7 @@ pub(crate) fn get(
             return Err(timed_out(""));
         }
         let mut request = agent
-            .get(&current)
+            .get(&request_form(&current))
             .config()
             .timeout_global(Some(Duration::from_millis(left)))
             .proxy(proxies.for_url(&current))

@@ -13,9 +13,10 @@ setup-bench:
 	.ci/setup.sh core bench
 
 # The buffer-only proxy-wasm filter: the floor for any filter that checks the body. Same target,
-# release profile and wasm-opt pass as dist/cardgate.wasm (ENVOY_WASM_OPT* from envoy/envoy.mk).
+# release profile, target features and wasm-opt pass as dist/cardgate.wasm (ENVOY_RUSTFLAGS and
+# ENVOY_WASM_OPT* from envoy/envoy.mk).
 buffer-only: setup-envoy
-	$(CARGO) build -q --release --target wasm32-wasip1 --manifest-path $(BENCH_BUFFER_DIR)/Cargo.toml --target-dir $(BENCH_BUFFER_TARGET)
+	RUSTFLAGS="$(ENVOY_RUSTFLAGS)" $(CARGO) build -q --release --target wasm32-wasip1 --manifest-path $(BENCH_BUFFER_DIR)/Cargo.toml --target-dir $(BENCH_BUFFER_TARGET)
 	@if [ ! -f $(BENCH_BUFFER) ] || [ $(BENCH_BUFFER_RAW) -nt $(BENCH_BUFFER) ]; then \
 	  $(ENVOY_WASM_OPT) $(ENVOY_WASM_OPT_FLAGS) $(BENCH_BUFFER_RAW) -o $(BENCH_BUFFER); \
 	fi

@@ -246,6 +246,11 @@ fn authority_and_path(rest: &str) -> Option<(&str, &str)> {
 mod tests {
     use super::{internal_refusal, is_followed_redirect, Target};
 
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/common/redirect_locations.rs"
+    ));
+
     fn loc(v: &str) -> Vec<Vec<u8>> {
         vec![v.as_bytes().to_vec()]
     }
@@ -413,39 +418,10 @@ mod tests {
     #[test]
     fn same_path_targets_are_where_fetch_goes() {
         use super::{client_paths, target};
-        // A bigger corpus of the same form: `node tests/node/redirect-locations.mjs --out FILE`.
-        let path = std::env::var("CARDGATE_REDIRECT_LOCATIONS").unwrap_or_else(|_| {
-            concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/vectors/url/redirect_locations.json"
-            )
-            .into()
-        });
-        let file: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let decode = |s: &str| {
-            let b = s.as_bytes();
-            let mut out = Vec::new();
-            let mut i = 0;
-            while i < b.len() {
-                let hex = b
-                    .get(i + 1..i + 3)
-                    .and_then(|h| std::str::from_utf8(h).ok());
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(byte) if b[i] == b'%' => {
-                        out.push(byte);
-                        i += 3;
-                    }
-                    _ => {
-                        out.push(b[i]);
-                        i += 1;
-                    }
-                }
-            }
-            String::from_utf8_lossy(&out).into_owned()
-        };
+        let (path, cases) = redirect_location_cases();
+        let decode = crate::envoy::routes::percent_decode;
         let mut same = 0;
-        for case in file["cases"].as_array().unwrap() {
+        for case in &cases {
             let base = case["base"].as_str().unwrap();
             let location = case["location"].as_str().unwrap();
             let (scheme, rest) = base.split_once("://").unwrap();
@@ -478,7 +454,7 @@ mod tests {
             );
         }
         // The file reaches this reading often.
-        let all = file["cases"].as_array().unwrap().len();
+        let all = cases.len();
         assert!(same * 10 > all, "{same} of {all}");
         eprintln!("{path}: {same} of {all} read as a path on the same authority");
     }

@@ -233,7 +233,7 @@ pub fn strip_query(path: &str) -> &str {
 }
 
 /// Decodes `%XX` escapes; invalid escapes and invalid UTF-8 are kept as written / replaced.
-fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> String {
     decode_except(text, &[])
 }
 

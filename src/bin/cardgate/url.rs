@@ -176,6 +176,11 @@ fn drive_letter_kept(url: &Url, reference: &str) -> bool {
 mod tests {
     use super::{as_fetch_sends, join, request_form, Refusal};
 
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/common/redirect_locations.rs"
+    ));
+
     /// Each case checked against Node 20's `new URL(location, base)` (fragment dropped); the
     /// `ftp:` one fetch would refuse to fetch.
     #[test]
@@ -251,16 +256,7 @@ mod tests {
     /// does: a host no HTTP request carries, or a segment like a drive letter with a `..`.
     #[test]
     fn redirect_locations_read_as_node_reads_them() {
-        // A bigger corpus of the same form: `node tests/node/redirect-locations.mjs --out FILE`.
-        let path = std::env::var("CARDGATE_REDIRECT_LOCATIONS").unwrap_or_else(|_| {
-            concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/vectors/url/redirect_locations.json"
-            )
-            .into()
-        });
-        let file: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let (path, cases) = redirect_location_cases();
         let drive = |s: &str| {
             s.split(['/', '\\', '?', '#']).any(
                 |segment| matches!(segment.as_bytes(), [l, b':' | b'|'] if l.is_ascii_alphabetic()),
@@ -271,7 +267,7 @@ mod tests {
                 .any(|segment| segment.to_ascii_lowercase().replace("%2e", ".") == "..")
         };
         let (mut same, mut refused, mut neither) = (0, 0, 0);
-        for case in file["cases"].as_array().unwrap() {
+        for case in &cases {
             let base = case["base"].as_str().unwrap();
             let location = case["location"].as_str().unwrap();
             let fetch = case["fetch"].as_str();

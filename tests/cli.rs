@@ -1790,6 +1790,43 @@ fn resolve_records_the_url_that_answered_after_redirects() {
     assert!(decision(&plain).get("resolution").is_none());
 }
 
+/// A source URL read by the URL Standard: each one `resolve` will not ask is exit 2 with one
+/// line naming the cause, before any request (the hosts here do not exist).
+#[test]
+fn resolve_refuses_source_urls_by_their_cause() {
+    for (url, message) in [
+        (
+            "not a url",
+            r#""not a url" is not a URL: it has no scheme (not an http:// or https:// URL)"#,
+        ),
+        (
+            "http://[::1",
+            r#""http://[::1" is not a URL: invalid IPv6 address"#,
+        ),
+        (
+            "ftp://h.invalid/card",
+            r#""ftp://h.invalid/card" is not an http:// or https:// URL"#,
+        ),
+        (
+            "http://h.invalid/c:/../card",
+            r#""http://h.invalid/c:/../card" is a URL with a `..` beside a segment like a drive letter (`c:`), which this client cannot read as fetch does"#,
+        ),
+        (
+            "http://{x}/card",
+            r#""http://{x}/card" is a URL whose host no HTTP request carries"#,
+        ),
+        (
+            "http://u:p@H.invalid/",
+            r#"the URL for "h.invalid" carries user information (`user:password@`): resolve sends no credentials and would print them in the decision; give the URL without them"#,
+        ),
+    ] {
+        let out = cardgate(&["resolve", url, "--require", "task.execute.v3"], "");
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        assert_eq!(stderr(&out), format!("cardgate: {message}\n"), "{url}");
+        assert!(out.stdout.is_empty(), "{url}");
+    }
+}
+
 /// An answer whose `Vary` names `A2A-Version` or `Accept` (or is `*`), request headers the SDKs'
 /// resolvers send otherwise than `resolve`: a note on stderr for each, naming what was sent; the
 /// decision unchanged. Other `Vary` names get none. (tests/node/card-variants.test.mjs runs
@@ -1875,6 +1912,9 @@ fn resolve_reads_a_location_as_fetch_reads_it() {
             redirect(301, &format!("HTTP://127.1:{port}/c/%2e%2E/d\\..\\card?#f")),
         ),
         ("/d", redirect(302, "/c:/../card")),
+        ("/e", redirect(302, "ftp://h.invalid/card")),
+        ("/f", redirect(302, "//u:p@h.invalid/card")),
+        ("/g", redirect(307, "http://{x}/card")),
     ]);
     // Recorded as fetch's `response.url` shows the URL: no fragment, an empty query's `?` kept
     // (requested without it: the hits below are `/card`'s).
@@ -1904,6 +1944,39 @@ fn resolve_reads_a_location_as_fetch_reads_it() {
         )
     );
     assert_eq!(front.hits("/card") + front.hits("/c:/card"), 0);
+    // Each other refusal, named by its cause.
+    for (path, status, why, location) in [
+        (
+            "/e",
+            302,
+            "that is not an http(s) URL",
+            "ftp://h.invalid/card",
+        ),
+        (
+            "/f",
+            302,
+            "that carries user information (`user:password@`)",
+            "//u:p@h.invalid/card",
+        ),
+        (
+            "/g",
+            307,
+            "whose host no HTTP request carries",
+            "http://{x}/card",
+        ),
+    ] {
+        let urls = [front.url(path), cards.url("/card")];
+        let (out, _) = resolve(&urls, &[]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+        assert_eq!(
+            attempt_urls(&decision(&out))[0][2],
+            format!(
+                "{} answered {status} with a Location {why}: {location:?}",
+                urls[0]
+            ),
+            "{path}"
+        );
+    }
 }
 
 #[test]

@@ -26,6 +26,9 @@ Control endpoints (loopback only, used by the demo and the tests):
          registers a scripted answer for that exact path (both ports, or only the port named by
          "role": "primary" or "replica"; a role's own script wins); HEAD gets its headers.
          With "delay_ms", the answer waits that long before its headers (a slow primary).
+         With "variants": {"header": "a2a-version", "bodies_b64": {"1.0": "...", "": "..."}},
+         the body is the one listed for that request header's value ("": the header absent),
+         else "body_b64" (a card endpoint that serves variants, `Vary`).
          With synced_at_lag_ms, an `x-registry-synced-at` header is stamped at send time:
          this machine's clock minus that many ms (RFC 3339, ms precision).
          A scripted path is also served under its lenient spellings, as many web frameworks
@@ -210,6 +213,12 @@ class Handler(BaseHTTPRequestHandler):
             if spec.get("delay_ms"):
                 time.sleep(float(spec["delay_ms"]) / 1000.0)
             body = base64.b64decode(spec.get("body_b64", ""))
+            variants = spec.get("variants")
+            if variants:
+                sent = self.headers.get(variants["header"])
+                chosen = variants["bodies_b64"].get(sent if sent is not None else "")
+                if chosen is not None:
+                    body = base64.b64decode(chosen)
             headers = [tuple(h) for h in spec.get("headers", [])]
             if "synced_at_lag_ms" in spec:
                 stamp = time.time() - float(spec["synced_at_lag_ms"]) / 1000.0

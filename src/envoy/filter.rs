@@ -44,7 +44,7 @@ use super::headers::{
 };
 use super::metrics;
 use super::redirect;
-use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared};
+use super::reresolve::{call_answer, CallResult, Flight, Pending, Shared, Variant};
 use super::response::{self, LocalReply, Outcome, StatusReading, VERDICT_HEADER_PREFIX};
 use super::routes::{strip_query, RouteId};
 
@@ -187,6 +187,8 @@ struct CardRequest {
     trailers: HeaderSnapshot,
     /// Body callbacks not yet added to `cardgate.body_chunks` (one metric call per request).
     chunks: u64,
+    /// The caller's variant headers, read when the route re-resolves (else empty).
+    variant: Result<Variant, String>,
 }
 
 impl CardRequest {
@@ -282,8 +284,7 @@ impl Context for CardStream {
                 if let Answer::Card(d) = &answer {
                     if d.is_valid() && d.freshness() == Some(FreshnessBasis::Watermark) {
                         cache.put(
-                            &flight.cluster,
-                            &flight.path,
+                            (&flight.cluster, &flight.path, &flight.variant),
                             p.route,
                             result.served(),
                             d.staleness_ms().unwrap_or(0),
@@ -618,7 +619,7 @@ fn advance(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32, owner: 
         };
         // A card this cluster served recently, if it still holds for this requirement now.
         if let Some(route) = config.route(p.route) {
-            let key = (cluster.as_str(), path.as_str(), p.route);
+            let key = (cluster.as_str(), path.as_str(), &p.variant, p.route);
             if let Some((decision, card)) =
                 cache.reuse(key, route, &p.requirement, now_ns, &config.limits)
             {
@@ -633,8 +634,8 @@ fn advance(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32, owner: 
                 continue;
             }
         }
-        // Single flight: the same cluster and path already asked for.
-        if flights.join(&cluster, &path, id) {
+        // Single flight: the same cluster, path and variant already asked for.
+        if flights.join(&cluster, &path, &p.variant, id) {
             metrics::increment(metrics::RERESOLVE_COALESCED);
             return;
         }
@@ -653,15 +654,15 @@ fn advance(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32, owner: 
         let authority = rr.authority.clone().unwrap_or_else(|| cluster.clone());
         // The call lives on the owner's context (whose callback this is).
         let _ = hostcalls::set_effective_context(owner);
+        let mut headers = vec![
+            (":method", "GET"),
+            (":path", path.as_str()),
+            (":authority", authority.as_str()),
+        ];
+        headers.extend(p.variant.call_headers());
         let call = hostcalls::dispatch_http_call(
             &cluster,
-            vec![
-                (":method", "GET"),
-                (":path", &path),
-                (":authority", &authority),
-                ("accept", "application/json"),
-                ("accept-encoding", "identity"),
-            ],
+            headers,
             None,
             vec![],
             Duration::from_millis(timeout_ms),
@@ -674,6 +675,7 @@ fn advance(shared: &Rc<RefCell<Shared>>, config: &FilterConfig, id: u32, owner: 
                     owner,
                     cluster,
                     path,
+                    variant: p.variant.clone(),
                     waiters: vec![id],
                     started_ns: now_ns,
                     timeout_ms,
@@ -872,6 +874,7 @@ impl CardStream {
             response: HeaderSnapshot::default(),
             trailers: HeaderSnapshot::default(),
             chunks: 0,
+            variant: Variant::of(snapshot),
         });
         let action = self.decide(refusal.decision, config);
         // No upstream answer will come (the request never leaves): the reply is the
@@ -911,7 +914,10 @@ impl CardStream {
             re_resolve: rr.clone(),
             route: card.route_id,
             requirement: Requirement::clone(&card.requirement),
-            ask: rr.path_for(&card.raw_path, card.rule_agent.as_deref()),
+            ask: rr
+                .path_for(&card.raw_path, card.rule_agent.as_deref())
+                .and_then(|path| card.variant.as_ref().map(|_| path).map_err(Clone::clone)),
+            variant: card.variant.clone().unwrap_or_default(),
             head: card.head,
             request_path: card.path().to_owned(),
             rule_agent: card.rule_agent.clone(),
@@ -1076,6 +1082,11 @@ impl HttpContext for CardStream {
         }
         let authority = snapshot.first_text(":authority");
         let scheme = snapshot.first_text(":scheme");
+        let variant = if config.mode == Mode::Enforce && config.re_resolve_for(route_id).is_some() {
+            Variant::of(&snapshot)
+        } else {
+            Ok(Variant::default())
+        };
         self.card = Some(CardRequest {
             raw_path,
             authority,
@@ -1088,6 +1099,7 @@ impl HttpContext for CardStream {
             response: HeaderSnapshot::default(),
             trailers: HeaderSnapshot::default(),
             chunks: 0,
+            variant,
         });
         Action::Continue
     }

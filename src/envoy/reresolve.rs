@@ -16,6 +16,8 @@
 //!   tolerance: the staleness it had when fetched plus the time since, re-checked per request
 //!   with the current clock and the request's own requirement;
 //! - [`Flights`]: concurrent re-resolutions that need the same cluster and path share one call;
+//! - [`Variant`]: the caller's headers that can choose which card a source serves, sent on
+//!   every call and part of the flight and cache keys;
 //! - [`TokenBucket`]: calls per second per VM; when empty, the resolution stops `over_budget`.
 
 use super::vec_map::VecMap;
@@ -79,6 +81,56 @@ fn percent_encode_segment(text: &str) -> String {
     out
 }
 
+/// The caller's request headers that can choose which card a source serves: `A2A-Version`
+/// (@a2a-js/sdk's own card handler serves a v0.3-shaped card to a request without `1.0`, with
+/// `Vary: A2A-Version`) and `Accept`. Every re-resolution call sends them as the caller sent
+/// them, so each source is asked what the route's upstream was asked, and they are part of the
+/// single-flight and reuse-cache keys, so that no caller is handed a card asked for with another
+/// caller's headers (DESIGN.md, "Card variants").
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Variant {
+    /// The caller's `accept` and `a2a-version` fields, in the caller's order.
+    sent: Vec<(&'static str, String)>,
+}
+
+impl Variant {
+    /// The caller's variant headers, or why they cannot be sent (a call's header values are
+    /// text; Envoy lets other bytes through): the calls then fail closed, as for a path that
+    /// cannot be asked.
+    pub fn of(request: &HeaderSnapshot) -> Result<Variant, String> {
+        let mut sent = Vec::new();
+        for (name, value) in request.pairs() {
+            let Some(name) = ["accept", "a2a-version"]
+                .into_iter()
+                .find(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+            else {
+                continue;
+            };
+            let value = std::str::from_utf8(value).map_err(|_| {
+                format!(
+                    "the caller's {name} header is not UTF-8 text, so no other source can be \
+                     asked with it"
+                )
+            })?;
+            sent.push((name, value.to_owned()));
+        }
+        Ok(Variant { sent })
+    }
+
+    /// The headers a call sends for this variant (after `:method`, `:path` and `:authority`):
+    /// the caller's, `accept: application/json` when it sent no `Accept`, and
+    /// `accept-encoding: identity`.
+    pub fn call_headers(&self) -> Vec<(&str, &str)> {
+        let mut headers: Vec<(&str, &str)> = Vec::with_capacity(self.sent.len() + 2);
+        if !self.sent.iter().any(|(n, _)| *n == "accept") {
+            headers.push(("accept", "application/json"));
+        }
+        headers.extend(self.sent.iter().map(|(n, v)| (*n, v.as_str())));
+        headers.push(("accept-encoding", "identity"));
+        headers
+    }
+}
+
 /// Calls per second with a burst; refills continuously.
 #[derive(Debug, Clone)]
 pub struct TokenBucket {
@@ -126,6 +178,8 @@ pub struct ServedCard {
     pub content_type: Option<String>,
     /// Its `Cache-Control` values (capped again on every reply).
     pub cache_control: Vec<Vec<u8>>,
+    /// Its `Vary` values (the reply keeps them beside the gate's own).
+    pub vary: Vec<Vec<u8>>,
 }
 
 /// One reusable card.
@@ -133,13 +187,15 @@ pub struct ServedCard {
 struct CacheEntry {
     cluster: String,
     path: String,
+    variant: Variant,
     route: RouteId,
     card: ServedCard,
     staleness_ms: u64,
     fetched_ns: u64,
 }
 
-/// Valid cards from clusters, keyed by cluster and path (and route: its envelope settings).
+/// Valid cards from clusters, keyed by cluster, path and the caller's [`Variant`] (and route:
+/// its envelope settings).
 #[derive(Debug, Clone, Default)]
 pub struct CardCache {
     entries: Vec<CacheEntry>,
@@ -156,15 +212,15 @@ impl CardCache {
     #[allow(clippy::too_many_arguments)]
     pub fn put(
         &mut self,
-        cluster: &str,
-        path: &str,
+        (cluster, path, variant): (&str, &str, &Variant),
         route: RouteId,
         card: ServedCard,
         staleness_ms: u64,
         fetched_ns: u64,
     ) {
-        self.entries
-            .retain(|e| !(e.cluster == cluster && e.path == path && e.route == route));
+        self.entries.retain(|e| {
+            !(e.cluster == cluster && e.path == path && e.variant == *variant && e.route == route)
+        });
         if self.entries.len() >= CACHE_CAPACITY {
             if let Some(oldest) = self
                 .entries
@@ -179,6 +235,7 @@ impl CardCache {
         self.entries.push(CacheEntry {
             cluster: cluster.to_owned(),
             path: path.to_owned(),
+            variant: variant.clone(),
             route,
             card,
             staleness_ms,
@@ -193,17 +250,16 @@ impl CardCache {
     /// Anything else drops the entry.
     pub fn reuse(
         &mut self,
-        key: (&str, &str, RouteId),
+        key: (&str, &str, &Variant, RouteId),
         route: &CardRoute,
         requirement: &Requirement,
         now_ns: u64,
         limits: &Limits,
     ) -> Option<(Decision, ServedCard)> {
-        let (cluster, path, route_id) = key;
-        let i = self
-            .entries
-            .iter()
-            .position(|e| e.cluster == cluster && e.path == path && e.route == route_id)?;
+        let (cluster, path, variant, route_id) = key;
+        let i = self.entries.iter().position(|e| {
+            e.cluster == cluster && e.path == path && e.variant == *variant && e.route == route_id
+        })?;
         let entry = self.entries.get(i)?;
         let since_ms = now_ns.saturating_sub(entry.fetched_ns).div_ceil(1_000_000);
         let lag = entry.staleness_ms.saturating_add(since_ms).to_string();
@@ -267,6 +323,8 @@ pub struct Flight {
     pub cluster: String,
     /// Path asked for.
     pub path: String,
+    /// The variant headers sent.
+    pub variant: Variant,
     /// Streams waiting (the owner included when it waits).
     pub waiters: Vec<u32>,
     /// Host time the call started.
@@ -282,12 +340,13 @@ pub struct Flights {
 }
 
 impl Flights {
-    /// Joins the call for `cluster` and `path` if one is in flight: `true` if `stream` now waits.
-    pub fn join(&mut self, cluster: &str, path: &str, stream: u32) -> bool {
+    /// Joins the call for `cluster`, `path` and `variant` if one is in flight: `true` if
+    /// `stream` now waits.
+    pub fn join(&mut self, cluster: &str, path: &str, variant: &Variant, stream: u32) -> bool {
         match self
             .flights
             .iter_mut()
-            .find(|f| f.cluster == cluster && f.path == path)
+            .find(|f| f.cluster == cluster && f.path == path && f.variant == *variant)
         {
             Some(f) => {
                 f.waiters.push(stream);
@@ -343,6 +402,8 @@ pub struct Pending {
     pub requirement: Requirement,
     /// The path asked of the clusters (or why there is none).
     pub ask: Result<String, String>,
+    /// The caller's variant headers, sent with every call.
+    pub variant: Variant,
     /// The caller asked with `HEAD`.
     pub head: bool,
     /// The request path and the rule's agent (for the log line).
@@ -413,6 +474,7 @@ impl CallResult<'_> {
                 .first()
                 .map(|v| String::from_utf8_lossy(v).into_owned()),
             cache_control: self.header("cache-control"),
+            vary: self.header("vary"),
         }
     }
 }
@@ -535,6 +597,17 @@ mod tests {
             body: body.as_bytes().to_vec(),
             content_type: Some("application/json".into()),
             cache_control: vec![],
+            vary: vec![],
+        }
+    }
+
+    /// A variant with these `A2A-Version` values.
+    fn version(values: &[&str]) -> Variant {
+        Variant {
+            sent: values
+                .iter()
+                .map(|v| ("a2a-version", (*v).to_owned()))
+                .collect(),
         }
     }
 
@@ -554,15 +627,15 @@ mod tests {
         let mut c = CardCache::default();
         let r = route();
         let limits = Limits::default();
+        let none = Variant::default();
         c.put(
-            "primary",
-            "/p",
+            ("primary", "/p", &none),
             RouteId::WellKnown,
             served(V3),
             500,
             1_000_000_000,
         );
-        let key = ("primary", "/p", RouteId::WellKnown);
+        let key = ("primary", "/p", &none, RouteId::WellKnown);
         let two_s = req(r#"{"max_stale":"2s"}"#);
         // 500 ms stale at fetch + 1.5 s since = 2000 ms: still within 2 s.
         let (d, card) = c
@@ -585,10 +658,11 @@ mod tests {
         let mut c = CardCache::default();
         let hash = crate::api::card_hash(V3.as_bytes()).unwrap();
         let pinned = req(&format!(r#"{{"pin":"{hash}"}}"#));
-        c.put("p", "/a", RouteId::WellKnown, served(V3), 0, 0);
+        let none = Variant::default();
+        c.put(("p", "/a", &none), RouteId::WellKnown, served(V3), 0, 0);
         assert!(c
             .reuse(
-                ("p", "/a", RouteId::WellKnown),
+                ("p", "/a", &none, RouteId::WellKnown),
                 &route(),
                 &pinned,
                 0,
@@ -596,27 +670,36 @@ mod tests {
             )
             .is_none());
         for i in 0..(CACHE_CAPACITY as u64 + 5) {
-            c.put("p", &format!("/{i}"), RouteId::WellKnown, served(V3), 0, i);
+            c.put(
+                ("p", &format!("/{i}"), &none),
+                RouteId::WellKnown,
+                served(V3),
+                0,
+                i,
+            );
         }
         assert_eq!(c.len(), CACHE_CAPACITY);
     }
 
     #[test]
-    fn flights_coalesce_by_cluster_and_path() {
+    fn flights_coalesce_by_cluster_path_and_variant() {
         let mut f = Flights::default();
-        assert!(!f.join("primary", "/a", 1));
+        let none = Variant::default();
+        assert!(!f.join("primary", "/a", &none, 1));
         f.start(Flight {
             token: 9,
             owner: 1,
             cluster: "primary".into(),
             path: "/a".into(),
+            variant: none.clone(),
             waiters: vec![1],
             started_ns: 0,
             timeout_ms: 100,
         });
-        assert!(f.join("primary", "/a", 2));
-        assert!(!f.join("primary", "/b", 3));
-        assert!(!f.join("other", "/a", 3));
+        assert!(f.join("primary", "/a", &none, 2));
+        assert!(!f.join("primary", "/b", &none, 3));
+        assert!(!f.join("other", "/a", &none, 3));
+        assert!(!f.join("primary", "/a", &version(&["1.0"]), 3));
         assert_eq!(f.take(9).unwrap().waiters, vec![1, 2]);
         assert!(f.take(9).is_none());
         f.start(Flight {
@@ -624,12 +707,87 @@ mod tests {
             owner: 4,
             cluster: "c".into(),
             path: "/x".into(),
+            variant: none,
             waiters: vec![4, 5],
             started_ns: 0,
             timeout_ms: 100,
         });
         assert_eq!(f.take_owned_by(4).len(), 1);
         assert!(f.is_empty());
+    }
+
+    #[test]
+    fn cache_keeps_each_variant_apart() {
+        let mut c = CardCache::default();
+        let (v1, none) = (version(&["1.0"]), Variant::default());
+        let legacy = r#"{"name":"w","version":"3.0.0","skills":[{"id":"task.execute.v0"}]}"#;
+        c.put(("p", "/a", &v1), RouteId::WellKnown, served(V3), 0, 0);
+        c.put(("p", "/a", &none), RouteId::WellKnown, served(legacy), 0, 0);
+        assert_eq!(c.len(), 2, "one entry per variant");
+        let any = req(r#"{"max_stale":"10s"}"#);
+        let limits = Limits::default();
+        let body = |c: &mut CardCache, v: &Variant| {
+            c.reuse(
+                ("p", "/a", v, RouteId::WellKnown),
+                &route(),
+                &any,
+                0,
+                &limits,
+            )
+            .map(|(_, card)| card.body)
+        };
+        assert_eq!(body(&mut c, &v1), Some(V3.as_bytes().to_vec()));
+        assert_eq!(body(&mut c, &none), Some(legacy.as_bytes().to_vec()));
+        // Values are compared as sent: another spelling or another `Accept` is another variant.
+        assert_eq!(body(&mut c, &version(&["1.0 "])), None);
+        assert_eq!(body(&mut c, &version(&["1.0", "1.0"])), None);
+        let mut with_accept = v1.clone();
+        with_accept.sent.push(("accept", "*/*".into()));
+        assert_eq!(body(&mut c, &with_accept), None);
+    }
+
+    #[test]
+    fn variant_is_read_from_the_callers_headers_and_sent_as_read() {
+        let snapshot = HeaderSnapshot::from_pairs(&[
+            (":path", b"/card"),
+            ("accept", b"application/json"),
+            ("A2A-Version", b"1.0"),
+            ("accept", b"*/*;q=0.1"),
+            ("accept-encoding", b"gzip"),
+        ]);
+        let v = Variant::of(&snapshot).unwrap();
+        assert_eq!(
+            v.call_headers(),
+            [
+                ("accept", "application/json"),
+                ("a2a-version", "1.0"),
+                ("accept", "*/*;q=0.1"),
+                ("accept-encoding", "identity"),
+            ]
+        );
+        let version_only = Variant::of(&HeaderSnapshot::from_pairs(&[("a2a-version", b"0.3")]));
+        assert_eq!(
+            version_only.unwrap().call_headers(),
+            [
+                ("accept", "application/json"),
+                ("a2a-version", "0.3"),
+                ("accept-encoding", "identity"),
+            ]
+        );
+        // None sent: the calls ask for JSON and send no version, as before.
+        let bare = Variant::of(&HeaderSnapshot::from_pairs(&[(":path", b"/card")])).unwrap();
+        assert_eq!(bare, Variant::default());
+        assert_eq!(
+            bare.call_headers(),
+            [
+                ("accept", "application/json"),
+                ("accept-encoding", "identity")
+            ]
+        );
+        // A value that is not text cannot be sent: refused, by name.
+        let junk = HeaderSnapshot::from_pairs(&[("a2a-version", b"1.\xff")]);
+        let why = Variant::of(&junk).unwrap_err();
+        assert!(why.contains("a2a-version header is not UTF-8"), "{why}");
     }
 
     #[test]

@@ -504,6 +504,12 @@ pub fn resolved_reply(
             capped_cache_control(&upstream, lifetime_left_s(decision, requirement)),
         ));
         headers.push(("vary", VARY.to_owned()));
+        // The source's own `Vary` (the request headers that chose this card) stays, as on an
+        // upstream's answer the gate forwards; a value that is not text becomes `*`.
+        headers.extend(card.vary.iter().map(|v| {
+            let v = std::str::from_utf8(v).map_or_else(|_| "*".to_owned(), str::to_owned);
+            ("vary", v)
+        }));
         headers.push((CARD_SOURCE, source.to_owned()));
         headers.push((CARD_ATTEMPTS, attempts.to_string()));
         return LocalReply {
@@ -1128,8 +1134,16 @@ mod tests {
             body: CARD.as_bytes().to_vec(),
             content_type: Some("application/json; charset=utf-8".into()),
             cache_control: vec![b"public, max-age=60".to_vec()],
+            vary: vec![b"A2A-Version".to_vec(), b"x-\xff".to_vec()],
         };
         let reply = resolved_reply(&d, Some(("primary", &card)), &req, 2, 5);
+        let varies: Vec<&str> = reply
+            .headers
+            .iter()
+            .filter(|(k, _)| *k == "vary")
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert_eq!(varies, [VARY, "A2A-Version", "*"]);
         assert_eq!((reply.status, reply.body.as_str()), (200, CARD));
         for h in [
             ("content-type", "application/json; charset=utf-8"),

@@ -7,6 +7,7 @@ fixture counts the requests each role answers, so "no call" and "one call" are m
 primary itself.
 """
 
+import base64
 import json
 import threading
 import time
@@ -357,6 +358,82 @@ def test_reuse_cache_holds_for_what_is_left_of_the_tolerance(rr_envoy, registry)
     resp, _ = get(rr_envoy, "rr", path, tight)
     assert resp.status == 200 and resp.body == V3
     assert registry.count("primary", path) == 2  # past the tolerance: asked again
+
+
+def test_calls_ask_with_the_callers_variant_headers_and_never_share_a_variant(rr_envoy, registry):
+    """A primary that serves a card by `A2A-Version` (as @a2a-js/sdk's own card handler does,
+    `Vary: A2A-Version`): each caller's re-resolution asks with its own `A2A-Version` and
+    `Accept`, and neither the reuse cache nor a shared call hands one caller's variant to a
+    caller that asked otherwise. The reply keeps the source's `Vary` beside the gate's."""
+    path = "/agents/rr-variant/card"
+    b64 = lambda b: base64.b64encode(b).decode("ascii")
+    registry.register(
+        registry.script(path, V2, 200, [("content-type", "application/json"),
+                                        ("x-replica-lag-ms", "40000")], role="replica"),
+        # v1.0 callers get V3; the others a fresh card without task.execute.v3.
+        registry.script(path, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "0"),
+                                        ("vary", "A2A-Version")], role="primary",
+                        variants={"header": "a2a-version", "bodies_b64": {"1.0": b64(V3)}}))
+    v1 = {"A2A-Version": "1.0", "Accept": "*/*"}
+    resp, _ = get(rr_envoy, "rr", path, v1)
+    assert resp.status == 200 and resp.body == V3, resp
+    assert resp.header("a2a-card-source") == "registry_primary"
+    varies = [n.strip() for v in resp.header_all("vary") for n in v.split(",")]
+    assert "A2A-Version" in varies and "a2a-require-capabilities" in varies, varies
+    sent = registry.last_request_headers(path)
+    assert ("a2a-version", "1.0") in sent and ("accept", "*/*") in sent, sent
+    assert registry.count("primary", path) == 1
+    # No A2A-Version: another variant, so the primary is asked again (not the V3 kept for v1.0
+    # callers), without the header and with the default Accept; its card lacks the capability.
+    before = counters(rr_envoy)
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 409 and resp.json()["error_class"] == "capability_mismatch", resp
+    assert registry.count("primary", path) == 2
+    sent = registry.last_request_headers(path)
+    assert not [v for k, v in sent if k == "a2a-version"], sent
+    assert ("accept", "application/json") in sent, sent
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1, "calls": 1}
+    # The v1.0 variant again: from the reuse cache, no call.
+    resp, _ = get(rr_envoy, "rr", path, v1)
+    assert resp.status == 200 and resp.body == V3, resp
+    assert registry.count("primary", path) == 2
+    # Another spelling of the same version is another variant: asked, not reused.
+    resp, _ = get(rr_envoy, "rr", path, {"A2A-Version": "1.0", "Accept": "application/json"})
+    assert resp.status == 200 and resp.body == V3, resp
+    assert registry.count("primary", path) == 3
+
+
+def test_concurrent_callers_of_different_variants_never_share_a_call(rr_envoy, registry):
+    path = "/agents/rr-variant-flight/card"
+    b64 = lambda b: base64.b64encode(b).decode("ascii")
+    registry.register(
+        registry.script(path, V2, 200, [("content-type", "application/json"),
+                                        ("x-replica-lag-ms", "40000")], role="replica"),
+        registry.script(path, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "0"),
+                                        ("vary", "A2A-Version")], role="primary", delay_ms=300,
+                        variants={"header": "a2a-version", "bodies_b64": {"1.0": b64(V3)}}))
+    results = {}
+    start = threading.Barrier(6)
+
+    def ask(name, headers):
+        start.wait()
+        results[name] = get(rr_envoy, "rr", path, headers)[0]
+
+    threads = [threading.Thread(target=ask, args=("v1-%d" % i, {"A2A-Version": "1.0"})) for i in range(3)]
+    threads += [threading.Thread(target=ask, args=("none-%d" % i, {})) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(results) == 6, results
+    for name, resp in results.items():
+        if name.startswith("v1"):
+            assert resp.status == 200 and resp.body == V3, (name, resp)
+        else:
+            assert resp.status == 409 and resp.json()["error_class"] == "capability_mismatch", (name, resp)
+    # One call per variant: the three callers of each share it (the primary answers after
+    # 300 ms, long after all six asked).
+    assert registry.count("primary", path) == 2
 
 
 def test_budget_exhausted_fails_closed_at_once(rr_envoy, registry):

@@ -429,17 +429,6 @@ pub struct Shared {
     pub buckets: VecMap<usize, TokenBucket>,
 }
 
-impl Shared {
-    /// Takes a token from the bucket of `re_resolve`'s slot.
-    pub fn take_token(&mut self, re_resolve: &ReResolve, now_ns: u64) -> bool {
-        self.buckets
-            .get_or_insert_with(re_resolve.budget_slot, || {
-                TokenBucket::new(re_resolve.per_second, re_resolve.burst)
-            })
-            .is_some_and(|bucket| bucket.take(now_ns))
-    }
-}
-
 /// What a call answered, as seen by the host.
 pub struct CallResult<'a> {
     /// `:status`, `None` when the call got no answer (timeout, refused, reset).

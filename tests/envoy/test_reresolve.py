@@ -360,20 +360,25 @@ def test_reuse_cache_holds_for_what_is_left_of_the_tolerance(rr_envoy, registry)
     assert registry.count("primary", path) == 2  # past the tolerance: asked again
 
 
+def script_variants(registry, path, delay_ms=0):
+    """A stale replica, and a primary that serves by `A2A-Version` with `Vary: A2A-Version`:
+    V3 to `1.0`, otherwise a fresh card without task.execute.v3."""
+    registry.register(
+        registry.script(path, V2, 200, [("content-type", "application/json"),
+                                        ("x-replica-lag-ms", "40000")], role="replica"),
+        registry.script(path, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "0"),
+                                        ("vary", "A2A-Version")], role="primary", delay_ms=delay_ms,
+                        variants={"header": "a2a-version",
+                                  "bodies_b64": {"1.0": base64.b64encode(V3).decode("ascii")}}))
+
+
 def test_calls_ask_with_the_callers_variant_headers_and_never_share_a_variant(rr_envoy, registry):
     """A primary that serves a card by `A2A-Version` (as @a2a-js/sdk's own card handler does,
     `Vary: A2A-Version`): each caller's re-resolution asks with its own `A2A-Version` and
     `Accept`, and neither the reuse cache nor a shared call hands one caller's variant to a
     caller that asked otherwise. The reply keeps the source's `Vary` beside the gate's."""
     path = "/agents/rr-variant/card"
-    b64 = lambda b: base64.b64encode(b).decode("ascii")
-    registry.register(
-        registry.script(path, V2, 200, [("content-type", "application/json"),
-                                        ("x-replica-lag-ms", "40000")], role="replica"),
-        # v1.0 callers get V3; the others a fresh card without task.execute.v3.
-        registry.script(path, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "0"),
-                                        ("vary", "A2A-Version")], role="primary",
-                        variants={"header": "a2a-version", "bodies_b64": {"1.0": b64(V3)}}))
+    script_variants(registry, path)
     v1 = {"A2A-Version": "1.0", "Accept": "*/*"}
     resp, _ = get(rr_envoy, "rr", path, v1)
     assert resp.status == 200 and resp.body == V3, resp
@@ -397,7 +402,7 @@ def test_calls_ask_with_the_callers_variant_headers_and_never_share_a_variant(rr
     resp, _ = get(rr_envoy, "rr", path, v1)
     assert resp.status == 200 and resp.body == V3, resp
     assert registry.count("primary", path) == 2
-    # Another spelling of the same version is another variant: asked, not reused.
+    # The same version with another `Accept` is another variant: asked, not reused.
     resp, _ = get(rr_envoy, "rr", path, {"A2A-Version": "1.0", "Accept": "application/json"})
     assert resp.status == 200 and resp.body == V3, resp
     assert registry.count("primary", path) == 3
@@ -405,13 +410,7 @@ def test_calls_ask_with_the_callers_variant_headers_and_never_share_a_variant(rr
 
 def test_concurrent_callers_of_different_variants_never_share_a_call(rr_envoy, registry):
     path = "/agents/rr-variant-flight/card"
-    b64 = lambda b: base64.b64encode(b).decode("ascii")
-    registry.register(
-        registry.script(path, V2, 200, [("content-type", "application/json"),
-                                        ("x-replica-lag-ms", "40000")], role="replica"),
-        registry.script(path, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "0"),
-                                        ("vary", "A2A-Version")], role="primary", delay_ms=300,
-                        variants={"header": "a2a-version", "bodies_b64": {"1.0": b64(V3)}}))
+    script_variants(registry, path, delay_ms=300)
     results = {}
     start = threading.Barrier(6)
 

@@ -408,6 +408,23 @@ def test_calls_ask_with_the_callers_variant_headers_and_never_share_a_variant(rr
     assert registry.count("primary", path) == 3
 
 
+def test_a_variant_header_that_is_not_text_fails_closed_without_a_call(rr_envoy, registry):
+    """Envoy passes a caller's obs-text bytes through; a call's headers are text, so the
+    filter cannot ask another source what the caller asked: every source is a failed attempt
+    naming the header, and no call is made."""
+    path = "/agents/rr-variant-junk/card"
+    script_variants(registry, path)
+    before = counters(rr_envoy)
+    resp, _ = get(rr_envoy, "rr", path, {"A2A-Version": "1.0\xff"})
+    assert resp.status == 503, resp
+    attempts = resp.json()["resolution"]["attempts"]
+    assert attempts[0]["error_class"] == "stale_agent_card"
+    assert attempts[1]["verdict"] == "failed"
+    assert "a2a-version header is not UTF-8" in attempts[1]["error"], attempts
+    assert registry.count("primary", path) == 0
+    assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1}
+
+
 def test_concurrent_callers_of_different_variants_never_share_a_call(rr_envoy, registry):
     path = "/agents/rr-variant-flight/card"
     script_variants(registry, path, delay_ms=300)

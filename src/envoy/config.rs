@@ -502,6 +502,12 @@ impl FilterConfig {
         }
     }
 
+    /// Whether a rejected answer on this route may be re-resolved: enforce mode and a
+    /// `re_resolve` setting in force there.
+    pub fn re_resolves(&self, id: RouteId) -> bool {
+        self.mode == Mode::Enforce && self.re_resolve_for(id).is_some()
+    }
+
     /// The card route a request path belongs to, if any: the first of its
     /// [`path_variants`] that matches a listed route (in order) or the well-known route. The
     /// agent id is then looked up in the policy exactly, or else regardless of ASCII case.

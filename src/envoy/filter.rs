@@ -842,8 +842,7 @@ impl CardStream {
         config: &FilterConfig,
     ) -> Option<Action> {
         let original_path = refusal.original_path().to_owned();
-        let re_resolves =
-            config.mode == Mode::Enforce && config.re_resolve_for(refusal.route).is_some();
+        let re_resolves = config.re_resolves(refusal.route);
         // The original route's requirement, as for any request on it with these headers.
         let found = re_resolves
             .then(|| self.card_rule(&original_path, snapshot, config))
@@ -1082,7 +1081,7 @@ impl HttpContext for CardStream {
         }
         let authority = snapshot.first_text(":authority");
         let scheme = snapshot.first_text(":scheme");
-        let variant = if config.mode == Mode::Enforce && config.re_resolve_for(route_id).is_some() {
+        let variant = if config.re_resolves(route_id) {
             Variant::of(&snapshot)
         } else {
             Ok(Variant::default())

@@ -776,7 +776,17 @@ mod tests {
         // A value that is not text cannot be sent: refused, by name.
         let junk = HeaderSnapshot::from_pairs(&[("a2a-version", b"1.\xff")]);
         let why = Variant::of(&junk).unwrap_err();
-        assert!(why.contains("a2a-version header is not UTF-8"), "{why}");
+        assert_eq!(
+            why,
+            "the caller's a2a-version header is not UTF-8 text, so no other source can be \
+             asked with it"
+        );
+        let junk = HeaderSnapshot::from_pairs(&[("a2a-version", b"1.0"), ("Accept", b"\xfe/*")]);
+        assert_eq!(
+            Variant::of(&junk).unwrap_err(),
+            "the caller's accept header is not UTF-8 text, so no other source can be asked \
+             with it"
+        );
     }
 
     #[test]

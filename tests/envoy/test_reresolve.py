@@ -420,7 +420,8 @@ def test_a_variant_header_that_is_not_text_fails_closed_without_a_call(rr_envoy,
     attempts = resp.json()["resolution"]["attempts"]
     assert attempts[0]["error_class"] == "stale_agent_card"
     assert attempts[1]["verdict"] == "failed"
-    assert "a2a-version header is not UTF-8" in attempts[1]["error"], attempts
+    assert attempts[1]["error"] == ("the caller's a2a-version header is not UTF-8 text, so no other "
+                                    "source can be asked with it"), attempts
     assert registry.count("primary", path) == 0
     assert delta(before, counters(rr_envoy)) == {"attempted": 1, "failed": 1}
 

@@ -12,7 +12,9 @@ JS_WASM_OPT := .tools/node/node_modules/.bin/wasm-opt
 JS_WASM_OPT_FLAGS := -Oz --strip-producers --strip-target-features --enable-simd \
 	--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	--enable-mutable-globals --enable-multivalue --enable-reference-types
-JS_TSC := node_modules/.bin/tsc
+# The declarations are type-checked with the newest TypeScript 5 and with TypeScript 7 (the
+# native compiler), each by its own path: both packages install a `tsc` in node_modules/.bin.
+JS_TSCS := node_modules/typescript/bin/tsc node_modules/typescript-7/bin/tsc
 
 .PHONY: setup-js pkg test-js js-size bench-js
 
@@ -78,11 +80,11 @@ test-js: pkg
 	$(CARGO) build --release --bin cardgate
 	cd pkg && npm pack --dry-run --json > /dev/null
 	node tests/node/consumer.mjs $(JS_TARGET_DIR)/consumer
-	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.json
-	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.node-decl.json
-	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.web-decl.json
-	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.bundler.json
-	$(JS_TSC) --noEmit --strict -p $(JS_TARGET_DIR)/consumer/tsconfig.bundler-node.json
+	set -e; for tsc in $(JS_TSCS); do node $$tsc --version; \
+	  for config in tsconfig tsconfig.node-decl tsconfig.web-decl tsconfig.bundler tsconfig.bundler-node; do \
+	    node $$tsc --noEmit --strict -p $(JS_TARGET_DIR)/consumer/$$config.json; \
+	  done; \
+	done
 	# The files, not the folder: from Node 22 on `node --test DIR` loads DIR as a module.
 	node --test tests/node/*.test.mjs
 

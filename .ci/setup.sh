@@ -10,6 +10,7 @@ WASM_BINDGEN_VERSION="0.2.130"
 A2A_SDK_LOWEST="1.0.1"    # keep in step with SDK_PEER_RANGE in js/build.mjs
 CARGO_FUZZ_VERSION="0.13.2"
 CANONICALIZE_VERSION="2.1.0"  # npm canonicalize for the JS peer of `make bench` (bench/README.md)
+BINARYEN_VERSION="132.0.0"    # npm binaryen: wasm-opt for both wasm modules (envoy/envoy.mk, js/js.mk)
 TOOLS=".tools"            # gitignored: Python venvs and npm tools live here
 mkdir -p "$TOOLS"
 
@@ -31,17 +32,30 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# A Python venv under $TOOLS: py_venv DIR SPEC... creates $TOOLS/DIR and pip-installs the specs it lacks.
+# A Python venv under $TOOLS: py_venv DIR SPEC... creates $TOOLS/DIR and pip-installs each spec
+# it lacks or holds at another version than the spec's `==` pin (so a changed pin takes effect
+# on a machine set up before it).
 py_venv() {
   local dir="$TOOLS/$1"; shift
   if [ ! -x "$dir/bin/python" ]; then
     say "python venv $dir"; python3 -m venv "$dir"
   fi
-  local need=()
-  for spec in "$@"; do
-    name="${spec%%==*}"
-    "$dir/bin/python" -m pip show -q "$name" >/dev/null 2>&1 || need+=("$spec")
-  done
+  local need=() lacking
+  lacking=$("$dir/bin/python" - "$@" <<'PY'
+import importlib.metadata as metadata
+import sys
+
+for spec in sys.argv[1:]:
+    name, _, pinned = spec.partition("==")
+    try:
+        installed = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        installed = None
+    if installed is None or (pinned and installed != pinned):
+        print(spec)
+PY
+  ) || { echo "setup: cannot read the packages of $dir" >&2; return 1; }
+  [ -z "$lacking" ] || mapfile -t need <<< "$lacking"
   if [ ${#need[@]} -gt 0 ]; then
     say "pip install ${need[*]} into $dir"
     "$dir/bin/python" -m pip install -q --disable-pip-version-check "${need[@]}"
@@ -69,11 +83,12 @@ fi
 if want envoy || want js; then
   rustup target list --installed | grep -q '^wasm32-wasip1$' || rustup target add wasm32-wasip1
   rustup target list --installed | grep -q '^wasm32-unknown-unknown$' || rustup target add wasm32-unknown-unknown
-  if [ ! -x "$TOOLS/node/node_modules/.bin/wasm-opt" ]; then
-    say "npm binaryen (wasm-opt)"
+  if [ ! -x "$TOOLS/node/node_modules/.bin/wasm-opt" ] \
+    || [ "$(node -p "require('./$TOOLS/node/node_modules/binaryen/package.json').version" 2>/dev/null)" != "$BINARYEN_VERSION" ]; then
+    say "npm binaryen@$BINARYEN_VERSION (wasm-opt)"
     mkdir -p "$TOOLS/node"
     (cd "$TOOLS/node" && [ -f package.json ] || echo '{"private":true}' > package.json)
-    (cd "$TOOLS/node" && npm install --silent --no-audit --no-fund binaryen@132 >/dev/null)
+    (cd "$TOOLS/node" && npm install --silent --no-audit --no-fund --save-exact "binaryen@$BINARYEN_VERSION" >/dev/null)
   fi
 fi
 
@@ -82,8 +97,8 @@ if want envoy; then
   # upstream (it skips as a whole without them).
   # starlette, sse-starlette (a2a-sdk's `http-server` extra) and uvicorn (with the click it
   # needs): tests/envoy/test_sdk_callers.py runs a real a2a-sdk worker (tests/envoy/sdk_worker.py).
-  py_venv py pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.2 h2==4.4.1 hpack==4.2.0 hyperframe==6.1.0 \
-    a2a-sdk==1.3.0 protobuf==7.36.2 packaging==26.4 starlette==1.10.0 sse-starlette==3.7.0 uvicorn==0.54.0 click==8.5.1
+  py_venv py pytest==9.2.0 rfc8785==0.1.4 pyyaml==6.0.4 h2==4.4.1 hpack==4.2.0 hyperframe==6.1.0 \
+    a2a-sdk==1.3.0 protobuf==7.36.2 packaging==26.4 starlette==1.10.0 sse-starlette==3.7.1 uvicorn==0.55.0 click==8.5.1
   # wrk: the soak's short run in `make test-envoy` (and `make soak`, `make bench`).
   apt_install wrk
   for v in "$ENVOY_VERSION" "$ENVOY_OLDEST"; do

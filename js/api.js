@@ -1594,6 +1594,72 @@ function createApi(raw, env) {
     return card;
   }
 
+  /** The requirement members an extended card is not judged by: freshness is the gated card's
+   * (max_stale, and a pin, which names that card), and so is the interface the client sends to
+   * (binding:, protocol:). */
+  const NOT_FOR_EXTENDED = ['max_stale', 'pin', 'pin_mode'];
+  const interfaceCapability = (c) => typeof c === 'string' && (c.startsWith('binding:') || c.startsWith('protocol:'));
+
+  /** What the client holding an extended card reads of it for the requirement: `name`,
+   * `version`, each skill, `capabilities`' flags and extensions, copied member by member as
+   * the client holds them (no value converted: a wrong type is the core's malformed_card).
+   * The SDK's transports hand the card over in its own form (`$case` unions in security
+   * schemes), not as card JSON, so the rest of it is left out. */
+  function extendedCardJson(card) {
+    if (card === null || typeof card !== 'object' || Array.isArray(card)) return JSON.stringify(card ?? null);
+    const pick = (from, keys) => {
+      if (from === null || typeof from !== 'object' || Array.isArray(from)) return from;
+      const out = {};
+      for (const k of keys) if (Object.prototype.hasOwnProperty.call(from, k)) out[k] = from[k];
+      return out;
+    };
+    const caps = pick(card.capabilities, ['streaming', 'pushNotifications', 'extendedAgentCard', 'extensions']);
+    if (caps !== null && typeof caps === 'object' && Array.isArray(caps.extensions)) {
+      caps.extensions = caps.extensions.map((e) => pick(e, ['uri', 'required']));
+    }
+    const skills = Array.isArray(card.skills)
+      ? card.skills.map((s) => pick(s, ['id', 'name', 'description', 'tags']))
+      : card.skills;
+    return JSON.stringify({ name: card.name, description: card.description, version: card.version, capabilities: caps, skills });
+  }
+
+  /** A CallInterceptor for @a2a-js/sdk's `ClientConfig.interceptors` that refuses the extended
+   * card `Client.getAgentCard()` fetches from the agent (it replaces the client's card) when
+   * that card fails the requirement's version floor, capabilities or card name: the call
+   * rejects with the typed error and the client keeps its card. Freshness and the interface
+   * were settled on the gated card the client was built from; the extended card came from the
+   * agent over that interface, so the decision pins the card to itself (freshness `pinned`). */
+  function extendedCardInterceptor(requirement) {
+    let req = requirement;
+    if (typeof req === 'string') req = JSON.parse(wellFormedInput(req, 'requirement'));
+    if (req === null || typeof req !== 'object' || Array.isArray(req)) {
+      throw new TypeError('extendedCardInterceptor: requirement must be a requirement object or its JSON text');
+    }
+    plainInput(req, 'requirement', REQUIREMENT_MEMBERS);
+    // A bad requirement is refused here, as the gate would refuse it, not at the first call.
+    evaluate('{}', req, {});
+    const checked = {};
+    for (const k of Object.keys(req)) if (!NOT_FOR_EXTENDED.includes(k)) checked[k] = req[k];
+    if (Array.isArray(checked.require)) checked.require = checked.require.filter((c) => !interfaceCapability(c));
+    Object.freeze(checked.require);
+    Object.freeze(checked);
+    return Object.freeze({
+      async before() {},
+      async after(args) {
+        if (!args || !args.result || args.result.method !== 'getAgentCard') return;
+        const text = extendedCardJson(args.result.value);
+        let pin;
+        try {
+          pin = cardHash(text);
+        } catch (_) {
+          pin = undefined; // not a card the core reads: the decision says why
+        }
+        const decision = evaluate(text, pin === undefined ? checked : Object.assign({}, checked, { pin }), {});
+        assertValid(decision);
+      },
+    });
+  }
+
   /** Whether @a2a-js/sdk's default resolver (`isProtoAgentCard`) converts `card` with
    * `AgentCard.fromJSON` (DESIGN.md "How the SDKs read a card"): the first element of the card's
    * or of a skill's non-empty `security` list is an object with a `schemes` member, or the first
@@ -1801,6 +1867,7 @@ function createApi(raw, env) {
     assertValid,
     resolveAgentCard,
     gateAgentCard,
+    extendedCardInterceptor,
     observationFromHeaders,
     CardGateResolver,
     CardGateError,

@@ -352,6 +352,23 @@ export declare function gateAgentCard<Card>(
   observation?: ObservationJson | string | null,
 ): Card;
 
+/** The interceptor `extendedCardInterceptor` returns: structurally a `CallInterceptor` of
+ * `@a2a-js/sdk/client` (put it in `ClientConfig.interceptors`, first). */
+export interface ExtendedCardInterceptor {
+  before(args: unknown): Promise<void>;
+  after(args: { readonly result?: { readonly method: string; readonly value?: unknown } }): Promise<void>;
+}
+
+/** For `@a2a-js/sdk`'s `ClientConfig.interceptors`: `Client.getAgentCard()` replaces the
+ * client's card with the extended card it fetches from the agent; this refuses that card, with
+ * the typed error (the client keeps its card), when it fails the requirement's `min_version`,
+ * capabilities or `card_name`. `max_stale`, `pin`, `pin_mode`, `binding:` and `protocol:` are
+ * not applied to it: freshness and the interface were settled on the gated card the client was
+ * built from. Throws TypeError/RangeError for a bad requirement. */
+export declare function extendedCardInterceptor(
+  requirement: RequirementJson | string,
+): ExtendedCardInterceptor;
+
 export interface CardGateResolverOptions<Card = any> extends ResolveOptions {
   /** The requirement, or a function of the card URL returning it. Required (`{}` to require
    * nothing, which still demands a watermark and `max_stale`, or a pin). */

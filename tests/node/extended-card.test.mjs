@@ -1,0 +1,197 @@
+// extendedCardInterceptor with @a2a-js/sdk's real Client (the newest and the lowest release of
+// the package's peer range): `getAgentCard()` fetches the extended card from a real SDK server
+// (DefaultRequestHandler's extendedAgentCardProvider) over JSON-RPC and HTTP+JSON and replaces
+// the client's card with it; the interceptor refuses one that lost a required capability, fell
+// below the version floor or names another agent.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+import express from 'express';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { ensureConsumer, importPackage, ROOT } from './consumer.mjs';
+
+const consumer = ensureConsumer();
+const cg = await importPackage(consumer);
+
+/** The SDK's client module and version from a node_modules directory. */
+async function loadClient(nodeModules) {
+  const dir = join(nodeModules, '@a2a-js', 'sdk');
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  return { version: pkg.version, client: await import(pathToFileURL(join(dir, pkg.exports['./client'].import)).href) };
+}
+const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'cardgate', 'package.json'), 'utf8'));
+const lowest = /^>=(\d+\.\d+\.\d+) </.exec(manifest.peerDependencies['@a2a-js/sdk'])[1];
+// .ci/setup.sh installs the lowest into .tools (tests/node/sdk-versions.test.mjs runs it too).
+const SDKS = [
+  await loadClient(join(ROOT, 'node_modules')),
+  await loadClient(join(ROOT, '.tools', `a2a-sdk-${lowest}`, 'node_modules')),
+];
+
+const listen = (server) =>
+  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
+
+const REQUIREMENT = {
+  require: ['task.execute.v3', 'capability:streaming', 'binding:JSONRPC', 'protocol:1.0'],
+  min_version: '3.0.0',
+  max_stale: '10s',
+  card_name: 'worker-7',
+};
+
+function card(base, { version = '3.0.0', skills = ['task.execute.v3'], streaming = true, name = 'worker-7', extended = true } = {}) {
+  return {
+    name,
+    description: 'Task execution worker.',
+    version,
+    supportedInterfaces: [
+      { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+      { url: `${base}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+    ],
+    capabilities: { streaming, pushNotifications: false, extensions: [], extendedAgentCard: extended },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: skills.map((id) => ({ id, name: id, description: 'a skill', tags: ['task'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] })),
+    signatures: [],
+  };
+}
+
+let server;
+let base;
+let extended; // what the agent answers GetExtendedAgentCard with
+
+before(async () => {
+  const app = express();
+  server = createServer(app);
+  base = await listen(server);
+  const executor = { async execute(_ctx, bus) { bus.finished(); }, async cancelTask() {} };
+  const handler = new DefaultRequestHandler(
+    card(base),
+    new InMemoryTaskStore(),
+    executor,
+    undefined,
+    undefined,
+    undefined,
+    async () => extended,
+  );
+  app.use('/.well-known/agent-card.json', (_req, res, next) => {
+    res.set('x-replica-lag-ms', '0');
+    next();
+  });
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => card(base) }));
+  app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+});
+
+after(() => new Promise((resolve) => server.close(resolve)));
+
+/** A client of `sdk` built through the gate, with the interceptor unless `guarded` is false. */
+async function client(sdk, transport, guarded = true) {
+  const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } = sdk.client;
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory(), new RestTransportFactory()],
+      preferredTransports: [transport],
+      cardResolver: new cg.CardGateResolver({ requirement: REQUIREMENT }),
+      clientConfig: guarded ? { interceptors: [cg.extendedCardInterceptor(REQUIREMENT)] } : {},
+    }),
+  );
+  return factory.createFromUrl(`${base}/`);
+}
+
+for (const [sdk, transport] of SDKS.flatMap((sdk) => ['JSONRPC', 'HTTP+JSON'].map((t) => [sdk, t]))) {
+  test(`@a2a-js/sdk ${sdk.version}, ${transport}: an extended card that keeps what is required replaces the client's card`, async () => {
+    extended = card(base, { skills: ['task.execute.v3', 'task.admin'] });
+    const c = await client(sdk, transport);
+    assert.equal(c.transport.protocolName, transport);
+    const got = await c.getAgentCard();
+    assert.deepEqual(got.skills.map((s) => s.id), ['task.execute.v3', 'task.admin']);
+    assert.equal(c.agentCard, got);
+  });
+
+  test(`@a2a-js/sdk ${sdk.version}, ${transport}: an extended card without a required skill is CapabilityMismatchError, the client keeps its card`, async () => {
+    extended = card(base, { skills: ['task.execute.v2'] });
+    const c = await client(sdk, transport);
+    const held = c.agentCard;
+    await assert.rejects(c.getAgentCard(), (e) => {
+      assert.ok(e instanceof cg.CapabilityMismatchError, e.name);
+      assert.deepEqual(e.missingCapabilities, ['task.execute.v3']);
+      assert.equal(e.decision.card_version, '3.0.0');
+      return true;
+    });
+    assert.equal(c.agentCard, held);
+    // Without the interceptor the SDK takes it without a word.
+    const unguarded = await client(sdk, transport, false);
+    assert.deepEqual((await unguarded.getAgentCard()).skills.map((s) => s.id), ['task.execute.v2']);
+  });
+}
+
+test('an extended card that drops streaming is refused (the client would stop streaming silently)', async () => {
+  extended = card(base, { streaming: false });
+  const c = await client(SDKS[0], 'JSONRPC');
+  await assert.rejects(c.getAgentCard(), (e) => {
+    assert.ok(e instanceof cg.CapabilityMismatchError, e.name);
+    assert.deepEqual(e.missingCapabilities, ['capability:streaming']);
+    return true;
+  });
+  assert.equal(c.agentCard.capabilities.streaming, true);
+});
+
+test('an extended card below the version floor is StaleAgentCardError (condition a)', async () => {
+  extended = card(base, { version: '2.9.0' });
+  const c = await client(SDKS[0], 'JSONRPC');
+  await assert.rejects(c.getAgentCard(), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError, e.name);
+    assert.equal(e.decision.conditions.a.passed, false);
+    assert.equal(e.decision.conditions.b.passed, true);
+    return true;
+  });
+});
+
+test("an extended card with another agent's name is refused (card_name)", async () => {
+  extended = card(base, { name: 'worker-8' });
+  const c = await client(SDKS[0], 'HTTP+JSON');
+  await assert.rejects(c.getAgentCard(), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError, e.name);
+    assert.ok(e.decision.reasons.some((r) => r.code === 'card_name_mismatch'), JSON.stringify(e.decision.reasons));
+    return true;
+  });
+});
+
+test('binding:, protocol:, max_stale and pin are not applied to the extended card', async () => {
+  const interceptor = cg.extendedCardInterceptor({ ...REQUIREMENT, pin: `sha256:${'a'.repeat(64)}`, pin_mode: 'with_watermark' });
+  // No interface at all, and not the pinned card: still within the requirement.
+  const value = { name: 'worker-7', version: '3.1.0', capabilities: { streaming: true }, skills: [{ id: 'task.execute.v3' }] };
+  await interceptor.after({ result: { method: 'getAgentCard', value } });
+  // Any other method's result is not looked at.
+  await interceptor.after({ result: { method: 'sendMessage', value: 42 } });
+  await interceptor.before({});
+});
+
+test('a value the core cannot read as a card is MalformedAgentCardError', async () => {
+  const interceptor = cg.extendedCardInterceptor({ require: ['task.execute.v3'] });
+  for (const value of [
+    { name: 'worker-7', version: '3.0.0', skills: [{ id: 7 }] },
+    { name: 'worker-7', version: 3, skills: [{ id: 'task.execute.v3' }] },
+    { name: 'worker-7', version: '3.0.0', capabilities: { streaming: 'yes' }, skills: [{ id: 'task.execute.v3' }] },
+    null,
+    'a card',
+  ]) {
+    await assert.rejects(interceptor.after({ result: { method: 'getAgentCard', value } }), (e) => {
+      assert.ok(e instanceof cg.MalformedAgentCardError, `${JSON.stringify(value)}: ${e.name}: ${e.message}`);
+      return true;
+    });
+  }
+});
+
+test('a bad requirement is refused when the interceptor is made', () => {
+  assert.throws(() => cg.extendedCardInterceptor({ min_version: '' }), /min_version/);
+  assert.throws(() => cg.extendedCardInterceptor({ require: ['protocol:1'] }), /protocol/);
+  assert.throws(() => cg.extendedCardInterceptor({ requires: [] }), /requires/);
+  assert.throws(() => cg.extendedCardInterceptor(null), TypeError);
+  assert.throws(() => cg.extendedCardInterceptor([]), TypeError);
+});

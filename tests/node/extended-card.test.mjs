@@ -195,3 +195,89 @@ test('a bad requirement is refused when the interceptor is made', () => {
   assert.throws(() => cg.extendedCardInterceptor(null), TypeError);
   assert.throws(() => cg.extendedCardInterceptor([]), TypeError);
 });
+
+// A v0.3 agent: @a2a-js/sdk's client with `legacyCompat` speaks v0.3 JSON-RPC to an interface at
+// protocolVersion 0.3 and converts the v0.3 extended card it gets (`toCoreAgentCard`, which
+// copies most values without a type check). The SDK's server speaks only v1.0, so this agent
+// is a plain HTTP server answering `agent/getAuthenticatedExtendedCard` with `v03Extended`.
+let v03Extended;
+function v03Card(over) {
+  return {
+    protocolVersion: '0.3.0',
+    name: 'worker-7',
+    description: 'Task execution worker.',
+    url: 'http://127.0.0.1:9/unused',
+    preferredTransport: 'JSONRPC',
+    version: '3.0.0',
+    capabilities: { streaming: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'a skill', tags: ['task'] }],
+    ...over,
+  };
+}
+
+for (const sdk of SDKS) {
+  test(`@a2a-js/sdk ${sdk.version}, legacyCompat, a v0.3 agent: the converted extended card is judged as the client holds it`, async () => {
+    const seen = [];
+    const legacy = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        if (req.method === 'GET' && req.url.endsWith('agent-card.json')) {
+          res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0' });
+          res.end(JSON.stringify(publicCard));
+          return;
+        }
+        const rpc = JSON.parse(body);
+        seen.push(rpc.method);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: v03Extended }));
+      });
+    });
+    const at = await listen(legacy);
+    const publicCard = {
+      name: 'worker-7',
+      description: 'Task execution worker.',
+      version: '3.0.0',
+      supportedInterfaces: [{ url: `${at}/v03`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }],
+      capabilities: { streaming: true, extendedAgentCard: true },
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [{ id: 'task.execute.v3', name: 'Execute task', description: 'a skill', tags: ['task'] }],
+    };
+    const requirement = { require: ['task.execute.v3', 'capability:streaming'], min_version: '3.0.0', max_stale: '10s' };
+    const { ClientFactory, JsonRpcTransportFactory } = sdk.client;
+    const build = () =>
+      new ClientFactory({
+        transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
+        cardResolver: new cg.CardGateResolver({ requirement }),
+        clientConfig: { interceptors: [cg.extendedCardInterceptor(requirement)] },
+      }).createFromUrl(`${at}/`);
+    try {
+      v03Extended = v03Card({ skills: [...v03Card().skills, { id: 'task.admin', name: 'Admin', description: 'a skill', tags: [] }] });
+      const ok = await build();
+      assert.deepEqual((await ok.getAgentCard()).skills.map((s) => s.id), ['task.execute.v3', 'task.admin']);
+      assert.ok(seen.includes('agent/getAuthenticatedExtendedCard'), seen.join());
+      // Values the conversion copies as they are: the client would hold a number as the skill id
+      // or the version; the gate reads no such card.
+      for (const [over, Expected] of [
+        [{ skills: [{ id: 3, name: 'Execute task', description: 'a skill', tags: ['task'] }] }, cg.MalformedAgentCardError],
+        [{ version: 3 }, cg.MalformedAgentCardError],
+        [{ version: '2.0.0' }, cg.StaleAgentCardError],
+        [{ capabilities: {} }, cg.CapabilityMismatchError],
+      ]) {
+        v03Extended = v03Card(over);
+        const c = await build();
+        const held = c.agentCard;
+        await assert.rejects(c.getAgentCard(), (e) => {
+          assert.ok(e instanceof Expected, `${JSON.stringify(over)}: ${e.name}: ${e.message}`);
+          return true;
+        });
+        assert.equal(c.agentCard, held);
+      }
+    } finally {
+      await new Promise((resolve) => legacy.close(resolve));
+    }
+  });
+}

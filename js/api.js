@@ -1630,14 +1630,14 @@ function createApi(raw, env) {
    * were settled on the gated card the client was built from; the extended card came from the
    * agent over that interface, so the decision pins the card to itself (freshness `pinned`). */
   function extendedCardInterceptor(requirement) {
-    let req = requirement;
-    if (typeof req === 'string') req = JSON.parse(wellFormedInput(req, 'requirement'));
+    // The core reads the requirement first, as for every other entry point: a bad one (also JSON
+    // text that is not JSON, or that holds a member twice) is refused here with its typed error,
+    // not at the first call. JSON.parse then reads the same members from text the core accepted.
+    evaluate('{}', requirement, {});
+    const req = typeof requirement === 'string' ? JSON.parse(requirement) : requirement;
     if (req === null || typeof req !== 'object' || Array.isArray(req)) {
       throw new TypeError('extendedCardInterceptor: requirement must be a requirement object or its JSON text');
     }
-    plainInput(req, 'requirement', REQUIREMENT_MEMBERS);
-    // A bad requirement is refused here, as the gate would refuse it, not at the first call.
-    evaluate('{}', req, {});
     const checked = {};
     for (const k of Object.keys(req)) if (!NOT_FOR_EXTENDED.includes(k)) checked[k] = req[k];
     if (Array.isArray(checked.require)) checked.require = checked.require.filter((c) => !interfaceCapability(c));

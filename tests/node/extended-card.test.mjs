@@ -172,28 +172,74 @@ test('binding:, protocol:, max_stale and pin are not applied to the extended car
   await interceptor.before({});
 });
 
-test('a value the core cannot read as a card is MalformedAgentCardError', async () => {
-  const interceptor = cg.extendedCardInterceptor({ require: ['task.execute.v3'] });
-  for (const value of [
-    { name: 'worker-7', version: '3.0.0', skills: [{ id: 7 }] },
-    { name: 'worker-7', version: 3, skills: [{ id: 'task.execute.v3' }] },
-    { name: 'worker-7', version: '3.0.0', capabilities: { streaming: 'yes' }, skills: [{ id: 'task.execute.v3' }] },
-    null,
-    'a card',
+test('near-variants of a passing extended card fail closed', async () => {
+  const requirement = { require: ['task.execute.v3', 'capability:pushNotifications', 'extension:urn:x'], min_version: '3.0.0', card_name: 'worker-7' };
+  const interceptor = cg.extendedCardInterceptor(requirement);
+  const good = {
+    name: 'worker-7',
+    version: '3.0.0',
+    capabilities: { pushNotifications: true, extensions: [{ uri: 'urn:x' }] },
+    skills: [{ id: 'task.execute.v3' }],
+  };
+  await interceptor.after({ result: { method: 'getAgentCard', value: good } });
+  for (const [over, Expected, code] of [
+    [{ skills: [{ id: 'Task.Execute.V3' }] }, cg.CapabilityMismatchError, 'capabilities_missing'],
+    [{ skills: [{ id: 'task.execute.v3 ' }] }, cg.CapabilityMismatchError, 'capabilities_missing'],
+    [{ version: '3.0.0-rc.1' }, cg.StaleAgentCardError, 'version_below_minimum'],
+    [{ name: 'Worker-7' }, cg.StaleAgentCardError, 'card_name_mismatch'],
+    // Only the client's own member names count: a snake_case flag or extension list is not read.
+    [{ capabilities: { push_notifications: true, extensions: [{ uri: 'urn:x' }] } }, cg.CapabilityMismatchError, 'capabilities_missing'],
+    [{ capabilities: { pushNotifications: true, extensions: [{ URI: 'urn:x' }] } }, cg.MalformedAgentCardError, 'missing_field'],
   ]) {
+    const value = { ...good, ...over };
     await assert.rejects(interceptor.after({ result: { method: 'getAgentCard', value } }), (e) => {
-      assert.ok(e instanceof cg.MalformedAgentCardError, `${JSON.stringify(value)}: ${e.name}: ${e.message}`);
+      assert.ok(e instanceof Expected, `${JSON.stringify(over)}: ${e.name}: ${e.message}`);
+      assert.ok(e.decision.reasons.some((r) => r.code === code), `${JSON.stringify(over)}: ${JSON.stringify(e.decision.reasons)}`);
       return true;
     });
   }
 });
 
-test('a bad requirement is refused when the interceptor is made', () => {
-  assert.throws(() => cg.extendedCardInterceptor({ min_version: '' }), /min_version/);
-  assert.throws(() => cg.extendedCardInterceptor({ require: ['protocol:1'] }), /protocol/);
-  assert.throws(() => cg.extendedCardInterceptor({ requires: [] }), /requires/);
-  assert.throws(() => cg.extendedCardInterceptor(null), TypeError);
-  assert.throws(() => cg.extendedCardInterceptor([]), TypeError);
+test('a value the core cannot read as a card is MalformedAgentCardError', async () => {
+  const interceptor = cg.extendedCardInterceptor({ require: ['task.execute.v3'] });
+  for (const [value, reason] of [
+    [{ name: 'worker-7', version: '3.0.0', skills: [{ id: 7 }] }, ['wrong_type', '/skills/0/id', 'card member /skills/0/id must be a string, found number']],
+    [{ name: 'worker-7', version: 3, skills: [{ id: 'task.execute.v3' }] }, ['wrong_type', '/version', 'card member /version must be a string, found number']],
+    [
+      { name: 'worker-7', version: '3.0.0', capabilities: { streaming: 'yes' }, skills: [{ id: 'task.execute.v3' }] },
+      ['wrong_type', '/capabilities/streaming', 'card member /capabilities/streaming must be a boolean, found string'],
+    ],
+    [null, ['not_an_object', '', 'card must be a JSON object, found null']],
+    ['a card', ['not_an_object', '', 'card must be a JSON object, found string']],
+  ]) {
+    await assert.rejects(interceptor.after({ result: { method: 'getAgentCard', value } }), (e) => {
+      assert.ok(e instanceof cg.MalformedAgentCardError, `${JSON.stringify(value)}: ${e.name}: ${e.message}`);
+      assert.deepEqual(e.decision.reasons.map((r) => [r.code, r.path, r.message]), [reason]);
+      return true;
+    });
+  }
+});
+
+test('a bad requirement is refused when the interceptor is made, with the exact error', () => {
+  const notRequirement = 'extendedCardInterceptor: requirement must be a requirement object or its JSON text';
+  for (const [requirement, name, message] of [
+    [{ min_version: '' }, 'RangeError', 'invalid requirement at /min_version: version "" is not comparable: it is empty'],
+    [{ require: ['protocol:1'] }, 'RangeError', 'invalid requirement at /require/0: protocol: needs a Major.Minor version such as 1.0, found "1"'],
+    [{ requires: [] }, 'TypeError', 'invalid requirement at /requires: unknown field `requires`, expected one of `require`, `min_version`, `max_stale`, `pin`, `pin_mode`, `card_name`'],
+    [{ require: { length: 1, 0: 'x' } }, 'TypeError', 'invalid requirement at /require: invalid type: map, expected a sequence'],
+    // JSON text the core refuses: JSON.parse would keep the last `require` (checking nothing).
+    ['{"require":["task.execute.v3"],"require":[]}', 'TypeError', 'invalid requirement: requirement is not valid JSON: duplicate member name "require" at byte 31'],
+    ['{', 'TypeError', 'invalid requirement: requirement is not valid JSON: EOF while parsing an object, found end of input at byte 1'],
+    ['[]', 'TypeError', 'invalid requirement: invalid type: sequence, expected an object'],
+    [[], 'TypeError', 'invalid requirement: requirement must be an object or JSON text, not an array'],
+    [42, 'TypeError', 'invalid requirement: requirement must be an object or JSON text, not a number'],
+    [null, 'TypeError', notRequirement],
+    [undefined, 'TypeError', notRequirement],
+  ]) {
+    assert.throws(() => cg.extendedCardInterceptor(requirement), { name, message }, JSON.stringify(requirement));
+  }
+  // Its JSON text is read as the object is.
+  assert.doesNotThrow(() => cg.extendedCardInterceptor(JSON.stringify(REQUIREMENT)));
 });
 
 // A v0.3 agent: @a2a-js/sdk's client with `legacyCompat` speaks v0.3 JSON-RPC to an interface at

@@ -913,9 +913,14 @@ impl CardStream {
             re_resolve: rr.clone(),
             route: card.route_id,
             requirement: Requirement::clone(&card.requirement),
+            // A path that cannot be asked, or caller headers that cannot be sent: every call
+            // then fails closed with that reason (the path's first).
             ask: rr
                 .path_for(&card.raw_path, card.rule_agent.as_deref())
-                .and_then(|path| card.variant.as_ref().map(|_| path).map_err(Clone::clone)),
+                .and_then(|path| match &card.variant {
+                    Ok(_) => Ok(path),
+                    Err(why) => Err(why.clone()),
+                }),
             variant: card.variant.clone().unwrap_or_default(),
             head: card.head,
             request_path: card.path().to_owned(),

@@ -4,35 +4,24 @@
 // the client's card with it; the interceptor refuses one that lost a required capability, fell
 // below the version floor or names another agent.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import express from 'express';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { ensureConsumer, importPackage, ROOT } from './consumer.mjs';
+import { listen, loadSdkClient, sdkPeerRange } from './helpers.mjs';
 
 const consumer = ensureConsumer();
 const cg = await importPackage(consumer);
 
-/** The SDK's client module and version from a node_modules directory. */
-async function loadClient(nodeModules) {
-  const dir = join(nodeModules, '@a2a-js', 'sdk');
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  return { version: pkg.version, client: await import(pathToFileURL(join(dir, pkg.exports['./client'].import)).href) };
-}
-const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'cardgate', 'package.json'), 'utf8'));
-const lowest = /^>=(\d+\.\d+\.\d+) </.exec(manifest.peerDependencies['@a2a-js/sdk'])[1];
-// .ci/setup.sh installs the lowest into .tools (tests/node/sdk-versions.test.mjs runs it too).
+// The newest release (the devDependency) and the lowest of the peer range (.ci/setup.sh installs it
+// into .tools; tests/node/sdk-versions.test.mjs runs it too).
 const SDKS = [
-  await loadClient(join(ROOT, 'node_modules')),
-  await loadClient(join(ROOT, '.tools', `a2a-sdk-${lowest}`, 'node_modules')),
+  await loadSdkClient(join(ROOT, 'node_modules')),
+  await loadSdkClient(sdkPeerRange(consumer).lowestModules),
 ];
-
-const listen = (server) =>
-  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
 
 const REQUIREMENT = {
   require: ['task.execute.v3', 'capability:streaming', 'binding:JSONRPC', 'protocol:1.0'],

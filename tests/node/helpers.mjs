@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from './consumer.mjs';
 
 export { ROOT };
@@ -126,6 +127,29 @@ export async function rawServer(answer) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { base: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Listens on a free loopback port; resolves to the server's base URL, `http://127.0.0.1:PORT`. */
+export function listen(server) {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
+}
+
+/** The package's `@a2a-js/sdk` peer range as installed in `consumer` (tests/node/consumer.mjs):
+ * `range` as written, `lowest` its `>=X.Y.Z <N` groups (null for another form), and
+ * `lowestModules`, the node_modules .ci/setup.sh installs that lowest release into. */
+export function sdkPeerRange(consumer) {
+  const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'cardgate', 'package.json'), 'utf8'));
+  const range = manifest.peerDependencies?.['@a2a-js/sdk'];
+  const lowest = /^>=(\d+\.\d+\.\d+) <(\d+)$/.exec(range ?? '');
+  return { manifest, range, lowest, lowestModules: lowest && join(ROOT, '.tools', `a2a-sdk-${lowest[1]}`, 'node_modules') };
+}
+
+/** The SDK's client module and version from a node_modules directory. */
+export async function loadSdkClient(nodeModules) {
+  const dir = join(nodeModules, '@a2a-js', 'sdk');
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const client = await import(pathToFileURL(join(dir, pkg.exports['./client'].import)).href);
+  return { version: pkg.version, client };
 }
 
 export { execFileSync };

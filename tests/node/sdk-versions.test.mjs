@@ -6,15 +6,13 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { ensureConsumer, importPackage, ROOT } from './consumer.mjs';
+import { loadSdkClient, sdkPeerRange } from './helpers.mjs';
 
 const consumer = ensureConsumer();
 const cg = await importPackage(consumer);
-const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'cardgate', 'package.json'), 'utf8'));
-const RANGE = manifest.peerDependencies?.['@a2a-js/sdk'];
-const LOWEST = /^>=(\d+\.\d+\.\d+) <(\d+)$/.exec(RANGE ?? '');
+const { manifest, range: RANGE, lowest: LOWEST, lowestModules: lowestDir } = sdkPeerRange(consumer);
 
 const semver = (v) => v.split('-')[0].split('.').map(Number);
 const cmp = (a, b) => {
@@ -22,14 +20,6 @@ const cmp = (a, b) => {
   for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i];
   return 0;
 };
-
-/** The SDK's client module and version from a node_modules directory. */
-async function loadSdk(nodeModules) {
-  const dir = join(nodeModules, '@a2a-js', 'sdk');
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const client = await import(pathToFileURL(join(dir, pkg.exports['./client'].import)).href);
-  return { version: pkg.version, client };
-}
 
 test('the package declares @a2a-js/sdk as an optional peer with a bounded range', () => {
   assert.ok(LOWEST, `peerDependencies["@a2a-js/sdk"] is ${JSON.stringify(RANGE)}, expected ">=X.Y.Z <N"`);
@@ -41,7 +31,6 @@ test('the package declares @a2a-js/sdk as an optional peer with a bounded range'
   assert.equal(license, readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
 });
 
-const lowestDir = LOWEST && join(ROOT, '.tools', `a2a-sdk-${LOWEST[1]}`, 'node_modules');
 const SDKS = [
   ['lowest', lowestDir],
   ['newest', join(ROOT, 'node_modules')],
@@ -89,7 +78,7 @@ for (const [which, nodeModules] of SDKS) {
       nodeModules && existsSync(join(nodeModules, '@a2a-js', 'sdk', 'package.json')),
       `${nodeModules}: @a2a-js/sdk is not installed (run .ci/setup.sh js)`,
     );
-    const { version, client: sdk } = await loadSdk(nodeModules);
+    const { version, client: sdk } = await loadSdkClient(nodeModules);
     const [, low, major] = LOWEST;
     if (which === 'lowest') assert.equal(version, low, 'the lowest installed SDK is the range minimum');
     assert.ok(cmp(version, low) >= 0 && semver(version)[0] < Number(major), `${version} is in ${RANGE}`);

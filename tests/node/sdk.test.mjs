@@ -13,11 +13,10 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { importPackage } from './consumer.mjs';
+import { listen } from './helpers.mjs';
 
 const cg = await importPackage();
 
-const listen = (server) =>
-  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
 const close = (server) => new Promise((resolve) => (server ? server.close(resolve) : resolve()));
 
 function workerCard(version, skill, url) {

@@ -106,14 +106,19 @@ impl Capability {
     /// a binding then counts only when, in every SDK reading, the interface that SDK's client
     /// picks for it ([`crate::interface_choice`]) speaks one of those versions, because the
     /// caller invokes that one interface, at its protocol version. Everything else is
-    /// [`Capability::declared_by`] (whose bindings already need a pick in every reading).
-    pub fn covered_by(&self, card: &AgentCard, protocols: &[&str]) -> bool {
+    /// [`Capability::declared_by`] (whose bindings already need a pick in every reading). A
+    /// caller that names `protocol:0.3` and no other version (`v03_caller`) may be on an SDK
+    /// before 1.0, whose clients read only the card's v0.3 members: a binding also needs their
+    /// one url ([`interface_choice::V03Clients`]).
+    pub fn covered_by(&self, card: &AgentCard, protocols: &[&str], v03_caller: bool) -> bool {
         self.declared_by(card)
             && match self {
-                Capability::Binding(b) if !protocols.is_empty() => card
-                    .readings
-                    .iter()
-                    .all(|(sdk, r)| interface_choice::serves(*sdk, r, b, protocols)),
+                Capability::Binding(b) if !protocols.is_empty() => {
+                    card.readings
+                        .iter()
+                        .all(|(sdk, r)| interface_choice::serves(*sdk, r, b, protocols))
+                        && (!v03_caller || card.v03.pick(b).is_ok())
+                }
                 _ => true,
             }
     }

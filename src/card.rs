@@ -8,7 +8,7 @@
 
 use crate::capability::{major_minor, Capability};
 use crate::document::{Document, Kind, Node};
-use crate::interface_choice;
+use crate::interface_choice::{self, V03Clients};
 use crate::json::{self, pointer_token, JsonErrorKind};
 use crate::reason::ReasonCode;
 use crate::sdk_reading::{self, label, Interface, Label, Reading, Sdk};
@@ -71,6 +71,9 @@ pub struct AgentCard {
     /// Per reading, what it offers, in [`Sdk::ALL`]'s order; kept to explain a capability one
     /// reading lacks.
     pub readings: [(Sdk, Reading); 3],
+    /// Where the clients of the SDKs before 1.0 send each binding (their v0.3 members), for a
+    /// caller that names `protocol:0.3`.
+    pub v03: V03Clients,
 }
 
 /// A list of strings kept in one buffer (`skills[].id`, `capabilities.extensions[].uri`): two
@@ -216,6 +219,7 @@ impl AgentCard {
             extended_agent_card: all(&|r| r.extended_agent_card),
             protocols,
             readings,
+            v03: V03Clients::of(doc),
         })
     }
 
@@ -268,6 +272,7 @@ impl AgentCard {
             + self.extension_uris.heap_bytes()
             + labels(&self.protocols)
             + readings
+            + self.v03.heap_bytes()
     }
 
     /// Every capability the card grants, in the requirement syntax (`task.execute.v3`,
@@ -706,7 +711,7 @@ mod tests {
         // Each one, required, is granted.
         for name in &granted {
             let cap = Capability::parse(name).unwrap();
-            assert!(cap.covered_by(&c, &[]), "{name}");
+            assert!(cap.covered_by(&c, &[], false), "{name}");
         }
     }
 

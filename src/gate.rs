@@ -310,10 +310,11 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
     // (c) capability superset; a required binding must be offered at the required protocol
     // versions by one interface (`Capability::covered_by`).
     let protocols = required_protocols(requirement, view);
+    let v03_caller = speaks_only_v03(requirement);
     let uncovered: Vec<&Capability> = requirement
         .require
         .iter()
-        .filter(|c| !c.covered_by(view, &protocols))
+        .filter(|c| !c.covered_by(view, &protocols, v03_caller))
         .collect();
     let missing: Vec<String> = uncovered.iter().map(ToString::to_string).collect();
     let mut capabilities_reason = None;
@@ -336,7 +337,7 @@ fn check_requirement(view: &AgentCard, requirement: &Requirement) -> Requirement
             view.name,
             missing.len(),
             requirement.require.len(),
-            missing_with_readings(&uncovered, view, &protocols)
+            missing_with_readings(&uncovered, view, &protocols, v03_caller)
         );
         capabilities_reason = Some(Reason {
             code: ReasonCode::CapabilitiesMissing,
@@ -506,6 +507,21 @@ fn required_protocols<'r>(requirement: &'r Requirement, view: &AgentCard) -> Vec
         .collect()
 }
 
+/// Whether every `protocol:` the requirement names (one at least) is 0.3 (also spelled `00.3`
+/// or `0.03`, as a card's version may be): the caller speaks v0.3 only, so it may be on an
+/// SDK before 1.0 ([`Capability::covered_by`]).
+fn speaks_only_v03(requirement: &Requirement) -> bool {
+    let mut named = false;
+    requirement.require.iter().all(|c| match c {
+        Capability::Protocol(v) => {
+            named = true;
+            let (major, minor) = v.split_once('.').unwrap_or_default();
+            major.bytes().all(|b| b == b'0') && minor.trim_start_matches('0') == "3"
+        }
+        _ => true,
+    }) && named
+}
+
 /// The missing capabilities (those [`Capability::covered_by`] refused), each followed by the SDK
 /// readings that lack it when only some do (`binding:JSONRPC (not read by @a2a-js/sdk default
 /// resolver)`).
@@ -513,6 +529,7 @@ fn missing_with_readings(
     uncovered: &[&Capability],
     view: &AgentCard,
     protocols: &[&str],
+    v03_caller: bool,
 ) -> String {
     let mut parts = Vec::new();
     for &cap in uncovered {
@@ -524,6 +541,12 @@ fn missing_with_readings(
                 .flatten()
             {
                 parts.push(format!("{cap} ({why})"));
+                continue;
+            }
+            if let Some(Err(why)) = (everywhere && v03_caller).then(|| view.v03.pick(b)) {
+                parts.push(format!(
+                    "{cap} (for protocol:0.3, the clients of a2a-sdk and @a2a-js/sdk before 1.0, which read only the card's v0.3 members: {why})"
+                ));
                 continue;
             }
         }

@@ -45,8 +45,9 @@
 //! the real `ClientFactory`s by `tests/sdk_parity/`.
 
 use crate::capability::major_minor;
+use crate::document::Node;
 use crate::interface_url::Url;
-use crate::sdk_reading::{js_is_legacy_version, Reading, Sdk};
+use crate::sdk_reading::{js_is_legacy_version, js_is_proto, Reading, Sdk};
 use std::cmp::Ordering;
 
 /// What one SDK's client does for a binding.
@@ -689,6 +690,180 @@ fn js_wire(version: &str) -> Choice<'_> {
     }
 }
 
+/// Where the clients of the SDKs before 1.0 send each binding. They read only a card's v0.3
+/// members (`url`, `preferredTransport`, `additionalInterfaces`), never `supportedInterfaces`,
+/// so a caller that names `protocol:0.3` (it may be one of them) is served a binding only when
+/// every one of them sends it to one url, which serves it ([`V03Clients::pick`]):
+///
+/// - a2a-sdk 0.3.26, `ClientFactory.create` on pydantic's `AgentCard`: `{preferred_transport or
+///   "JSONRPC": url}` updated with each `additional_interfaces` entry's `{transport: url}`; names
+///   compared exactly, the last entry of a name wins, an empty url raises. pydantic takes the
+///   camelCase member when it is there (even `null`), else the snake_case one; `url` is required.
+/// - @a2a-js/sdk 0.3.14, `ClientFactory.createFromAgentCard` on the card as fetched
+///   (camelCase only): `preferredTransport ?? "JSONRPC"`, `additionalInterfaces ?? []`, names
+///   through `toUpperCase`, the last entry of a name wins, no client for a falsy url. A card its
+///   resolver takes for proto JSON (`isProtoAgentCard`) is converted first, which is not
+///   modelled: nothing is served then.
+/// - @a2a-js/sdk 0.3.x's `A2AClient` (JSON-RPC only): `url`, whatever `preferredTransport` says.
+///
+/// A card a client refuses to read makes that caller fail loudly; the gate still serves nothing
+/// it cannot follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_callers.py`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct V03Clients {
+    /// a2a-sdk's `server_set` entries in order, `(transport, url)`; `None` when its pydantic
+    /// model refuses these members (no `url`, another type).
+    python: Option<Vec<(String, String)>>,
+    /// @a2a-js/sdk's entries in order, `(upper-cased transport, url)` (`None` for a transport
+    /// whose upper case is not ASCII, which no binding of a 0.3 client spells); `None` when its
+    /// factory throws or converts the card.
+    js: Option<Vec<(Option<Vec<u8>>, String)>>,
+    /// `url`, which `A2AClient` sends JSON-RPC to.
+    url: Option<String>,
+}
+
+/// The bindings the 0.3 clients have transports for.
+const V03_BINDINGS: [&str; 3] = ["JSONRPC", "HTTP+JSON", "GRPC"];
+
+impl V03Clients {
+    /// The v0.3 members of `doc` as each client reads them (their JSON types are checked by
+    /// the card's shape first). A card without a string `url` (every v1.0-only card) is read
+    /// by none.
+    pub fn of(doc: Node<'_>) -> V03Clients {
+        let Some(url) = doc.get("url").and_then(Node::as_str) else {
+            return V03Clients::default();
+        };
+        let owned = |entries: Vec<(&str, &str)>| {
+            entries
+                .into_iter()
+                .map(|(t, u)| (t.to_owned(), u.to_owned()))
+                .collect()
+        };
+        let js = (!js_is_proto(doc))
+            .then(|| {
+                v03_entries(
+                    doc.get("preferredTransport"),
+                    url,
+                    doc.get("additionalInterfaces"),
+                    false,
+                )
+            })
+            .flatten()
+            .map(|entries| {
+                entries
+                    .into_iter()
+                    .map(|(t, u)| {
+                        (
+                            upper_cases_to_ascii(t).then(|| upper_case(t).collect()),
+                            u.to_owned(),
+                        )
+                    })
+                    .collect()
+            });
+        let either = |camel, snake| doc.get(camel).or_else(|| doc.get(snake));
+        V03Clients {
+            python: v03_entries(
+                either("preferredTransport", "preferred_transport"),
+                url,
+                either("additionalInterfaces", "additional_interfaces"),
+                true,
+            )
+            .map(owned),
+            js,
+            url: Some(url.to_owned()),
+        }
+    }
+
+    /// The url every 0.3 client sends `binding` to, or why there is none.
+    pub fn pick(&self, binding: &str) -> Result<&str, String> {
+        if !V03_BINDINGS.contains(&binding) {
+            return Err(format!("the v0.3 clients have no {binding:?} transport"));
+        }
+        let no_url = |sdk: &str| {
+            format!("{sdk} 0.3 reads no url for it from the card's v0.3 members (url, preferredTransport, additionalInterfaces)")
+        };
+        let python = self
+            .python
+            .as_ref()
+            .and_then(|e| e.iter().rev().find(|(t, _)| t == binding))
+            .map(|(_, u)| u.as_str())
+            .filter(|u| !u.is_empty())
+            .ok_or_else(|| no_url("a2a-sdk"))?;
+        let js = self
+            .js
+            .as_ref()
+            .and_then(|e| {
+                e.iter()
+                    .rev()
+                    .find(|(t, _)| t.as_deref() == Some(binding.as_bytes()))
+            })
+            .map(|(_, u)| u.as_str())
+            .filter(|u| !u.is_empty())
+            .ok_or_else(|| no_url("@a2a-js/sdk"))?;
+        if python != js {
+            return Err(format!(
+                "a2a-sdk 0.3 sends it to {python:?} and @a2a-js/sdk 0.3 to {js:?}"
+            ));
+        }
+        if binding == "JSONRPC" && self.url.as_deref() != Some(python) {
+            return Err(format!(
+                "the ClientFactory of both 0.3 SDKs sends it to {python:?} and @a2a-js/sdk 0.3's A2AClient to the card's url"
+            ));
+        }
+        match Url::of_str(python).unusable_because(binding) {
+            Some(why) => Err(format!("the 0.3 clients send it to {python:?}, {why}")),
+            None => Ok(python),
+        }
+    }
+
+    /// About the heap bytes held, for [`crate::card::AgentCard::heap_bytes`].
+    pub fn heap_bytes(&self) -> usize {
+        let python = self
+            .python
+            .iter()
+            .flatten()
+            .map(|(t, u)| t.capacity() + u.capacity());
+        let js = self
+            .js
+            .iter()
+            .flatten()
+            .map(|(t, u)| t.as_ref().map_or(0, Vec::capacity) + u.capacity());
+        python.chain(js).sum::<usize>() + self.url.as_ref().map_or(0, String::capacity)
+    }
+}
+
+/// One 0.3 factory's entries: the preferred transport with `url`, then each additional
+/// interface; `None` when the reader refuses them. `python`: a2a-sdk's pydantic reading (`null`
+/// or `""` is `"JSONRPC"`, every entry needs a string transport and url); else @a2a-js/sdk's
+/// (`null` is `"JSONRPC"`, `""` stays, a missing url is no url, a missing transport throws).
+fn v03_entries<'d>(
+    preferred: Option<Node<'d>>,
+    url: &'d str,
+    additional: Option<Node<'d>>,
+    python: bool,
+) -> Option<Vec<(&'d str, &'d str)>> {
+    let preferred = match preferred {
+        None => "JSONRPC",
+        Some(v) if v.is_null() => "JSONRPC",
+        Some(v) => match v.as_str()? {
+            "" if python => "JSONRPC",
+            s => s,
+        },
+    };
+    let mut entries = vec![(preferred, url)];
+    if let Some(list) = additional.filter(|v| !v.is_null()) {
+        for item in list.items()? {
+            let transport = item.get("transport").and_then(Node::as_str)?;
+            let url = match item.get("url").and_then(Node::as_str) {
+                Some(u) => u,
+                None if python => return None,
+                None => "",
+            };
+            entries.push((transport, url));
+        }
+    }
+    Some(entries)
+}
+
 /// The non-ASCII characters whose upper case (`String.prototype.toUpperCase`, Unicode's full
 /// mapping) is ASCII: every one of them, found by upper-casing every code point with Rust and
 /// with Node.js (both give these ten). Any other non-ASCII character upper-cases to something
@@ -1157,6 +1332,121 @@ mod tests {
                 .as_deref()
                 .is_some_and(|m| m.ends_with("which has no url")),
             "{message:?}"
+        );
+    }
+
+    /// The v0.3 members of a card as each pre-1.0 client reads them (the real clients:
+    /// tests/sdk_parity/v03_picks.py).
+    #[test]
+    fn v03_clients_send_a_binding_to_one_url() {
+        let pick = |card: &str, binding: &str| {
+            let doc = crate::json::parse_document(card.as_bytes(), 64).unwrap();
+            V03Clients::of(doc.root()).pick(binding).map(str::to_owned)
+        };
+        let ok = |card: &str, binding: &str, url: &str| {
+            assert_eq!(pick(card, binding).as_deref(), Ok(url), "{card} {binding}");
+        };
+        let refused = |card: &str, binding: &str, why: &str| {
+            let got = pick(card, binding);
+            assert!(
+                got.as_ref().is_err_and(|m| m.contains(why)),
+                "{card} {binding}: {got:?}"
+            );
+        };
+        // No url: no 0.3 client reads the card.
+        refused(
+            r#"{"preferredTransport":"JSONRPC"}"#,
+            "JSONRPC",
+            "a2a-sdk 0.3 reads no url",
+        );
+        ok(r#"{"url":"https://a/x"}"#, "JSONRPC", "https://a/x");
+        ok(
+            r#"{"url":"https://a/x","preferredTransport":null}"#,
+            "JSONRPC",
+            "https://a/x",
+        );
+        // `or` against `??`: "" is JSONRPC to a2a-sdk only.
+        refused(
+            r#"{"url":"https://a/x","preferredTransport":""}"#,
+            "JSONRPC",
+            "@a2a-js/sdk 0.3 reads no url",
+        );
+        // pydantic takes camelCase first, even null; @a2a-js/sdk never reads snake_case.
+        ok(
+            r#"{"url":"https://a/x","preferredTransport":null,"preferred_transport":"GRPC"}"#,
+            "JSONRPC",
+            "https://a/x",
+        );
+        refused(
+            r#"{"url":"g:1","preferred_transport":"GRPC"}"#,
+            "GRPC",
+            "@a2a-js/sdk 0.3 reads no url",
+        );
+        refused(
+            r#"{"url":"g:1","preferred_transport":7}"#,
+            "GRPC",
+            "a2a-sdk 0.3 reads no url",
+        );
+        // The last entry of a name wins; names are exact to a2a-sdk, upper-cased to @a2a-js/sdk.
+        let later = r#"{"url":"g:1","preferredTransport":"GRPC","additionalInterfaces":[{"transport":"GRPC","url":"g:2"}]}"#;
+        ok(later, "GRPC", "g:2");
+        refused(later, "JSONRPC", "a2a-sdk 0.3 reads no url");
+        let lower = r#"{"url":"https://a/x","additionalInterfaces":[{"transport":"jsonrpc","url":"https://a/y"}]}"#;
+        refused(
+            lower,
+            "JSONRPC",
+            "sends it to \"https://a/x\" and @a2a-js/sdk 0.3 to \"https://a/y\"",
+        );
+        // `toUpperCase` makes U+017F an S: @a2a-js/sdk reads this entry as JSONRPC, a2a-sdk does not.
+        let long_s = "{\"url\":\"https://a/x\",\"additionalInterfaces\":[{\"transport\":\"J\u{17f}ONRPC\",\"url\":\"https://a/y\"}]}";
+        refused(long_s, "JSONRPC", "@a2a-js/sdk 0.3 to \"https://a/y\"");
+        // A2AClient sends JSON-RPC to `url` whatever the factories pick.
+        let grpc_first = r#"{"url":"g:1","preferredTransport":"GRPC","additionalInterfaces":[{"transport":"JSONRPC","url":"https://a/j"}]}"#;
+        refused(grpc_first, "JSONRPC", "A2AClient");
+        ok(grpc_first, "GRPC", "g:1");
+        // An entry without url: a2a-sdk's pydantic refuses; without transport both do (`toUpperCase`
+        // of undefined throws).
+        refused(
+            r#"{"url":"https://a/x","additionalInterfaces":[{"transport":"GRPC"}]}"#,
+            "JSONRPC",
+            "a2a-sdk 0.3 reads no url",
+        );
+        refused(
+            r#"{"url":"https://a/x","additionalInterfaces":[{"url":"g:1"}]}"#,
+            "JSONRPC",
+            "reads no url",
+        );
+        ok(
+            r#"{"url":"https://a/x","additionalInterfaces":null,"additional_interfaces":[{"transport":"GRPC","url":"g:1"}]}"#,
+            "JSONRPC",
+            "https://a/x",
+        );
+        // The url must serve the binding; a name no 0.3 client has a transport for serves nothing.
+        refused(
+            r#"{"url":" https://a/x"}"#,
+            "JSONRPC",
+            "not a plain absolute URL",
+        );
+        refused(
+            r#"{"url":"https://a/r?x=1","preferredTransport":"HTTP+JSON"}"#,
+            "HTTP+JSON",
+            "join to their paths differently",
+        );
+        ok(
+            r#"{"url":"https://a/r/","preferredTransport":"HTTP+JSON"}"#,
+            "HTTP+JSON",
+            "https://a/r/",
+        );
+        refused(
+            r#"{"url":"k:1","preferredTransport":"KAFKA"}"#,
+            "KAFKA",
+            "no \"KAFKA\" transport",
+        );
+        // A card @a2a-js/sdk 0.3's resolver takes for proto JSON is converted: not followed.
+        refused(
+            r#"{"url":"https://a/x","security":[{"schemes":{}}]}"#,
+            "JSONRPC",
+            "@a2a-js/sdk 0.3 reads no url",
         );
     }
 }

@@ -50,15 +50,16 @@ pub enum Url {
 impl Url {
     /// The `url` member as it is, for any binding.
     pub fn of(v: Option<Node<'_>>) -> Url {
-        match v.and_then(Node::as_str) {
-            // Most urls start with a letter: no need to trim (Unicode white space) to know.
-            Some(s)
-                if s.as_bytes().first().is_some_and(u8::is_ascii_graphic)
-                    || !s.trim().is_empty() =>
-            {
-                Url::of_text(s)
-            }
-            _ => Url::Missing,
+        v.and_then(Node::as_str).map_or(Url::Missing, Url::of_str)
+    }
+
+    /// A `url` member's text, for any binding.
+    pub fn of_str(s: &str) -> Url {
+        // Most urls start with a letter: no need to trim (Unicode white space) to know.
+        if s.as_bytes().first().is_some_and(u8::is_ascii_graphic) || !s.trim().is_empty() {
+            Url::of_text(s)
+        } else {
+            Url::Missing
         }
     }
 

@@ -1372,7 +1372,7 @@ fn is_js_whitespace(c: char) -> bool {
 }
 
 /// `isProtoAgentCard`: proto-shaped `security`, `securitySchemes` or skill `security`.
-fn js_is_proto(doc: Node<'_>) -> bool {
+pub(crate) fn js_is_proto(doc: Node<'_>) -> bool {
     if js_has_proto_security(doc.get("security"))
         || js_has_proto_schemes(doc.get("securitySchemes"))
     {

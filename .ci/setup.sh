@@ -8,6 +8,7 @@ ENVOY_VERSION="${ENVOY_VERSION:-1.40.0}"
 ENVOY_OLDEST="${ENVOY_OLDEST:-1.36.2}"
 WASM_BINDGEN_VERSION="0.2.130"
 A2A_SDK_LOWEST="1.0.1"    # keep in step with SDK_PEER_RANGE in js/build.mjs
+A2A_SDK_V03="0.3.14"      # the newest @a2a-js/sdk before 1.0 (tests/sdk_parity/v03_picks.py)
 CARGO_FUZZ_VERSION="0.13.2"
 CANONICALIZE_VERSION="2.1.0"  # npm canonicalize for the JS peer of `make bench` (bench/README.md)
 BINARYEN_VERSION="132.0.0"    # npm binaryen: wasm-opt for both wasm modules (envoy/envoy.mk, js/js.mk)
@@ -78,6 +79,9 @@ if want core; then
   # matches its version pattern case-insensitively in Unicode (U+0130, U+0131 as i, U+017F as s,
   # U+212A as k), so a client of that range can pick another interface than 1.3.0's.
   py_venv py-a2a-old a2a-sdk==1.0.0 protobuf==5.29.5 packaging==24.0
+  # A pre-1.0 a2a-sdk for the pre-1.0 callers' check (tests/sdk_parity/v03_picks.py): its client
+  # reads only a card's v0.3 members. grpcio: its ClientFactory builds a GRPC client only with it.
+  py_venv py-a2a-03 a2a-sdk==0.3.26 pydantic==2.14.4 protobuf==7.36.2 grpcio==1.85.4
 fi
 
 if want envoy || want js; then
@@ -120,6 +124,17 @@ if want core || want js; then
     mkdir -p "$sdk_dir"
     (cd "$sdk_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
       && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$A2A_SDK_LOWEST" >/dev/null)
+  fi
+fi
+
+if want core; then
+  # The newest pre-1.0 @a2a-js/sdk, for the pre-1.0 callers' check (tests/sdk_parity/v03_picks.py).
+  sdk_dir="$TOOLS/a2a-js-03"
+  if [ "$(node -p "require('./$sdk_dir/node_modules/@a2a-js/sdk/package.json').version" 2>/dev/null)" != "$A2A_SDK_V03" ]; then
+    say "npm @a2a-js/sdk@$A2A_SDK_V03 (pre-1.0 callers) into $sdk_dir"
+    mkdir -p "$sdk_dir"
+    (cd "$sdk_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
+      && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$A2A_SDK_V03" >/dev/null)
   fi
 fi
 

@@ -28,6 +28,10 @@
 # A fifth run (py_tenant.py, about 3 s) sends one message with a2a-sdk's own client for 120
 # cards of tenants and versions and fails on any card cardgate grants whose request lacks the
 # picked interface's tenant (its v0.3 transports send none).
+# A sixth run (v03_picks.py, about 3 s) asks cardgate for each binding with protocol:0.3 alone on
+# 800 generated cards whose v0.3 members vary, against where the clients of a2a-sdk 0.3.26 and
+# @a2a-js/sdk 0.3.14 (`.ci/setup.sh core`) send it; fails on a grant they send apart
+# (SDK_PARITY_V03_ARGS; the long run: `--count 20000 --seed N`).
 # Added time on 2 cores: about 12 s (first run) + 4 s (adversarial sample) + 9 s (choice run);
 # the py2 reading adds about 10 s (measured with --jobs 1: 0-1 s, 8 s, 2 s).
 
@@ -37,6 +41,7 @@ SDK_PARITY_ARGS ?=
 SDK_PARITY_ADV_ARGS ?= --count 4000 --mixed 500 --picks-count 800
 SDK_PARITY_CHOICE_ARGS ?= --count 500
 SDK_PARITY_INDEP_ARGS ?= --count 1500 --mixed 300 --picks-count 400 --seed 4
+SDK_PARITY_V03_ARGS ?= --count 800
 SDK_PARITY_SECOND_PY ?= .tools/py-a2a-old/bin/python
 SDK_PARITY_PY2 = $(if $(SDK_PARITY_SECOND_PY),--second-py $(SDK_PARITY_SECOND_PY))
 
@@ -53,3 +58,4 @@ test-sdk-parity: setup-core
 	$(PY) tests/sdk_parity/sdk_parity.py --cardgate target/release/cardgate --corpus indep \
 	  --out target/sdk_parity/indep/results.json --examples 5 $(SDK_PARITY_PY2) $(SDK_PARITY_INDEP_ARGS)
 	$(PY) tests/sdk_parity/py_tenant.py --cardgate target/release/cardgate
+	$(PY) tests/sdk_parity/v03_picks.py --cardgate target/release/cardgate $(SDK_PARITY_V03_ARGS)

@@ -1,6 +1,7 @@
 """How a caller on a pre-1.0 SDK (PyPI a2a-sdk 0.3.x) reads the SDK differential's cards, against
 the gate's grants. Informative only: the gate models the 1.x SDKs (DESIGN.md, "How the SDKs read
-a card"), and this shows what that leaves out for 0.3 callers.
+a card"), and this shows what that leaves out for 0.3 callers that do not state `protocol:0.3`
+(with it, their bindings are checked: v03_picks.py).
 
     python3 -m venv /tmp/a2a-0.3 && /tmp/a2a-0.3/bin/pip install a2a-sdk==0.3.26
     /tmp/a2a-0.3/bin/python tests/sdk_parity/v03_callers.py target/sdk_parity/adv/results.json

@@ -1,0 +1,60 @@
+// Where @a2a-js/sdk 0.3.x's own clients send each binding, for the pre-1.0 callers' check
+// (v03_picks.py). Run with `--sdk DIR`: the @a2a-js/sdk 0.3 installed under DIR/node_modules.
+//
+// stdin: JSON lines {"id": N, "raw": base64 of the card's bytes}. stdout: one JSON line per card,
+// {"id": N, "factory": {"<binding>": url | null}, "a2aclient": url | null}:
+//   factory:   the card through the SDK's DefaultAgentCardResolver (its fetchImpl hands over the
+//              bytes: `response.json()`, then normalizeAgentCard) and, for each binding X, a fresh
+//              `new ClientFactory({transports: [T], cardResolver}).createFromUrl(...)`, where T is
+//              a recording transport factory named X: the SDK's own selection
+//              (createFromAgentCard), and T.create's url says where the client would send. A
+//              throw is no client (null).
+//   a2aclient: `A2AClient.fromCardUrl(...)` with the same fetchImpl (JSON-RPC only): its
+//              serviceEndpointUrl, null when it throws.
+import { createInterface } from 'node:readline';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const sdkAt = process.argv.indexOf('--sdk');
+if (sdkAt < 0) throw new Error('v03_js_pick.mjs: --sdk DIR is required');
+const client = await import(
+  pathToFileURL(join(resolve(process.argv[sdkAt + 1]), 'node_modules/@a2a-js/sdk/dist/client/index.js')).href
+);
+const { A2AClient, ClientFactory, DefaultAgentCardResolver } = client;
+const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue;
+  const { id, raw } = JSON.parse(line);
+  const bytes = Buffer.from(raw, 'base64');
+  const fetchImpl = async () =>
+    new Response(bytes, { status: 200, headers: { 'content-type': 'application/json' } });
+  const factory = {};
+  for (const x of BINDINGS) {
+    let sent = null;
+    const recorder = {
+      protocolName: x,
+      async create(url) {
+        sent = url;
+        return {};
+      },
+    };
+    try {
+      await new ClientFactory({
+        transports: [recorder],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }).createFromUrl('https://card.example/', '');
+    } catch {
+      sent = null;
+    }
+    factory[x] = typeof sent === 'string' ? sent : sent === null ? null : { notString: String(sent) };
+  }
+  let a2aclient = null;
+  try {
+    const c = await A2AClient.fromCardUrl('https://card.example/agent-card.json', { fetchImpl });
+    a2aclient = c.serviceEndpointUrl ?? null;
+  } catch {
+    a2aclient = null;
+  }
+  process.stdout.write(JSON.stringify({ id, factory, a2aclient }) + '\n');
+}

@@ -1,0 +1,177 @@
+"""The pre-1.0 callers' check: a `binding:X` cardgate grants to a caller naming only `protocol:0.3`
+against where the real clients of a2a-sdk 0.3 and @a2a-js/sdk 0.3 send X (DESIGN.md, "Callers on
+a pre-1.0 SDK"; src/interface_choice.rs, `V03Clients`).
+
+    .tools/py/bin/python tests/sdk_parity/v03_picks.py --cardgate target/release/cardgate \\
+        [--count N] [--seed S] [--py03 .tools/py-a2a-03/bin/python] [--js03 .tools/a2a-js-03]
+
+Generates N cards (seeded): a v1.0 card offering JSONRPC, HTTP+JSON and GRPC at 0.3 in
+`supportedInterfaces` (so the 1.x clients' picks serve), with its v0.3 members drawn from the
+spellings the 0.3 clients read apart: `url` (absent, null, empty, spaces, a query, another
+endpoint), `preferredTransport` / `preferred_transport` (absent, null, "", case and Unicode
+variants, unknown names), `additionalInterfaces` / `additional_interfaces` (entries with
+repeated, case-variant, missing or null transports and urls), and now and then a proto-shaped
+`security` (which @a2a-js/sdk 0.3's resolver converts). cardgate is asked once per card with
+{"require": [binding:JSONRPC, binding:HTTP+JSON, binding:GRPC, protocol:0.3], "max_stale": "10s"}
+and a 0 ms lag; a binding is granted when it is not in missing_capabilities of a `valid` or
+`capability_mismatch` answer. The real clients (v03_py_pick.py, v03_js_pick.mjs) say where
+each sends X: a2a-sdk 0.3's ClientFactory, @a2a-js/sdk 0.3's ClientFactory and, for JSONRPC,
+its A2AClient.
+  UNSAFE       cardgate grants binding:X and two real clients send X to different urls, or one
+               sends it to a url an HTTP client cannot use alike (not a plain http(s) URL; for
+               HTTP+JSON with a query or fragment). The test fails.
+  LOUD         cardgate grants binding:X and a real client has no url for X (it raises or
+               refuses the card: that caller fails loudly, not elsewhere). Counted; the model
+               says every 0.3 client sends X, so this is a finding.
+  OVER-STRICT  every real client sends X to one plain url and cardgate does not grant it
+               (counted and shown).
+"""
+
+import argparse
+import base64
+import collections
+import json
+import pathlib
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
+A = "https://agent.example"
+URLS = [A + "/v03", A + "/v03", A + "/rest/", A + "/other", A + "/q?x=1", A + "/f#x", "", " " + A + "/v03",
+        "grpc.example:443", "/relative", A + "/v03/", "http://agent.example/plain", "https://agent.example"]
+TRANSPORTS = ["JSONRPC", "JSONRPC", "GRPC", "HTTP+JSON", "jsonrpc", "http+json", "Grpc", "",
+              "J\u017fONRPC", "JSONRPC ", "KAFKA", "HTTP+json"]
+
+
+def gen_card(rnd):
+    card = {
+        "name": "Worker", "description": "test agent", "version": "3.0.0",
+        "supportedInterfaces": [
+            {"url": A + "/s/jsonrpc", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+            {"url": A + "/s/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+            {"url": "grpc.example:443", "protocolBinding": "GRPC", "protocolVersion": "0.3"},
+        ],
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}],
+    }
+
+    def maybe(p, key, value):
+        if rnd.random() < p:
+            card[key] = value()
+
+    def entries():
+        out = []
+        for _ in range(rnd.randint(0, 3)):
+            e = {}
+            r = rnd.random()
+            if r < 0.9:
+                e["transport"] = rnd.choice(TRANSPORTS) if r < 0.85 else None
+            r = rnd.random()
+            if r < 0.93:
+                e["url"] = rnd.choice(URLS) if r < 0.88 else None
+            out.append(e)
+        return out
+
+    maybe(0.9, "url", lambda: rnd.choice(URLS) if rnd.random() < 0.95 else None)
+    maybe(0.6, "preferredTransport", lambda: rnd.choice(TRANSPORTS) if rnd.random() < 0.9 else None)
+    maybe(0.15, "preferred_transport", lambda: rnd.choice(TRANSPORTS) if rnd.random() < 0.9 else None)
+    maybe(0.6, "additionalInterfaces", lambda: entries() if rnd.random() < 0.92 else None)
+    maybe(0.12, "additional_interfaces", lambda: entries() if rnd.random() < 0.85 else rnd.choice([None, {}, "x"]))
+    if rnd.random() < 0.05:
+        card["security"] = [{"schemes": {"k": {"list": []}}}]
+        card["securitySchemes"] = {"k": {"apiKeySecurityScheme": {"location": "header", "name": "k"}}}
+    return card
+
+
+def plain(url, binding):
+    """A url an HTTP client uses alike: a plain absolute http(s) URL (REST: no query or fragment)."""
+    if not isinstance(url, str):
+        return False
+    if binding == "GRPC":
+        return url.strip() != ""
+    if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~/%-]*)?([?#][^\s]*)?", url):
+        return False
+    return binding != "HTTP+JSON" or not re.search(r"[?#]", url)
+
+
+def run_lines(cmd, cards):
+    feed = "".join(json.dumps({"id": i, "raw": base64.b64encode(raw).decode()}) + "\n" for i, raw in enumerate(cards))
+    proc = subprocess.run(cmd, input=feed, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"v03_picks: {' '.join(map(str, cmd))} failed:\n{proc.stderr}")
+    out = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return {o["id"]: o for o in out}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cardgate", required=True)
+    ap.add_argument("--count", type=int, default=600)
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--py03", default=str(ROOT / ".tools/py-a2a-03/bin/python"))
+    ap.add_argument("--js03", default=str(ROOT / ".tools/a2a-js-03"))
+    ap.add_argument("--examples", type=int, default=3)
+    args = ap.parse_args()
+
+    rnd = random.Random(args.seed)
+    cards = [json.dumps(gen_card(rnd)).encode() for _ in range(args.count)]
+    py = run_lines([args.py03, str(HERE / "v03_py_pick.py")], cards)
+    js = run_lines(["node", str(HERE / "v03_js_pick.mjs"), "--sdk", args.js03], cards)
+
+    require = [f"binding:{x}" for x in BINDINGS] + ["protocol:0.3"]
+    counts = collections.Counter()
+    shown = collections.defaultdict(list)
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, raw in enumerate(cards):
+            path = pathlib.Path(tmp) / f"{i}.json"
+            path.write_bytes(raw)
+            proc = subprocess.run(
+                [args.cardgate, "check", str(path), "--watermark-ms", "0",
+                 "--requirement", json.dumps({"require": require, "max_stale": "10s"})],
+                capture_output=True, text=True)
+            if proc.returncode not in (0, 1):
+                sys.exit(f"v03_picks: cardgate check exit {proc.returncode}: {proc.stderr}")
+            d = json.loads(proc.stdout)
+            granted = set()
+            if d["verdict"] == "valid" or d.get("error_class") == "capability_mismatch":
+                granted = set(require) - set(d.get("missing_capabilities", []))
+            for x in BINDINGS:
+                sent = {"a2a-sdk 0.3": py[i]["factory"][x], "@a2a-js/sdk 0.3": js[i]["factory"][x]}
+                if x == "JSONRPC":
+                    sent["@a2a-js/sdk 0.3 A2AClient"] = js[i]["a2aclient"]
+                urls = {u if isinstance(u, str) else json.dumps(u) for u in sent.values() if u is not None}
+                is_granted = f"binding:{x}" in granted
+                counts["questions"] += 1
+                if is_granted:
+                    counts["granted"] += 1
+                    verdict = None
+                    if len(urls) > 1 or any(not plain(u, x) for u in urls):
+                        verdict = "UNSAFE"
+                    elif any(u is None for u in sent.values()):
+                        verdict = "LOUD"
+                else:
+                    verdict = "OVER-STRICT" if (len(urls) == 1 and all(u is not None for u in sent.values())
+                                                and all(plain(u, x) for u in urls)) else None
+                if verdict:
+                    counts[verdict] += 1
+                    if len(shown[verdict]) < args.examples:
+                        shown[verdict].append((x, raw.decode(), sent, d.get("detail", "")))
+
+    print(f"pre-1.0 callers: {args.count} cards (seed {args.seed}), {counts['questions']} (card, binding) questions "
+          f"for protocol:0.3, cardgate grants {counts['granted']}")
+    for name in ("UNSAFE", "LOUD", "OVER-STRICT"):
+        print(f"  {name:12} {counts[name]}")
+        for x, card, sent, detail in shown[name]:
+            print(f"    binding:{x} card {card}\n      sent {json.dumps(sent)}\n      cardgate: {detail[:300]}")
+    if counts["UNSAFE"]:
+        sys.exit("v03_picks: cardgate grants a binding the pre-1.0 clients send apart")
+    print("v03_picks: ok: no unsafe grant")
+
+
+if __name__ == "__main__":
+    main()

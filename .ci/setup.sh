@@ -114,28 +114,27 @@ if want envoy; then
   done
 fi
 
+# npm_sdk DIR VERSION WHY: @a2a-js/sdk@VERSION alone under $TOOLS/DIR, unless it is there.
+npm_sdk() {
+  local dir="$TOOLS/$1"
+  if [ "$(node -p "require('./$dir/node_modules/@a2a-js/sdk/package.json').version" 2>/dev/null)" != "$2" ]; then
+    say "npm @a2a-js/sdk@$2 ($3) into $dir"
+    mkdir -p "$dir"
+    (cd "$dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
+      && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$2" >/dev/null)
+  fi
+}
+
 if want core || want js; then
   # (core too: the SDK differential, test-sdk-parity, reads cards with it.)
   # The lowest @a2a-js/sdk in the npm package's peer range (js/build.mjs SDK_PEER_RANGE); the
   # newest is package.json's devDependency. tests/node/sdk-versions.test.mjs runs both.
-  sdk_dir="$TOOLS/a2a-sdk-$A2A_SDK_LOWEST"
-  if [ "$(node -p "require('./$sdk_dir/node_modules/@a2a-js/sdk/package.json').version" 2>/dev/null)" != "$A2A_SDK_LOWEST" ]; then
-    say "npm @a2a-js/sdk@$A2A_SDK_LOWEST (lowest supported) into $sdk_dir"
-    mkdir -p "$sdk_dir"
-    (cd "$sdk_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
-      && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$A2A_SDK_LOWEST" >/dev/null)
-  fi
+  npm_sdk "a2a-sdk-$A2A_SDK_LOWEST" "$A2A_SDK_LOWEST" "lowest supported"
 fi
 
 if want core; then
   # The newest pre-1.0 @a2a-js/sdk, for the pre-1.0 callers' check (tests/sdk_parity/v03_picks.py).
-  sdk_dir="$TOOLS/a2a-js-03"
-  if [ "$(node -p "require('./$sdk_dir/node_modules/@a2a-js/sdk/package.json').version" 2>/dev/null)" != "$A2A_SDK_V03" ]; then
-    say "npm @a2a-js/sdk@$A2A_SDK_V03 (pre-1.0 callers) into $sdk_dir"
-    mkdir -p "$sdk_dir"
-    (cd "$sdk_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
-      && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$A2A_SDK_V03" >/dev/null)
-  fi
+  npm_sdk a2a-js-03 "$A2A_SDK_V03" "pre-1.0 callers"
 fi
 
 if want js; then

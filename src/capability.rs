@@ -109,7 +109,7 @@ impl Capability {
     /// [`Capability::declared_by`] (whose bindings already need a pick in every reading). A
     /// caller that names `protocol:0.3` and no other version (`v03_caller`) may be on an SDK
     /// before 1.0, whose clients read only the card's v0.3 members: a binding also needs their
-    /// one url ([`interface_choice::V03Clients`]).
+    /// one url, and `capability:extendedAgentCard` their flag ([`interface_choice::V03Clients`]).
     pub fn covered_by(&self, card: &AgentCard, protocols: &[&str], v03_caller: bool) -> bool {
         self.declared_by(card)
             && match self {
@@ -119,6 +119,7 @@ impl Capability {
                         .all(|(sdk, r)| interface_choice::serves(*sdk, r, b, protocols))
                         && (!v03_caller || card.v03.pick(b).is_ok())
                 }
+                Capability::Flag(Flag::ExtendedAgentCard) => !v03_caller || card.v03.extended_card,
                 _ => true,
             }
     }

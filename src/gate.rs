@@ -5,7 +5,7 @@
 //! (a) the version floor, then (c) the capability superset. Unlike the seed, every failed
 //! condition is reported; the primary error class is the first failure in that order.
 
-use crate::capability::Capability;
+use crate::capability::{Capability, Flag};
 use crate::card::{AgentCard, Limits};
 use crate::card_hash::CardHash;
 use crate::decision::{
@@ -549,6 +549,15 @@ fn missing_with_readings(
                 ));
                 continue;
             }
+        }
+        if v03_caller
+            && *cap == Capability::Flag(Flag::ExtendedAgentCard)
+            && view.extended_agent_card
+        {
+            parts.push(format!(
+                "{cap} (for protocol:0.3, the clients of a2a-sdk and @a2a-js/sdk before 1.0 fetch the extended card only when supportsAuthenticatedExtendedCard is true)"
+            ));
+            continue;
         }
         let lacking = view.readings_lacking(|sdk, r| cap.in_reading(sdk, r).unwrap_or(false));
         if lacking.is_empty() || lacking.len() == view.readings.len() {

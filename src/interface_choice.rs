@@ -706,8 +706,10 @@ fn js_wire(version: &str) -> Choice<'_> {
 ///   modelled: nothing is served then.
 /// - @a2a-js/sdk 0.3.x's `A2AClient` (JSON-RPC only): `url`, whatever `preferredTransport` says.
 ///
-/// A card a client refuses to read makes that caller fail loudly; the gate still serves nothing
-/// it cannot follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_callers.py`.
+/// Such a caller's `capability:extendedAgentCard` also needs the v0.3 flag
+/// `supportsAuthenticatedExtendedCard`, without which neither 0.3 client fetches the extended
+/// card. A card a client refuses to read makes that caller fail loudly; the gate still serves
+/// nothing it cannot follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_callers.py`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct V03Clients {
     /// a2a-sdk's `server_set` entries in order, `(transport, url)`; `None` when its pydantic
@@ -719,6 +721,9 @@ pub struct V03Clients {
     js: Option<Vec<(Option<Vec<u8>>, String)>>,
     /// `url`, which `A2AClient` sends JSON-RPC to.
     url: Option<String>,
+    /// `supportsAuthenticatedExtendedCard` is `true`: only then does either 0.3 client fetch
+    /// the extended card (`get_card()`, `getAgentCard()`); v0.3 has no `capabilities` member for it.
+    pub extended_card: bool,
 }
 
 /// The bindings the 0.3 clients have transports for.
@@ -770,6 +775,11 @@ impl V03Clients {
             .map(owned),
             js,
             url: Some(url.to_owned()),
+            // camelCase is a boolean or null (the card's shape), and pydantic takes it first.
+            extended_card: doc
+                .get("supportsAuthenticatedExtendedCard")
+                .and_then(Node::as_bool)
+                == Some(true),
         }
     }
 
@@ -1442,6 +1452,24 @@ mod tests {
             "KAFKA",
             "no \"KAFKA\" transport",
         );
+        // The extended card: only the v0.3 flag makes a 0.3 client fetch it.
+        let flag = |card: &str| {
+            let doc = crate::json::parse_document(card.as_bytes(), 64).unwrap();
+            V03Clients::of(doc.root()).extended_card
+        };
+        assert!(flag(
+            r#"{"url":"https://a/x","supportsAuthenticatedExtendedCard":true}"#
+        ));
+        assert!(!flag(
+            r#"{"url":"https://a/x","supportsAuthenticatedExtendedCard":null}"#
+        ));
+        assert!(!flag(
+            r#"{"url":"https://a/x","supports_authenticated_extended_card":true}"#
+        ));
+        assert!(!flag(
+            r#"{"url":"https://a/x","capabilities":{"extendedAgentCard":true}}"#
+        ));
+        assert!(!flag(r#"{"supportsAuthenticatedExtendedCard":true}"#));
         // A card @a2a-js/sdk 0.3's resolver takes for proto JSON is converted: not followed.
         refused(
             r#"{"url":"https://a/x","security":[{"schemes":{}}]}"#,

@@ -2,7 +2,7 @@
 // (v03_picks.py). Run with `--sdk DIR`: the @a2a-js/sdk 0.3 installed under DIR/node_modules.
 //
 // stdin: JSON lines {"id": N, "raw": base64 of the card's bytes}. stdout: one JSON line per card,
-// {"id": N, "factory": {"<binding>": url | null}, "a2aclient": url | null}:
+// {"id": N, "factory": {"<binding>": url | null}, "a2aclient": url | null, "extended": bool}:
 //   factory:   the card through the SDK's DefaultAgentCardResolver (its fetchImpl hands over the
 //              bytes: `response.json()`, then normalizeAgentCard) and, for each binding X, a fresh
 //              `new ClientFactory({transports: [T], cardResolver}).createFromUrl(...)`, where T is
@@ -11,6 +11,8 @@
 //              throw is no client (null).
 //   a2aclient: `A2AClient.fromCardUrl(...)` with the same fetchImpl (JSON-RPC only): its
 //              serviceEndpointUrl, null when it throws.
+//   extended:  whether the Client the factory built would fetch the extended card
+//              (`getAgentCard()` tests the card's supportsAuthenticatedExtendedCard).
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,20 +32,27 @@ for await (const line of createInterface({ input: process.stdin })) {
   const fetchImpl = async () =>
     new Response(bytes, { status: 200, headers: { 'content-type': 'application/json' } });
   const factory = {};
+  let extended = false;
   for (const x of BINDINGS) {
     let sent = null;
     const recorder = {
       protocolName: x,
       async create(url) {
         sent = url;
-        return {};
+        return {
+          async getExtendedAgentCard() {
+            extended = true;
+            return {};
+          },
+        };
       },
     };
     try {
-      await new ClientFactory({
+      const c = await new ClientFactory({
         transports: [recorder],
         cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
       }).createFromUrl('https://card.example/', '');
+      await c.getAgentCard();
     } catch {
       sent = null;
     }
@@ -56,5 +65,5 @@ for await (const line of createInterface({ input: process.stdin })) {
   } catch {
     a2aclient = null;
   }
-  process.stdout.write(JSON.stringify({ id, factory, a2aclient }) + '\n');
+  process.stdout.write(JSON.stringify({ id, factory, a2aclient, extended }) + '\n');
 }

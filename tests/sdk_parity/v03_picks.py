@@ -1,6 +1,7 @@
 """The pre-1.0 callers' check: a `binding:X` cardgate grants to a caller naming only `protocol:0.3`
-against where the real clients of a2a-sdk 0.3 and @a2a-js/sdk 0.3 send X (DESIGN.md, "Callers on
-a pre-1.0 SDK"; src/interface_choice.rs, `V03Clients`).
+against where the real clients of a2a-sdk 0.3 and @a2a-js/sdk 0.3 send X, and a
+`capability:extendedAgentCard` against whether they fetch the extended card (DESIGN.md, "Callers
+on a pre-1.0 SDK"; src/interface_choice.rs, `V03Clients`).
 
     .tools/py/bin/python tests/sdk_parity/v03_picks.py --cardgate target/release/cardgate \\
         [--count N] [--seed S] [--py03 .tools/py-a2a-03/bin/python] [--js03 .tools/a2a-js-03]
@@ -11,20 +12,25 @@ spellings the 0.3 clients read apart: `url` (absent, null, empty, spaces, a quer
 endpoint), `preferredTransport` / `preferred_transport` (absent, null, "", case and Unicode
 variants, unknown names), `additionalInterfaces` / `additional_interfaces` (entries with
 repeated, case-variant, missing or null transports and urls), and now and then a proto-shaped
-`security` (which @a2a-js/sdk 0.3's resolver converts). cardgate is asked once per card with
-{"require": [binding:JSONRPC, binding:HTTP+JSON, binding:GRPC, protocol:0.3], "max_stale": "10s"}
+`security` (which @a2a-js/sdk 0.3's resolver converts), and `capabilities.extendedAgentCard` with
+`supportsAuthenticatedExtendedCard` / `supports_authenticated_extended_card` (true, false, null,
+"true", 1, absent). cardgate is asked once per card with {"require": [binding:JSONRPC,
+binding:HTTP+JSON, binding:GRPC, capability:extendedAgentCard, protocol:0.3], "max_stale": "10s"}
 and a 0 ms lag; a binding is granted when it is not in missing_capabilities of a `valid` or
 `capability_mismatch` answer. The real clients (v03_py_pick.py, v03_js_pick.mjs) say where
 each sends X: a2a-sdk 0.3's ClientFactory, @a2a-js/sdk 0.3's ClientFactory and, for JSONRPC,
 its A2AClient.
   UNSAFE       cardgate grants binding:X and two real clients send X to different urls, or one
                sends it to a url an HTTP client cannot use alike (not a plain http(s) URL; for
-               HTTP+JSON with a query or fragment). The test fails.
+               HTTP+JSON with a query or fragment); or it grants capability:extendedAgentCard and
+               a real client that reads the card would not fetch the extended card (its
+               `get_card()` / `getAgentCard()` tests the flag). The test fails.
   LOUD         cardgate grants binding:X and a real client has no url for X (it raises or
                refuses the card: that caller fails loudly, not elsewhere). Counted; the model
                says every 0.3 client sends X, so this is a finding.
-  OVER-STRICT  every real client sends X to one plain url and cardgate does not grant it
-               (counted and shown).
+  OVER-STRICT  on a card cardgate reads (not malformed_card, which the 1.x SDKs' readings decide),
+               every real client sends X to one plain url, or fetches the extended card, and
+               cardgate does not grant it (counted and shown).
 """
 
 import argparse
@@ -82,6 +88,11 @@ def gen_card(rnd):
     maybe(0.15, "preferred_transport", lambda: rnd.choice(TRANSPORTS) if rnd.random() < 0.9 else None)
     maybe(0.6, "additionalInterfaces", lambda: entries() if rnd.random() < 0.92 else None)
     maybe(0.12, "additional_interfaces", lambda: entries() if rnd.random() < 0.85 else rnd.choice([None, {}, "x"]))
+    if rnd.random() < 0.8:
+        card["capabilities"]["extendedAgentCard"] = True
+    flags = [True, True, False, None, "true", 1]
+    maybe(0.6, "supportsAuthenticatedExtendedCard", lambda: rnd.choice(flags))
+    maybe(0.1, "supports_authenticated_extended_card", lambda: rnd.choice(flags))
     if rnd.random() < 0.05:
         card["security"] = [{"schemes": {"k": {"list": []}}}]
         card["securitySchemes"] = {"k": {"apiKeySecurityScheme": {"location": "header", "name": "k"}}}
@@ -123,7 +134,7 @@ def main():
     py = run_lines([args.py03, str(HERE / "v03_py_pick.py")], cards)
     js = run_lines(["node", str(HERE / "v03_js_pick.mjs"), "--sdk", args.js03], cards)
 
-    require = [f"binding:{x}" for x in BINDINGS] + ["protocol:0.3"]
+    require = [f"binding:{x}" for x in BINDINGS] + ["capability:extendedAgentCard", "protocol:0.3"]
     counts = collections.Counter()
     shown = collections.defaultdict(list)
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,6 +151,23 @@ def main():
             granted = set()
             if d["verdict"] == "valid" or d.get("error_class") == "capability_mismatch":
                 granted = set(require) - set(d.get("missing_capabilities", []))
+            # Each 0.3 client that reads the card fetches the extended card only on its flag.
+            reads = {"a2a-sdk 0.3": py[i]["reads"], "@a2a-js/sdk 0.3": any(u is not None for u in js[i]["factory"].values())}
+            fetches = {"a2a-sdk 0.3": py[i]["extended"], "@a2a-js/sdk 0.3": js[i]["extended"]}
+            counts["questions"] += 1
+            malformed = d.get("error_class") == "malformed_card"
+            if "capability:extendedAgentCard" in granted:
+                counts["granted"] += 1
+                counts["granted extended"] += 1
+                if any(reads[k] and not fetches[k] for k in reads):
+                    counts["UNSAFE"] += 1
+                    if len(shown["UNSAFE"]) < args.examples:
+                        shown["UNSAFE"].append(("capability:extendedAgentCard", raw.decode(), fetches, d.get("detail", "")))
+            elif (not malformed and json.loads(raw)["capabilities"].get("extendedAgentCard") is True and all(reads.values())
+                  and all(fetches.values()) and "capability:extendedAgentCard" in d.get("missing_capabilities", [])):
+                counts["OVER-STRICT"] += 1
+                if len(shown["OVER-STRICT"]) < args.examples:
+                    shown["OVER-STRICT"].append(("capability:extendedAgentCard", raw.decode(), fetches, d.get("detail", "")))
             for x in BINDINGS:
                 sent = {"a2a-sdk 0.3": py[i]["factory"][x], "@a2a-js/sdk 0.3": js[i]["factory"][x]}
                 if x == "JSONRPC":
@@ -155,21 +183,22 @@ def main():
                     elif any(u is None for u in sent.values()):
                         verdict = "LOUD"
                 else:
-                    verdict = "OVER-STRICT" if (len(urls) == 1 and all(u is not None for u in sent.values())
+                    verdict = "OVER-STRICT" if (not malformed and len(urls) == 1 and all(u is not None for u in sent.values())
                                                 and all(plain(u, x) for u in urls)) else None
                 if verdict:
                     counts[verdict] += 1
                     if len(shown[verdict]) < args.examples:
-                        shown[verdict].append((x, raw.decode(), sent, d.get("detail", "")))
+                        shown[verdict].append((f"binding:{x}", raw.decode(), sent, d.get("detail", "")))
 
     print(f"pre-1.0 callers: {args.count} cards (seed {args.seed}), {counts['questions']} (card, binding) questions "
-          f"for protocol:0.3, cardgate grants {counts['granted']}")
+          f"(each binding and capability:extendedAgentCard) for protocol:0.3, cardgate grants {counts['granted']} "
+          f"({counts['granted extended']} of them capability:extendedAgentCard)")
     for name in ("UNSAFE", "LOUD", "OVER-STRICT"):
         print(f"  {name:12} {counts[name]}")
         for x, card, sent, detail in shown[name]:
-            print(f"    binding:{x} card {card}\n      sent {json.dumps(sent)}\n      cardgate: {detail[:300]}")
+            print(f"    {x} card {card}\n      clients {json.dumps(sent)}\n      cardgate: {detail[:300]}")
     if counts["UNSAFE"]:
-        sys.exit("v03_picks: cardgate grants a binding the pre-1.0 clients send apart")
+        sys.exit("v03_picks: cardgate grants a binding the pre-1.0 clients send apart, or an extended card they do not fetch")
     print("v03_picks: ok: no unsafe grant")
 
 

@@ -2,11 +2,13 @@
 (v03_picks.py). Run by an interpreter with a2a-sdk 0.3 (.ci/setup.sh core: .tools/py-a2a-03).
 
 stdin: JSON lines {"id": N, "raw": base64 of the card's bytes}. stdout: one JSON line per card,
-{"id": N, "reads": bool, "factory": {"<binding>": url | null}}: the bytes through
+{"id": N, "reads": bool, "extended": bool, "factory": {"<binding>": url | null}}: the bytes through
 `AgentCard.model_validate(json.loads(...))` (what its A2ACardResolver does with
 `response.json()`), then for each binding X `ClientFactory(ClientConfig(supported_transports=[X]))`
 with a recording transport producer registered for X, and `.create(card)`: the SDK's own
 selection, the producer's url is where the client would send. A raise is no client (null).
+`extended`: the card's `supports_authenticated_extended_card`, which its transports test before
+they fetch the extended card.
 """
 
 import base64
@@ -31,7 +33,7 @@ def picks(raw):
     try:
         card = AgentCard.model_validate(json.loads(raw))
     except Exception:
-        return {"reads": False, "factory": {x: None for x in BINDINGS}}
+        return {"reads": False, "extended": False, "factory": {x: None for x in BINDINGS}}
     out = {}
     for x in BINDINGS:
         factory = ClientFactory(ClientConfig(supported_transports=[x]))
@@ -43,7 +45,7 @@ def picks(raw):
             out[x] = sent.args[0] if isinstance(sent.args[0], str) else {"notString": repr(sent.args[0])}
         except Exception:
             out[x] = None
-    return {"reads": True, "factory": out}
+    return {"reads": True, "extended": bool(card.supports_authenticated_extended_card), "factory": out}
 
 
 for line in sys.stdin:

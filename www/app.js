@@ -406,6 +406,13 @@ const KIND_LABEL = {
   skill: 'skill', extension: 'extension', capability: 'flag', binding: 'binding', protocol: 'protocol',
 };
 
+// Whether every protocol: the requirement names (one at least) is 0.3, as the core reads it:
+// the caller may be on an SDK before 1.0 (DESIGN.md, "Callers on a pre-1.0 SDK").
+function onlyV03(required) {
+  const versions = required.filter((n) => n.startsWith('protocol:')).map((n) => n.slice(9).split('.'));
+  return versions.length > 0 && versions.every(([major, minor]) => /^0+$/.test(major) && minor.replace(/^0+/, '') === '3');
+}
+
 function splitCapability(name) {
   for (const k of ['extension', 'capability', 'binding', 'protocol']) {
     if (name.startsWith(`${k}:`)) return [k, name.slice(k.length + 1)];
@@ -434,13 +441,18 @@ function renderCapabilities(d, cardText) {
     // (the browser tests insist it always does, so the declared rows below can be trusted).
     const granted = (declared[kind] || []).includes(value);
     // A declared binding is still missing when the interface an SDK's client picks for it is not
-    // at a required protocol version (DESIGN.md: the caller invokes that one interface).
+    // at a required protocol version (DESIGN.md: the caller invokes that one interface), or, for
+    // a caller naming only protocol:0.3, when a pre-1.0 client sends it elsewhere; a declared
+    // extendedAgentCard flag, for such a caller, without supportsAuthenticatedExtendedCard.
     const offPair = kind === 'binding' && granted && missing.has(name)
       && required.some((n) => n.startsWith('protocol:'));
+    const offV03 = kind === 'capability' && value === 'extendedAgentCard' && granted && missing.has(name)
+      && onlyV03(required);
     rows.push({
-      kind, value, required: true, missing: missing.has(name), agree: offPair || granted === !missing.has(name),
+      kind, value, required: true, missing: missing.has(name), agree: offPair || offV03 || granted === !missing.has(name),
       lacking: partial.get(name),
-      note: offPair ? ' (declared, but the interface a client picks for it is not at a required protocol version)' : '',
+      note: offPair ? ' (declared, but the interface a client picks for it is not at a required protocol version, or a pre-1.0 client sends it elsewhere)'
+        : offV03 ? ' (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK, whose clients fetch the extended card only with supportsAuthenticatedExtendedCard)' : '',
     });
   }
   for (const kind of Object.keys(declared)) {

@@ -117,7 +117,7 @@ impl Capability {
                     card.readings
                         .iter()
                         .all(|(sdk, r)| interface_choice::serves(*sdk, r, b, protocols))
-                        && (!v03_caller || card.v03.pick(b).is_ok())
+                        && (!v03_caller || card.v03.serves(b))
                 }
                 Capability::Flag(Flag::ExtendedAgentCard) => !v03_caller || card.v03.extended_card,
                 _ => true,

@@ -543,7 +543,10 @@ fn missing_with_readings(
                 parts.push(format!("{cap} ({why})"));
                 continue;
             }
-            if let Some(Err(why)) = (everywhere && v03_caller).then(|| view.v03.pick(b)) {
+            if let Some(why) = (everywhere && v03_caller)
+                .then(|| view.v03.why_not(b))
+                .flatten()
+            {
                 parts.push(format!(
                     "{cap} (for protocol:0.3, the clients of a2a-sdk and @a2a-js/sdk before 1.0, which read only the card's v0.3 members: {why})"
                 ));

@@ -709,21 +709,38 @@ fn js_wire(version: &str) -> Choice<'_> {
 /// Such a caller's `capability:extendedAgentCard` also needs the v0.3 flag
 /// `supportsAuthenticatedExtendedCard`, without which neither 0.3 client fetches the extended
 /// card. A card a client refuses to read makes that caller fail loudly; the gate still serves
-/// nothing it cannot follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_callers.py`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// nothing it cannot follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_picks.py`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct V03Clients {
-    /// a2a-sdk's `server_set` entries in order, `(transport, url)`; `None` when its pydantic
-    /// model refuses these members (no `url`, another type).
-    python: Option<Vec<(String, String)>>,
-    /// @a2a-js/sdk's entries in order, `(upper-cased transport, url)` (`None` for a transport
-    /// whose upper case is not ASCII, which no binding of a 0.3 client spells); `None` when its
-    /// factory throws or converts the card.
-    js: Option<Vec<(Option<Vec<u8>>, String)>>,
-    /// `url`, which `A2AClient` sends JSON-RPC to.
-    url: Option<String>,
+    /// For each of [`V03_BINDINGS`], whether every 0.3 client sends it to one url that serves
+    /// it, or why not. Decided when the card is read: the view keeps no copy of the members.
+    served: [Result<(), V03Miss>; 3],
     /// `supportsAuthenticatedExtendedCard` is `true`: only then does either 0.3 client fetch
     /// the extended card (`get_card()`, `getAgentCard()`); v0.3 has no `capabilities` member for it.
     pub extended_card: bool,
+}
+
+/// Why the 0.3 clients do not serve a binding, for the decision's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum V03Miss {
+    /// This SDK's client has no url for it (it refuses the members, or none names the binding).
+    NoUrl(&'static str),
+    /// a2a-sdk's and @a2a-js/sdk's factories send it to these different urls.
+    Apart(String, String),
+    /// Both factories send JSON-RPC to this url, `A2AClient` to the card's `url`.
+    NotA2AClients(String),
+    /// Every client sends it to this url, which does not serve it.
+    Unusable(String, &'static str),
+}
+
+impl Default for V03Clients {
+    /// A card without `url`: a2a-sdk 0.3's pydantic model refuses it, no binding is served.
+    fn default() -> V03Clients {
+        V03Clients {
+            served: [const { Err(V03Miss::NoUrl("a2a-sdk")) }; 3],
+            extended_card: false,
+        }
+    }
 }
 
 /// The bindings the 0.3 clients have transports for.
@@ -737,44 +754,39 @@ impl V03Clients {
         let Some(url) = doc.get("url").and_then(Node::as_str) else {
             return V03Clients::default();
         };
-        let owned = |entries: Vec<(&str, &str)>| {
-            entries
-                .into_iter()
-                .map(|(t, u)| (t.to_owned(), u.to_owned()))
-                .collect()
-        };
-        let js = (!js_is_proto(doc))
-            .then(|| {
-                v03_entries(
-                    doc.get("preferredTransport"),
-                    url,
-                    doc.get("additionalInterfaces"),
-                    false,
-                )
-            })
-            .flatten()
-            .map(|entries| {
-                entries
-                    .into_iter()
-                    .map(|(t, u)| {
-                        (
-                            upper_cases_to_ascii(t).then(|| upper_case(t).collect()),
-                            u.to_owned(),
-                        )
-                    })
-                    .collect()
-            });
         let either = |camel, snake| doc.get(camel).or_else(|| doc.get(snake));
-        V03Clients {
-            python: v03_entries(
-                either("preferredTransport", "preferred_transport"),
+        let python = v03_entries(
+            either("preferredTransport", "preferred_transport"),
+            url,
+            either("additionalInterfaces", "additional_interfaces"),
+            true,
+        );
+        let js = if js_is_proto(doc) {
+            None
+        } else {
+            v03_entries(
+                doc.get("preferredTransport"),
                 url,
-                either("additionalInterfaces", "additional_interfaces"),
-                true,
+                doc.get("additionalInterfaces"),
+                false,
             )
-            .map(owned),
-            js,
-            url: Some(url.to_owned()),
+        };
+        let served = V03_BINDINGS.map(|binding| {
+            let python = v03_last(&python, binding, false).ok_or(V03Miss::NoUrl("a2a-sdk"))?;
+            let js = v03_last(&js, binding, true).ok_or(V03Miss::NoUrl("@a2a-js/sdk"))?;
+            if python != js {
+                return Err(V03Miss::Apart(python.to_owned(), js.to_owned()));
+            }
+            if binding == "JSONRPC" && python != url {
+                return Err(V03Miss::NotA2AClients(python.to_owned()));
+            }
+            match Url::of_str(python).unusable_because(binding) {
+                Some(why) => Err(V03Miss::Unusable(python.to_owned(), why)),
+                None => Ok(()),
+            }
+        });
+        V03Clients {
+            served,
             // camelCase is a boolean or null (the card's shape), and pydantic takes it first.
             extended_card: doc
                 .get("supportsAuthenticatedExtendedCard")
@@ -783,62 +795,69 @@ impl V03Clients {
         }
     }
 
-    /// The url every 0.3 client sends `binding` to, or why there is none.
-    pub fn pick(&self, binding: &str) -> Result<&str, String> {
-        if !V03_BINDINGS.contains(&binding) {
-            return Err(format!("the v0.3 clients have no {binding:?} transport"));
-        }
-        let no_url = |sdk: &str| {
-            format!("{sdk} 0.3 reads no url for it from the card's v0.3 members (url, preferredTransport, additionalInterfaces)")
-        };
-        let python = self
-            .python
-            .as_ref()
-            .and_then(|e| e.iter().rev().find(|(t, _)| t == binding))
-            .map(|(_, u)| u.as_str())
-            .filter(|u| !u.is_empty())
-            .ok_or_else(|| no_url("a2a-sdk"))?;
-        let js = self
-            .js
-            .as_ref()
-            .and_then(|e| {
-                e.iter()
-                    .rev()
-                    .find(|(t, _)| t.as_deref() == Some(binding.as_bytes()))
-            })
-            .map(|(_, u)| u.as_str())
-            .filter(|u| !u.is_empty())
-            .ok_or_else(|| no_url("@a2a-js/sdk"))?;
-        if python != js {
-            return Err(format!(
-                "a2a-sdk 0.3 sends it to {python:?} and @a2a-js/sdk 0.3 to {js:?}"
-            ));
-        }
-        if binding == "JSONRPC" && self.url.as_deref() != Some(python) {
-            return Err(format!(
-                "the ClientFactory of both 0.3 SDKs sends it to {python:?} and @a2a-js/sdk 0.3's A2AClient to the card's url"
-            ));
-        }
-        match Url::of_str(python).unusable_because(binding) {
-            Some(why) => Err(format!("the 0.3 clients send it to {python:?}, {why}")),
-            None => Ok(python),
+    /// Whether every 0.3 client sends `binding` to one url that serves it.
+    pub fn serves(&self, binding: &str) -> bool {
+        self.verdict(binding).is_ok()
+    }
+
+    /// Why the 0.3 clients do not serve `binding`, for the decision's message (`None` when they do).
+    pub fn why_not(&self, binding: &str) -> Option<String> {
+        Some(match self.verdict(binding).err()? {
+            None => format!("the v0.3 clients have no {binding:?} transport"),
+            Some(V03Miss::NoUrl(sdk)) => format!(
+                "{sdk} 0.3 reads no url for it from the card's v0.3 members (url, preferredTransport, additionalInterfaces)"
+            ),
+            Some(V03Miss::Apart(python, js)) => {
+                format!("a2a-sdk 0.3 sends it to {python:?} and @a2a-js/sdk 0.3 to {js:?}")
+            }
+            Some(V03Miss::NotA2AClients(url)) => format!(
+                "the ClientFactory of both 0.3 SDKs sends it to {url:?} and @a2a-js/sdk 0.3's A2AClient to the card's url"
+            ),
+            Some(V03Miss::Unusable(url, why)) => {
+                format!("the 0.3 clients send it to {url:?}, {why}")
+            }
+        })
+    }
+
+    /// `Ok` when the 0.3 clients serve `binding`; else its miss, or `None` for a binding they
+    /// have no transport for.
+    fn verdict(&self, binding: &str) -> Result<(), Option<&V03Miss>> {
+        let i = V03_BINDINGS.iter().position(|b| *b == binding);
+        match i.and_then(|i| self.served.get(i)) {
+            Some(Ok(())) => Ok(()),
+            Some(Err(miss)) => Err(Some(miss)),
+            None => Err(None),
         }
     }
 
     /// About the heap bytes held, for [`crate::card::AgentCard::heap_bytes`].
     pub fn heap_bytes(&self) -> usize {
-        let python = self
-            .python
+        self.served
             .iter()
-            .flatten()
-            .map(|(t, u)| t.capacity() + u.capacity());
-        let js = self
-            .js
-            .iter()
-            .flatten()
-            .map(|(t, u)| t.as_ref().map_or(0, Vec::capacity) + u.capacity());
-        python.chain(js).sum::<usize>() + self.url.as_ref().map_or(0, String::capacity)
+            .map(|s| match s {
+                Err(V03Miss::Apart(a, b)) => a.capacity() + b.capacity(),
+                Err(V03Miss::NotA2AClients(u) | V03Miss::Unusable(u, _)) => u.capacity(),
+                _ => 0,
+            })
+            .sum()
     }
+}
+
+/// The url of the last of `entries` named `binding` (through `toUpperCase` when `upper`, as
+/// @a2a-js/sdk compares), unless it is empty (no client).
+fn v03_last<'d>(
+    entries: &Option<Vec<(&str, &'d str)>>,
+    binding: &str,
+    upper: bool,
+) -> Option<&'d str> {
+    let (_, url) = entries.as_ref()?.iter().rev().find(|(t, _)| {
+        if upper {
+            upper_cases_to_ascii(t) && upper_case(t).eq(binding.bytes())
+        } else {
+            *t == binding
+        }
+    })?;
+    Some(*url).filter(|u| !u.is_empty())
 }
 
 /// One 0.3 factory's entries: the preferred transport with `url`, then each additional
@@ -1349,17 +1368,27 @@ mod tests {
     /// tests/sdk_parity/v03_picks.py).
     #[test]
     fn v03_clients_send_a_binding_to_one_url() {
-        let pick = |card: &str, binding: &str| {
+        let clients = |card: &str| {
             let doc = crate::json::parse_document(card.as_bytes(), 64).unwrap();
-            V03Clients::of(doc.root()).pick(binding).map(str::to_owned)
+            V03Clients::of(doc.root())
         };
-        let ok = |card: &str, binding: &str, url: &str| {
-            assert_eq!(pick(card, binding).as_deref(), Ok(url), "{card} {binding}");
+        // Served: every 0.3 client sends the binding to one url (which one is in the messages
+        // below and in tests/sdk_parity/v03_picks.py's comparison with the real clients).
+        let ok = |card: &str, binding: &str| {
+            let c = clients(card);
+            assert!(
+                c.serves(binding),
+                "{card} {binding}: {:?}",
+                c.why_not(binding)
+            );
+            assert_eq!(c.why_not(binding), None, "{card} {binding}");
         };
         let refused = |card: &str, binding: &str, why: &str| {
-            let got = pick(card, binding);
+            let c = clients(card);
+            let got = c.why_not(binding);
+            assert!(!c.serves(binding), "{card} {binding}");
             assert!(
-                got.as_ref().is_err_and(|m| m.contains(why)),
+                got.as_ref().is_some_and(|m| m.contains(why)),
                 "{card} {binding}: {got:?}"
             );
         };
@@ -1369,11 +1398,10 @@ mod tests {
             "JSONRPC",
             "a2a-sdk 0.3 reads no url",
         );
-        ok(r#"{"url":"https://a/x"}"#, "JSONRPC", "https://a/x");
+        ok(r#"{"url":"https://a/x"}"#, "JSONRPC");
         ok(
             r#"{"url":"https://a/x","preferredTransport":null}"#,
             "JSONRPC",
-            "https://a/x",
         );
         // `or` against `??`: "" is JSONRPC to a2a-sdk only.
         refused(
@@ -1385,7 +1413,6 @@ mod tests {
         ok(
             r#"{"url":"https://a/x","preferredTransport":null,"preferred_transport":"GRPC"}"#,
             "JSONRPC",
-            "https://a/x",
         );
         refused(
             r#"{"url":"g:1","preferred_transport":"GRPC"}"#,
@@ -1399,7 +1426,7 @@ mod tests {
         );
         // The last entry of a name wins; names are exact to a2a-sdk, upper-cased to @a2a-js/sdk.
         let later = r#"{"url":"g:1","preferredTransport":"GRPC","additionalInterfaces":[{"transport":"GRPC","url":"g:2"}]}"#;
-        ok(later, "GRPC", "g:2");
+        ok(later, "GRPC");
         refused(later, "JSONRPC", "a2a-sdk 0.3 reads no url");
         let lower = r#"{"url":"https://a/x","additionalInterfaces":[{"transport":"jsonrpc","url":"https://a/y"}]}"#;
         refused(
@@ -1413,7 +1440,7 @@ mod tests {
         // A2AClient sends JSON-RPC to `url` whatever the factories pick.
         let grpc_first = r#"{"url":"g:1","preferredTransport":"GRPC","additionalInterfaces":[{"transport":"JSONRPC","url":"https://a/j"}]}"#;
         refused(grpc_first, "JSONRPC", "A2AClient");
-        ok(grpc_first, "GRPC", "g:1");
+        ok(grpc_first, "GRPC");
         // An entry without url: a2a-sdk's pydantic refuses; without transport both do (`toUpperCase`
         // of undefined throws).
         refused(
@@ -1429,7 +1456,6 @@ mod tests {
         ok(
             r#"{"url":"https://a/x","additionalInterfaces":null,"additional_interfaces":[{"transport":"GRPC","url":"g:1"}]}"#,
             "JSONRPC",
-            "https://a/x",
         );
         // The url must serve the binding; a name no 0.3 client has a transport for serves nothing.
         refused(
@@ -1445,7 +1471,6 @@ mod tests {
         ok(
             r#"{"url":"https://a/r/","preferredTransport":"HTTP+JSON"}"#,
             "HTTP+JSON",
-            "https://a/r/",
         );
         refused(
             r#"{"url":"k:1","preferredTransport":"KAFKA"}"#,

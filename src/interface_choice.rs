@@ -693,7 +693,7 @@ fn js_wire(version: &str) -> Choice<'_> {
 /// Where the clients of the SDKs before 1.0 send each binding. They read only a card's v0.3
 /// members (`url`, `preferredTransport`, `additionalInterfaces`), never `supportedInterfaces`,
 /// so a caller that names `protocol:0.3` (it may be one of them) is served a binding only when
-/// every one of them sends it to one url, which serves it ([`V03Clients::pick`]):
+/// every one of them sends it to one url, which serves it ([`V03Clients::serves`]):
 ///
 /// - a2a-sdk 0.3.26, `ClientFactory.create` on pydantic's `AgentCard`: `{preferred_transport or
 ///   "JSONRPC": url}` updated with each `additional_interfaces` entry's `{transport: url}`; names

@@ -764,6 +764,36 @@ pub fn evaluate_freshness(requirement: &Requirement, observation: &Observation) 
 mod tests {
     use super::*;
 
+    /// Only a requirement whose protocol versions are all 0.3, however spelled, is a pre-1.0
+    /// caller's; its near-variants are not.
+    #[test]
+    fn only_a_requirement_naming_0_3_alone_is_a_pre_1_0_callers() {
+        let v03 = |require: &str| {
+            speaks_only_v03(
+                &Requirement::from_json(&format!(r#"{{"require":{require}}}"#)).unwrap(),
+            )
+        };
+        for yes in [
+            r#"["protocol:0.3"]"#,
+            r#"["protocol:00.3"]"#,
+            r#"["protocol:0.03"]"#,
+            r#"["binding:JSONRPC","protocol:0.3","protocol:00.3"]"#,
+        ] {
+            assert!(v03(yes), "{yes}");
+        }
+        for no in [
+            r#"[]"#,
+            r#"["binding:JSONRPC"]"#,
+            r#"["protocol:0.30"]"#,
+            r#"["protocol:1.3"]"#,
+            r#"["protocol:0.2"]"#,
+            r#"["protocol:0.3","protocol:1.0"]"#,
+            r#"["protocol:1.0","protocol:0.3"]"#,
+        ] {
+            assert!(!v03(no), "{no}");
+        }
+    }
+
     #[test]
     fn not_modified_from_a_stale_replica_is_stale() {
         let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();

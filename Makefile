@@ -21,6 +21,7 @@ build:
 lint: setup-core
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	RUSTDOCFLAGS='-D warnings' $(CARGO) doc --no-deps --quiet
 
 # Core: unit tests, doctests, the shared vectors natively, CLI tests, the RFC 8785 differential
 # test against PyPI rfc8785, and the policy schema check with PyPI jsonschema.

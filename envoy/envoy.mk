@@ -76,6 +76,7 @@ filter: setup-envoy
 test-envoy: filter
 	$(CARGO) clippy --lib --target wasm32-wasip1 --features envoy --target-dir $(ENVOY_TARGET_DIR) -- -D warnings
 	$(CARGO) clippy --lib --tests --features envoy --target-dir $(ENVOY_TARGET_DIR) -- -D warnings
+	RUSTDOCFLAGS='-D warnings' $(CARGO) doc --no-deps --quiet --features envoy --target-dir $(ENVOY_TARGET_DIR)
 	$(CARGO) test --lib --features envoy --target-dir $(ENVOY_TARGET_DIR) envoy::
 	$(CARGO) build --release --bin cardgate
 	# tests/envoy/test_sdk_callers.py's Node planner (sdk_caller.mjs) runs the real @a2a-js/sdk.

@@ -77,6 +77,7 @@ js-size:
 # resolveAgentCard, the @a2a-js/sdk integration with the lowest and the newest supported SDK).
 test-js: pkg
 	$(CARGO) clippy --lib --target wasm32-unknown-unknown --features js --target-dir $(JS_TARGET_DIR) -- -D warnings
+	RUSTDOCFLAGS='-D warnings' $(CARGO) doc --no-deps --quiet --features js --target wasm32-unknown-unknown --target-dir $(JS_TARGET_DIR)
 	$(CARGO) build --release --bin cardgate
 	cd pkg && npm pack --dry-run --json > /dev/null
 	node tests/node/consumer.mjs $(JS_TARGET_DIR)/consumer

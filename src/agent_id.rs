@@ -597,7 +597,7 @@ fn ignorable(c: char) -> bool {
 }
 
 /// The loose key of an id: fullwidth forms read as ASCII, Unicode spaces as a space, ignorable
-/// characters dropped, ASCII letters lowercased, the [`FOLD`] table applied (other characters
+/// characters dropped, ASCII letters lowercased, the fold table (`FOLD`) applied (other characters
 /// are kept as they are).
 pub fn skeleton(id: &str) -> String {
     let mut out = String::with_capacity(id.len());

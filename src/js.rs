@@ -158,7 +158,7 @@ const CARD_BUFFER_MAX: usize = 256 * 1024;
 ///   read there and dropped by the evaluation that uses it.
 ///
 /// The decision is the same as [`evaluate_raw`]'s for the same inputs: the slots hold what
-/// [`requirement`] and [`observation`] read, and errors are thrown when a slot is filled, with
+/// `requirement` and `observation` read, and errors are thrown when a slot is filled, with
 /// the same error objects.
 ///
 /// The methods take `&self` and borrow the state only around their own Rust work, never while
@@ -285,14 +285,14 @@ impl GateRaw {
         PREPARED_SLOTS
     }
 
-    /// The largest card the buffer takes ([`CARD_BUFFER_MAX`]).
+    /// The largest card the buffer takes (`CARD_BUFFER_MAX`).
     #[wasm_bindgen(js_name = cardBufferMax)]
     pub fn card_buffer_max() -> usize {
         CARD_BUFFER_MAX
     }
 
     /// Where in the module's memory the wrapper may write `len` bytes of card (at most
-    /// [`CARD_BUFFER_MAX`]) for [`GateRaw::evaluate`]; the buffer only grows. Valid until the
+    /// `CARD_BUFFER_MAX`) for [`GateRaw::evaluate`]; the buffer only grows. Valid until the
     /// next call into the module.
     #[wasm_bindgen(js_name = cardBuffer)]
     pub fn card_buffer(&self, len: usize) -> Result<usize, JsValue> {

@@ -77,7 +77,7 @@ impl Reading {
 
 /// An interface as an SDK holds it: `(protocolBinding, protocolVersion, url, tenanted)`, the
 /// strings `""` when unset, what its `url` is to a client ([`Url`]: none, or one that only some
-/// transports can send to), and whether it names a `tenant` ([`tenanted`]; a v0.3 card's
+/// transports can send to), and whether it names a `tenant` (`tenanted`; a v0.3 card's
 /// interfaces have none).
 pub type Interface = (Label, Label, Url, bool);
 

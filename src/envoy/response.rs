@@ -55,7 +55,7 @@ const LIFETIME_HEADERS_REMOVED: &[&str] = &[
 ];
 
 /// Whether a response header (any ASCII case) would give a cache after the gate a lifetime other
-/// than the capped `Cache-Control`: [`LIFETIME_HEADERS_REMOVED`], or a targeted cache-control
+/// than the capped `Cache-Control`: `LIFETIME_HEADERS_REMOVED`, or a targeted cache-control
 /// field (RFC 9213: `CDN-Cache-Control`, and vendors' such as `Cloudflare-CDN-Cache-Control` and
 /// `Akamai-Cache-Control`, each overriding `Cache-Control` for the caches it targets).
 pub fn is_lifetime_header(name: &str) -> bool {
@@ -101,7 +101,7 @@ pub fn lifetime_left_s(decision: &Decision, requirement: &Requirement) -> u64 {
 }
 
 /// The `Cache-Control` value for a valid answer whose upstream sent `values`: every directive
-/// kept except those in [`LIFETIME_DIRECTIVES`], then `max-age` (the upstream's, or `cap_s` if
+/// kept except those in `LIFETIME_DIRECTIVES`, then `max-age` (the upstream's, or `cap_s` if
 /// that is smaller or there was none) and `s-maxage` (likewise, when the upstream sent one).
 /// Byte slices only (not `impl AsRef<[u8]>`): one copy of it in the module (1.8 KB, issue 10).
 pub fn capped_cache_control(values: &[&[u8]], cap_s: u64) -> String {
@@ -380,7 +380,7 @@ pub fn declared_length(header: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<usize> {
 const FRAMING_FIELDS: &[&str] = &["content-length", "transfer-encoding", "content-range"];
 
 /// The decision refusing a card answer for its trailer section: what [`unreadable_encoding`]
-/// refuses in the headers, or a framing field ([`FRAMING_FIELDS`]).
+/// refuses in the headers, or a framing field (`FRAMING_FIELDS`).
 pub fn unreadable_trailers(trailer: &dyn Fn(&str) -> Vec<Vec<u8>>) -> Option<Decision> {
     unreadable_encoding(trailer).or_else(|| {
         FRAMING_FIELDS

@@ -83,7 +83,7 @@ impl PathPattern {
     /// Whether every path `later` matches is matched by `self` too (so that, first match
     /// winning, a route with `later` after one with `self` never applies). Segments compare as
     /// [`CardRoute::matches`] does: literals by their loose key (ASCII case and more, see
-    /// [`literal_matches`]), `*` and `{id}` any non-empty segment.
+    /// `literal_matches`), `*` and `{id}` any non-empty segment.
     pub fn covers(&self, later: &PathPattern) -> bool {
         match (self, later) {
             (PathPattern::WellKnown, PathPattern::WellKnown) => true,
@@ -300,7 +300,7 @@ fn is_plain(path: &str) -> bool {
 /// The forms of a request path (query string removed) an upstream may read it as, most literal
 /// first, without repeats: percent-escapes decoded except `%2F`, `%5C` and `%25` (which the
 /// route's `{id}` decoding reads later), then with `%2F` and `%5C` decoded as separators too;
-/// each normalized by [`normalize_segments`], then again without `;parameters`. An
+/// each normalized by `normalize_segments`, then again without `;parameters`. An
 /// absolute-form target (`http://host/path`) is reduced to its path.
 pub fn path_variants(path: &str) -> Vec<String> {
     let path = strip_query(path);

@@ -109,7 +109,8 @@ impl Capability {
     /// [`Capability::declared_by`] (whose bindings already need a pick in every reading). A
     /// caller that names `protocol:0.3` and no other version (`v03_caller`) may be on an SDK
     /// before 1.0, whose clients read only the card's v0.3 members: a binding also needs their
-    /// one url, and `capability:extendedAgentCard` their flag ([`interface_choice::V03Clients`]).
+    /// one url, `capability:extendedAgentCard` their flag and `capability:pushNotifications` the
+    /// member they read ([`interface_choice::V03Clients`]).
     pub fn covered_by(&self, card: &AgentCard, protocols: &[&str], v03_caller: bool) -> bool {
         self.declared_by(card)
             && match self {
@@ -120,6 +121,9 @@ impl Capability {
                         && (!v03_caller || card.v03.serves(b))
                 }
                 Capability::Flag(Flag::ExtendedAgentCard) => !v03_caller || card.v03.extended_card,
+                Capability::Flag(Flag::PushNotifications) => {
+                    !v03_caller || card.v03.push_notifications
+                }
                 _ => true,
             }
     }

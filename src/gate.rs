@@ -562,6 +562,15 @@ fn missing_with_readings(
             ));
             continue;
         }
+        if v03_caller
+            && *cap == Capability::Flag(Flag::PushNotifications)
+            && view.push_notifications
+        {
+            parts.push(format!(
+                "{cap} (for protocol:0.3, @a2a-js/sdk before 1.0 reads capabilities.pushNotifications only, and this card says it as push_notifications)"
+            ));
+            continue;
+        }
         let lacking = view.readings_lacking(|sdk, r| cap.in_reading(sdk, r).unwrap_or(false));
         if lacking.is_empty() || lacking.len() == view.readings.len() {
             parts.push(cap.to_string());

@@ -702,14 +702,17 @@ fn js_wire(version: &str) -> Choice<'_> {
 /// - @a2a-js/sdk 0.3.14, `ClientFactory.createFromAgentCard` on the card as fetched
 ///   (camelCase only): `preferredTransport ?? "JSONRPC"`, `additionalInterfaces ?? []`, names
 ///   through `toUpperCase`, the last entry of a name wins, no client for a falsy url. A card its
-///   resolver takes for proto JSON (`isProtoAgentCard`) is converted first, which is not
-///   modelled: nothing is served then.
+///   resolver takes for proto JSON (`isProtoAgentCard`, 0.3.12 on) is converted first
+///   (`AgentCard.fromJSON`, then `FromProto.agentCard`: `v03_proto_entries`), while 0.3.7 to
+///   0.3.11 use it as fetched, so on such a card both readings must send a binding to one url.
 /// - @a2a-js/sdk 0.3.x's `A2AClient` (JSON-RPC only): `url`, whatever `preferredTransport` says.
 ///
 /// Such a caller's `capability:extendedAgentCard` also needs the v0.3 flag
 /// `supportsAuthenticatedExtendedCard`, without which neither 0.3 client fetches the extended
-/// card. A card a client refuses to read makes that caller fail loudly; the gate still serves
-/// nothing it cannot follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_picks.py`.
+/// card, and its `capability:pushNotifications` needs `capabilities.pushNotifications` itself
+/// (`A2AClient` tests that member of the card as fetched, never `push_notifications`). A card a
+/// client refuses to read makes that caller fail loudly; the gate still serves nothing it cannot
+/// follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_picks.py`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct V03Clients {
     /// For each of [`V03_BINDINGS`], whether every 0.3 client sends it to one url that serves
@@ -718,6 +721,10 @@ pub struct V03Clients {
     /// `supportsAuthenticatedExtendedCard` is `true`: only then does either 0.3 client fetch
     /// the extended card (`get_card()`, `getAgentCard()`); v0.3 has no `capabilities` member for it.
     pub extended_card: bool,
+    /// `capabilities.pushNotifications` is `true`: what `A2AClient`'s push-notification calls
+    /// test on the card as fetched (a2a-sdk 0.3's pydantic takes that member first too). On a
+    /// proto-shaped card the 1.x readings also take `push_notifications`, which it never reads.
+    pub push_notifications: bool,
 }
 
 /// Why the 0.3 clients do not serve a binding, for the decision's message.
@@ -727,6 +734,9 @@ enum V03Miss {
     NoUrl(&'static str),
     /// a2a-sdk's and @a2a-js/sdk's factories send it to these different urls.
     Apart(String, String),
+    /// @a2a-js/sdk's factory sends it to the first url from the card as fetched (0.3.7 to
+    /// 0.3.11) and to the second from the card converted from proto JSON (0.3.12 on).
+    JsApart(String, String),
     /// Both factories send JSON-RPC to this url, `A2AClient` to the card's `url`.
     NotA2AClients(String),
     /// Every client sends it to this url, which does not serve it.
@@ -734,11 +744,13 @@ enum V03Miss {
 }
 
 impl Default for V03Clients {
-    /// A card without `url`: a2a-sdk 0.3's pydantic model refuses it, no binding is served.
+    /// A card without `url`: a2a-sdk 0.3's pydantic model refuses it, no binding is served (nor
+    /// the extended card, nor push notifications).
     fn default() -> V03Clients {
         V03Clients {
             served: [const { Err(V03Miss::NoUrl("a2a-sdk")) }; 3],
             extended_card: false,
+            push_notifications: false,
         }
     }
 }
@@ -751,8 +763,17 @@ impl V03Clients {
     /// the card's shape first). A card without a string `url` (every v1.0-only card) is read
     /// by none.
     pub fn of(doc: Node<'_>) -> V03Clients {
+        // Read with or without `url`, as the 1.x readings read the flag.
+        let push_notifications = doc
+            .get("capabilities")
+            .and_then(|c| c.get("pushNotifications"))
+            .and_then(Node::as_bool)
+            == Some(true);
         let Some(url) = doc.get("url").and_then(Node::as_str) else {
-            return V03Clients::default();
+            return V03Clients {
+                push_notifications,
+                ..V03Clients::default()
+            };
         };
         let either = |camel, snake| doc.get(camel).or_else(|| doc.get(snake));
         let python = v03_entries(
@@ -761,19 +782,23 @@ impl V03Clients {
             either("additionalInterfaces", "additional_interfaces"),
             true,
         );
-        let js = if js_is_proto(doc) {
-            None
-        } else {
-            v03_entries(
-                doc.get("preferredTransport"),
-                url,
-                doc.get("additionalInterfaces"),
-                false,
-            )
-        };
+        let js = v03_entries(
+            doc.get("preferredTransport"),
+            url,
+            doc.get("additionalInterfaces"),
+            false,
+        );
+        let converted = js_is_proto(doc).then(|| v03_proto_entries(doc, url));
         let served = V03_BINDINGS.map(|binding| {
             let python = v03_last(&python, binding, false).ok_or(V03Miss::NoUrl("a2a-sdk"))?;
             let js = v03_last(&js, binding, true).ok_or(V03Miss::NoUrl("@a2a-js/sdk"))?;
+            if let Some(converted) = &converted {
+                let from_proto =
+                    v03_last(converted, binding, true).ok_or(V03Miss::NoUrl("@a2a-js/sdk"))?;
+                if from_proto != js {
+                    return Err(V03Miss::JsApart(js.to_owned(), from_proto.to_owned()));
+                }
+            }
             if python != js {
                 return Err(V03Miss::Apart(python.to_owned(), js.to_owned()));
             }
@@ -792,6 +817,7 @@ impl V03Clients {
                 .get("supportsAuthenticatedExtendedCard")
                 .and_then(Node::as_bool)
                 == Some(true),
+            push_notifications,
         }
     }
 
@@ -810,6 +836,9 @@ impl V03Clients {
             Some(V03Miss::Apart(python, js)) => {
                 format!("a2a-sdk 0.3 sends it to {python:?} and @a2a-js/sdk 0.3 to {js:?}")
             }
+            Some(V03Miss::JsApart(fetched, converted)) => format!(
+                "@a2a-js/sdk 0.3 sends it to {fetched:?} from the card as fetched (0.3.7 to 0.3.11) and to {converted:?} from the card its resolver converts from proto JSON (0.3.12 on)"
+            ),
             Some(V03Miss::NotA2AClients(url)) => format!(
                 "the ClientFactory of both 0.3 SDKs sends it to {url:?} and @a2a-js/sdk 0.3's A2AClient to the card's url"
             ),
@@ -835,7 +864,7 @@ impl V03Clients {
         self.served
             .iter()
             .map(|s| match s {
-                Err(V03Miss::Apart(a, b)) => a.capacity() + b.capacity(),
+                Err(V03Miss::Apart(a, b) | V03Miss::JsApart(a, b)) => a.capacity() + b.capacity(),
                 Err(V03Miss::NotA2AClients(u) | V03Miss::Unusable(u, _)) => u.capacity(),
                 _ => 0,
             })
@@ -889,6 +918,37 @@ fn v03_entries<'d>(
             };
             entries.push((transport, url));
         }
+    }
+    Some(entries)
+}
+
+/// @a2a-js/sdk 0.3.12 on: the entries of a proto-shaped card as its resolver converts it
+/// (`AgentCard.fromJSON`, generated by ts-proto, then `FromProto.agentCard`). A member is set
+/// unless absent or `null`; camelCase first, then snake_case (a list only when it is an array);
+/// an unset preferred transport is `""`, which the factory's `?? "JSONRPC"` keeps; an unset
+/// transport or url is `""`. `fromJSON` turns any other value into a string with `String()`
+/// (`["JSONRPC"]` is `"JSONRPC"`): `None` (nothing served) for any non-string, and for an entry
+/// that is not an object.
+fn v03_proto_entries<'d>(doc: Node<'d>, url: &'d str) -> Option<Vec<(&'d str, &'d str)>> {
+    let set = |obj: Node<'d>, camel: &str, snake: &str| {
+        let v = obj.get(camel).filter(|v| !v.is_null());
+        v.or_else(|| obj.get(snake).filter(|v| !v.is_null()))
+    };
+    let text = |v: Option<Node<'d>>| match v {
+        None => Some(""),
+        Some(v) => v.as_str(),
+    };
+    let preferred = text(set(doc, "preferredTransport", "preferred_transport"))?;
+    let mut entries = vec![(preferred, url)];
+    let list = ["additionalInterfaces", "additional_interfaces"]
+        .into_iter()
+        .find_map(|name| doc.get(name).and_then(Node::items));
+    for item in list.into_iter().flatten() {
+        // An entry that is not an object: `fromJSON` reads `null` as a TypeError.
+        item.members()?;
+        let transport = text(item.get("transport").filter(|v| !v.is_null()))?;
+        let url = text(item.get("url").filter(|v| !v.is_null()))?;
+        entries.push((transport, url));
     }
     Some(entries)
 }
@@ -1495,11 +1555,62 @@ mod tests {
             r#"{"url":"https://a/x","capabilities":{"extendedAgentCard":true}}"#
         ));
         assert!(!flag(r#"{"supportsAuthenticatedExtendedCard":true}"#));
-        // A card @a2a-js/sdk 0.3's resolver takes for proto JSON is converted: not followed.
+        // A card @a2a-js/sdk 0.3.12 on takes for proto JSON is converted, and its unset
+        // preferred transport is "": 0.3.7 to 0.3.11 (the card as fetched, "JSONRPC" by
+        // default) and 0.3.12 on must agree.
         refused(
             r#"{"url":"https://a/x","security":[{"schemes":{}}]}"#,
             "JSONRPC",
             "@a2a-js/sdk 0.3 reads no url",
         );
+        ok(
+            r#"{"url":"https://a/x","preferredTransport":"JSONRPC","security":[{"schemes":{}}]}"#,
+            "JSONRPC",
+        );
+        let proto = r#""securitySchemes":{"k":{"apiKeySecurityScheme":{}}}"#;
+        ok(
+            &format!(
+                r#"{{"url":"https://a/x","preferredTransport":"JSONRPC",
+                "additionalInterfaces":[{{"transport":"HTTP+JSON","url":"https://a/r"}}],{proto}}}"#
+            ),
+            "HTTP+JSON",
+        );
+        // Only the conversion reads the snake_case spelling, or a snake_case list behind a
+        // camelCase `null`.
+        refused(
+            &format!(r#"{{"url":"https://a/x","preferred_transport":"GRPC",{proto}}}"#),
+            "GRPC",
+            "@a2a-js/sdk 0.3 reads no url",
+        );
+        refused(
+            &format!(
+                r#"{{"url":"https://a/x","preferredTransport":"JSONRPC","additionalInterfaces":null,
+                "additional_interfaces":[{{"transport":"JSONRPC","url":"https://a/y"}}],{proto}}}"#
+            ),
+            "JSONRPC",
+            "to \"https://a/x\" from the card as fetched (0.3.7 to 0.3.11) and to \"https://a/y\"",
+        );
+        // `String()` would make a list a name: not followed (a2a-sdk takes the camelCase
+        // `null`, so "JSONRPC", as does the card as fetched).
+        refused(
+            &format!(
+                r#"{{"url":"https://a/x","preferredTransport":null,"preferred_transport":["GRPC"],
+                {proto}}}"#
+            ),
+            "JSONRPC",
+            "@a2a-js/sdk 0.3 reads no url",
+        );
+        // Push notifications: `A2AClient` tests capabilities.pushNotifications alone.
+        let push = |card: &str| {
+            let doc = crate::json::parse_document(card.as_bytes(), 64).unwrap();
+            V03Clients::of(doc.root()).push_notifications
+        };
+        assert!(push(r#"{"capabilities":{"pushNotifications":true}}"#));
+        assert!(!push(r#"{"capabilities":{"push_notifications":true}}"#));
+        assert!(!push(
+            r#"{"capabilities":{"pushNotifications":null,"push_notifications":true}}"#
+        ));
+        assert!(!push(r#"{"capabilities":{"pushNotifications":false}}"#));
+        assert!(!push(r#"{"pushNotifications":true}"#));
     }
 }

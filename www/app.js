@@ -413,6 +413,13 @@ function onlyV03(required) {
   return versions.length > 0 && versions.every(([major, minor]) => /^0+$/.test(major) && minor.replace(/^0+/, '') === '3');
 }
 
+// What a pre-1.0 client reads for a flag the 1.x SDKs read otherwise (src/interface_choice.rs,
+// `V03Clients`).
+const V03_FLAG_NOTES = {
+  extendedAgentCard: 'whose clients fetch the extended card only with supportsAuthenticatedExtendedCard',
+  pushNotifications: "whose A2AClient reads capabilities.pushNotifications only, not push_notifications",
+};
+
 function splitCapability(name) {
   for (const k of ['extension', 'capability', 'binding', 'protocol']) {
     if (name.startsWith(`${k}:`)) return [k, name.slice(k.length + 1)];
@@ -442,17 +449,18 @@ function renderCapabilities(d, cardText) {
     const granted = (declared[kind] || []).includes(value);
     // A declared binding is still missing when the interface an SDK's client picks for it is not
     // at a required protocol version (DESIGN.md: the caller invokes that one interface), or, for
-    // a caller naming only protocol:0.3, when a pre-1.0 client sends it elsewhere; a declared
-    // extendedAgentCard flag, for such a caller, without supportsAuthenticatedExtendedCard.
+    // a caller naming only protocol:0.3, when a pre-1.0 client sends it elsewhere; for such a
+    // caller, a declared extendedAgentCard flag without supportsAuthenticatedExtendedCard, or
+    // pushNotifications declared only as push_notifications.
     const offPair = kind === 'binding' && granted && missing.has(name)
       && required.some((n) => n.startsWith('protocol:'));
-    const offV03 = kind === 'capability' && value === 'extendedAgentCard' && granted && missing.has(name)
+    const offV03 = kind === 'capability' && V03_FLAG_NOTES[value] !== undefined && granted && missing.has(name)
       && onlyV03(required);
     rows.push({
       kind, value, required: true, missing: missing.has(name), agree: offPair || offV03 || granted === !missing.has(name),
       lacking: partial.get(name),
       note: offPair ? ' (declared, but the interface a client picks for it is not at a required protocol version, or a pre-1.0 client sends it elsewhere)'
-        : offV03 ? ' (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK, whose clients fetch the extended card only with supportsAuthenticatedExtendedCard)' : '',
+        : offV03 ? ` (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK, ${V03_FLAG_NOTES[value]})` : '',
     });
   }
   for (const kind of Object.keys(declared)) {

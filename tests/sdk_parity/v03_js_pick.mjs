@@ -13,6 +13,11 @@
 //              serviceEndpointUrl, null when it throws.
 //   extended:  whether the Client the factory built would fetch the extended card
 //              (`getAgentCard()` tests the card's supportsAuthenticatedExtendedCard).
+//   flags:     {"factory": {...}, "a2aclient": {...}}, each {"streaming": bool,
+//              "pushNotifications": bool}: the truthiness of `capabilities.<flag>` in the card
+//              each holds (the resolver's card, which the factory's Client keeps, and the card
+//              A2AClient fetched as is), which their streaming and push-notification calls
+//              test; null when it has no card.
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -58,12 +63,26 @@ for await (const line of createInterface({ input: process.stdin })) {
     }
     factory[x] = typeof sent === 'string' ? sent : sent === null ? null : { notString: String(sent) };
   }
+  const flags = { factory: null, a2aclient: null };
+  try {
+    flags.factory = flagsOf(await new DefaultAgentCardResolver({ fetchImpl }).resolve('https://card.example/', ''));
+  } catch {
+    flags.factory = null;
+  }
   let a2aclient = null;
   try {
     const c = await A2AClient.fromCardUrl('https://card.example/agent-card.json', { fetchImpl });
     a2aclient = c.serviceEndpointUrl ?? null;
+    flags.a2aclient = flagsOf(await c.getAgentCard());
   } catch {
     a2aclient = null;
   }
-  process.stdout.write(JSON.stringify({ id, factory, a2aclient, extended }) + '\n');
+  process.stdout.write(JSON.stringify({ id, factory, a2aclient, extended, flags }) + '\n');
+}
+
+/** What a client's `if (!card.capabilities.<flag>)` sees (a missing `capabilities` throws there). */
+function flagsOf(card) {
+  const caps = card?.capabilities;
+  if (caps === null || caps === undefined) return { streaming: false, pushNotifications: false };
+  return { streaming: Boolean(caps.streaming), pushNotifications: Boolean(caps.pushNotifications) };
 }

@@ -1,7 +1,8 @@
 """The pre-1.0 callers' check: a `binding:X` cardgate grants to a caller naming only `protocol:0.3`
-against where the real clients of a2a-sdk 0.3 and @a2a-js/sdk 0.3 send X, and a
-`capability:extendedAgentCard` against whether they fetch the extended card (DESIGN.md, "Callers
-on a pre-1.0 SDK"; src/interface_choice.rs, `V03Clients`).
+against where the real clients of a2a-sdk 0.3 and @a2a-js/sdk 0.3 send X, a
+`capability:extendedAgentCard` against whether they fetch the extended card, and
+`capability:streaming` / `capability:pushNotifications` against the flag in the card each client
+keeps (DESIGN.md, "Callers on a pre-1.0 SDK"; src/interface_choice.rs, `V03Clients`).
 
     .tools/py/bin/python tests/sdk_parity/v03_picks.py --cardgate target/release/cardgate \\
         [--count N] [--seed S] [--py03 .tools/py-a2a-03/bin/python] [--js03 .tools/a2a-js-03]
@@ -11,26 +12,31 @@ Generates N cards (seeded): a v1.0 card offering JSONRPC, HTTP+JSON and GRPC at 
 spellings the 0.3 clients read apart: `url` (absent, null, empty, spaces, a query, another
 endpoint), `preferredTransport` / `preferred_transport` (absent, null, "", case and Unicode
 variants, unknown names), `additionalInterfaces` / `additional_interfaces` (entries with
-repeated, case-variant, missing or null transports and urls), and now and then a proto-shaped
-`security` (which @a2a-js/sdk 0.3's resolver converts), and `capabilities.extendedAgentCard` with
-`supportsAuthenticatedExtendedCard` / `supports_authenticated_extended_card` (true, false, null,
-"true", 1, absent). cardgate is asked once per card with {"require": [binding:JSONRPC,
-binding:HTTP+JSON, binding:GRPC, capability:extendedAgentCard, protocol:0.3], "max_stale": "10s"}
-and a 0 ms lag; a binding is granted when it is not in missing_capabilities of a `valid` or
-`capability_mismatch` answer. The real clients (v03_py_pick.py, v03_js_pick.mjs) say where
-each sends X: a2a-sdk 0.3's ClientFactory, @a2a-js/sdk 0.3's ClientFactory and, for JSONRPC,
-its A2AClient.
+repeated, case-variant, missing or null transports and urls), one card in seven proto-shaped
+(v1.0 `securitySchemes`, sometimes a v1.0 `security` list: @a2a-js/sdk 0.3.12 on converts such a
+card, earlier 0.3 releases do not), `capabilities.extendedAgentCard` with
+`supportsAuthenticatedExtendedCard` / `supports_authenticated_extended_card`, and
+`capabilities.streaming`, `pushNotifications` and `push_notifications` (each true, false, null,
+"true", 1 or absent). cardgate is asked once per card with {"require": [binding:JSONRPC,
+binding:HTTP+JSON, binding:GRPC, capability:extendedAgentCard, capability:streaming,
+capability:pushNotifications, protocol:0.3], "max_stale": "10s"} and a 0 ms lag; a capability
+is granted when it is not in missing_capabilities of a `valid` or `capability_mismatch` answer.
+The real clients (v03_py_pick.py, v03_js_pick.mjs) say where each sends X: a2a-sdk 0.3's
+ClientFactory, @a2a-js/sdk 0.3's ClientFactory and, for JSONRPC, its A2AClient; and which
+flags the card each keeps has (pydantic's model; the resolver's card; A2AClient's card).
   UNSAFE       cardgate grants binding:X and two real clients send X to different urls, or one
                sends it to a url an HTTP client cannot use alike (not a plain http(s) URL; for
                HTTP+JSON with a query or fragment); or it grants capability:extendedAgentCard and
                a real client that reads the card would not fetch the extended card (its
-               `get_card()` / `getAgentCard()` tests the flag). The test fails.
+               `get_card()` / `getAgentCard()` tests the flag), or a flag a client that has the
+               card does not hold. The test fails.
   LOUD         cardgate grants binding:X and a real client has no url for X (it raises or
                refuses the card: that caller fails loudly, not elsewhere). Counted; the model
                says every 0.3 client sends X, so this is a finding.
   OVER-STRICT  on a card cardgate reads (not malformed_card, which the 1.x SDKs' readings decide),
-               every real client sends X to one plain url, or fetches the extended card, and
-               cardgate does not grant it (counted and shown).
+               every real client sends X to one plain url, fetches the extended card or holds
+               the flag, and cardgate does not grant it (counted and shown: on a proto-shaped
+               card the gate asks the reading of the @a2a-js/sdk 0.3 releases not run here too).
 """
 
 import argparse
@@ -47,6 +53,7 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
+FLAGS = ("streaming", "pushNotifications")
 A = "https://agent.example"
 URLS = [A + "/v03", A + "/v03", A + "/rest/", A + "/other", A + "/q?x=1", A + "/f#x", "", " " + A + "/v03",
         "grpc.example:443", "/relative", A + "/v03/", "http://agent.example/plain", "https://agent.example"]
@@ -93,9 +100,17 @@ def gen_card(rnd):
     flags = [True, True, False, None, "true", 1]
     maybe(0.6, "supportsAuthenticatedExtendedCard", lambda: rnd.choice(flags))
     maybe(0.1, "supports_authenticated_extended_card", lambda: rnd.choice(flags))
-    if rnd.random() < 0.05:
-        card["security"] = [{"schemes": {"k": {"list": []}}}]
+    for camel, snake in (("streaming", None), ("pushNotifications", "push_notifications")):
+        if rnd.random() < 0.7:
+            card["capabilities"][camel] = rnd.choice(flags)
+        if snake and rnd.random() < 0.3:
+            card["capabilities"][snake] = rnd.choice(flags)
+    if rnd.random() < 0.15:
+        # Proto-shaped: the v1.0 schemes (which the 1.x SDKs read), with or without the
+        # `security` list in its v1.0 shape under the v0.3 name (which a2a-sdk 1.x refuses).
         card["securitySchemes"] = {"k": {"apiKeySecurityScheme": {"location": "header", "name": "k"}}}
+        if rnd.random() < 0.3:
+            card["security"] = [{"schemes": {"k": {"list": []}}}]
     return card
 
 
@@ -134,7 +149,7 @@ def main():
     py = run_lines([args.py03, str(HERE / "v03_py_pick.py")], cards)
     js = run_lines(["node", str(HERE / "v03_js_pick.mjs"), "--sdk", args.js03], cards)
 
-    require = [f"binding:{x}" for x in BINDINGS] + ["capability:extendedAgentCard", "protocol:0.3"]
+    require = [f"binding:{x}" for x in BINDINGS] + ["capability:" + f for f in ("extendedAgentCard",) + FLAGS] + ["protocol:0.3"]
     counts = collections.Counter()
     shown = collections.defaultdict(list)
     with tempfile.TemporaryDirectory() as tmp:
@@ -168,6 +183,26 @@ def main():
                 counts["OVER-STRICT"] += 1
                 if len(shown["OVER-STRICT"]) < args.examples:
                     shown["OVER-STRICT"].append(("capability:extendedAgentCard", raw.decode(), fetches, d.get("detail", "")))
+            # The flags as each 0.3 client holds them (null: it has no card).
+            holds = {"a2a-sdk 0.3": py[i]["flags"], "@a2a-js/sdk 0.3": js[i]["flags"]["factory"],
+                     "@a2a-js/sdk 0.3 A2AClient": js[i]["flags"]["a2aclient"]}
+            for f in FLAGS:
+                cap = "capability:" + f
+                held = {k: v[f] for k, v in holds.items() if v is not None}
+                counts["questions"] += 1
+                verdict = None
+                if cap in granted:
+                    counts["granted"] += 1
+                    counts["granted flags"] += 1
+                    if not all(held.values()):
+                        verdict = "UNSAFE"
+                elif (not malformed and len(held) == len(holds) and all(held.values())
+                      and cap in d.get("missing_capabilities", [])):
+                    verdict = "OVER-STRICT"
+                if verdict:
+                    counts[verdict] += 1
+                    if len(shown[verdict]) < args.examples:
+                        shown[verdict].append((cap, raw.decode(), held, d.get("detail", "")))
             for x in BINDINGS:
                 sent = {"a2a-sdk 0.3": py[i]["factory"][x], "@a2a-js/sdk 0.3": js[i]["factory"][x]}
                 if x == "JSONRPC":
@@ -190,15 +225,17 @@ def main():
                     if len(shown[verdict]) < args.examples:
                         shown[verdict].append((f"binding:{x}", raw.decode(), sent, d.get("detail", "")))
 
-    print(f"pre-1.0 callers: {args.count} cards (seed {args.seed}), {counts['questions']} (card, binding) questions "
-          f"(each binding and capability:extendedAgentCard) for protocol:0.3, cardgate grants {counts['granted']} "
-          f"({counts['granted extended']} of them capability:extendedAgentCard)")
+    print(f"pre-1.0 callers: {args.count} cards (seed {args.seed}), {counts['questions']} (card, capability) questions "
+          f"(each binding and capability) for protocol:0.3, cardgate grants {counts['granted']} "
+          f"({counts['granted extended']} of them capability:extendedAgentCard, {counts['granted flags']} "
+          f"capability:streaming or capability:pushNotifications)")
     for name in ("UNSAFE", "LOUD", "OVER-STRICT"):
         print(f"  {name:12} {counts[name]}")
         for x, card, sent, detail in shown[name]:
             print(f"    {x} card {card}\n      clients {json.dumps(sent)}\n      cardgate: {detail[:300]}")
     if counts["UNSAFE"]:
-        sys.exit("v03_picks: cardgate grants a binding the pre-1.0 clients send apart, or an extended card they do not fetch")
+        sys.exit("v03_picks: cardgate grants a binding the pre-1.0 clients send apart, an extended card they do not fetch, "
+                 "or a flag a client does not hold")
     print("v03_picks: ok: no unsafe grant")
 
 

@@ -8,7 +8,8 @@ stdin: JSON lines {"id": N, "raw": base64 of the card's bytes}. stdout: one JSON
 with a recording transport producer registered for X, and `.create(card)`: the SDK's own
 selection, the producer's url is where the client would send. A raise is no client (null).
 `extended`: the card's `supports_authenticated_extended_card`, which its transports test before
-they fetch the extended card.
+they fetch the extended card. `flags`: `{"streaming": bool, "pushNotifications": bool}`, the
+truthiness of the model's `capabilities.streaming` and `capabilities.push_notifications`.
 """
 
 import base64
@@ -33,7 +34,7 @@ def picks(raw):
     try:
         card = AgentCard.model_validate(json.loads(raw))
     except Exception:
-        return {"reads": False, "extended": False, "factory": {x: None for x in BINDINGS}}
+        return {"reads": False, "extended": False, "flags": None, "factory": {x: None for x in BINDINGS}}
     out = {}
     for x in BINDINGS:
         factory = ClientFactory(ClientConfig(supported_transports=[x]))
@@ -45,7 +46,9 @@ def picks(raw):
             out[x] = sent.args[0] if isinstance(sent.args[0], str) else {"notString": repr(sent.args[0])}
         except Exception:
             out[x] = None
-    return {"reads": True, "extended": bool(card.supports_authenticated_extended_card), "factory": out}
+    caps = card.capabilities
+    flags = {"streaming": bool(caps.streaming), "pushNotifications": bool(caps.push_notifications)}
+    return {"reads": True, "extended": bool(card.supports_authenticated_extended_card), "flags": flags, "factory": out}
 
 
 for line in sys.stdin:

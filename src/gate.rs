@@ -553,22 +553,18 @@ fn missing_with_readings(
                 continue;
             }
         }
-        if v03_caller
-            && *cap == Capability::Flag(Flag::ExtendedAgentCard)
-            && view.extended_agent_card
-        {
-            parts.push(format!(
-                "{cap} (for protocol:0.3, the clients of a2a-sdk and @a2a-js/sdk before 1.0 fetch the extended card only when supportsAuthenticatedExtendedCard is true)"
-            ));
-            continue;
-        }
-        if v03_caller
-            && *cap == Capability::Flag(Flag::PushNotifications)
-            && view.push_notifications
-        {
-            parts.push(format!(
-                "{cap} (for protocol:0.3, @a2a-js/sdk before 1.0 reads capabilities.pushNotifications only, and this card says it as push_notifications)"
-            ));
+        // A flag every 1.x reading has, which the pre-1.0 clients read elsewhere.
+        let v03_flag = match cap {
+            Capability::Flag(Flag::ExtendedAgentCard) if view.extended_agent_card => Some(
+                "the clients of a2a-sdk and @a2a-js/sdk before 1.0 fetch the extended card only when supportsAuthenticatedExtendedCard is true",
+            ),
+            Capability::Flag(Flag::PushNotifications) if view.push_notifications => Some(
+                "@a2a-js/sdk before 1.0 reads capabilities.pushNotifications only, and this card says it as push_notifications",
+            ),
+            _ => None,
+        };
+        if let Some(why) = v03_flag.filter(|_| v03_caller) {
+            parts.push(format!("{cap} (for protocol:0.3, {why})"));
             continue;
         }
         let lacking = view.readings_lacking(|sdk, r| cap.in_reading(sdk, r).unwrap_or(false));

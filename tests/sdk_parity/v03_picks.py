@@ -13,7 +13,7 @@ spellings the 0.3 clients read apart: `url` (absent, null, empty, spaces, a quer
 endpoint), `preferredTransport` / `preferred_transport` (absent, null, "", case and Unicode
 variants, unknown names), `additionalInterfaces` / `additional_interfaces` (entries with
 repeated, case-variant, missing or null transports and urls), one card in seven proto-shaped
-(v1.0 `securitySchemes`, sometimes a v1.0 `security` list: @a2a-js/sdk 0.3.12 on converts such a
+(v1.0 `securitySchemes`, sometimes a v1.0 `security` list: @a2a-js/sdk 0.3.11 on converts such a
 card, earlier 0.3 releases do not), `capabilities.extendedAgentCard` with
 `supportsAuthenticatedExtendedCard` / `supports_authenticated_extended_card`, and
 `capabilities.streaming`, `pushNotifications` and `push_notifications` (each true, false, null,

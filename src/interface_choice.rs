@@ -47,7 +47,7 @@
 use crate::capability::major_minor;
 use crate::document::Node;
 use crate::interface_url::Url;
-use crate::sdk_reading::{js_is_legacy_version, js_is_proto, Reading, Sdk};
+use crate::sdk_reading::{either, flag, js_is_legacy_version, js_is_proto, Reading, Sdk};
 use std::cmp::Ordering;
 
 /// What one SDK's client does for a binding.
@@ -764,22 +764,20 @@ impl V03Clients {
     /// by none.
     pub fn of(doc: Node<'_>) -> V03Clients {
         // Read with or without `url`, as the 1.x readings read the flag.
-        let push_notifications = doc
-            .get("capabilities")
-            .and_then(|c| c.get("pushNotifications"))
-            .and_then(Node::as_bool)
-            == Some(true);
+        let push_notifications = flag(
+            doc.get("capabilities")
+                .and_then(|c| c.get("pushNotifications")),
+        );
         let Some(url) = doc.get("url").and_then(Node::as_str) else {
             return V03Clients {
                 push_notifications,
                 ..V03Clients::default()
             };
         };
-        let either = |camel, snake| doc.get(camel).or_else(|| doc.get(snake));
         let python = v03_entries(
-            either("preferredTransport", "preferred_transport"),
+            either(Some(doc), "preferredTransport", "preferred_transport"),
             url,
-            either("additionalInterfaces", "additional_interfaces"),
+            either(Some(doc), "additionalInterfaces", "additional_interfaces"),
             true,
         );
         let js = v03_entries(
@@ -813,10 +811,7 @@ impl V03Clients {
         V03Clients {
             served,
             // camelCase is a boolean or null (the card's shape), and pydantic takes it first.
-            extended_card: doc
-                .get("supportsAuthenticatedExtendedCard")
-                .and_then(Node::as_bool)
-                == Some(true),
+            extended_card: flag(doc.get("supportsAuthenticatedExtendedCard")),
             push_notifications,
         }
     }

@@ -149,16 +149,17 @@ pub fn read_all(doc: Node<'_>) -> Result<[(Sdk, Reading); 3], Refusal> {
     ])
 }
 
-/// `obj[camel]`, else `obj[snake]`: with both spellings refused upstream, at most one is there.
+/// `obj[camel]` (even `null`), else `obj[snake]`: in the 1.x readings both spellings are refused
+/// upstream, so at most one is there; pydantic (a2a-sdk 0.3) reads them in this order.
 #[inline]
-fn either<'d>(obj: Option<Node<'d>>, camel: &str, snake: &str) -> Option<Node<'d>> {
+pub(crate) fn either<'d>(obj: Option<Node<'d>>, camel: &str, snake: &str) -> Option<Node<'d>> {
     let obj = obj?;
     obj.get(camel).or_else(|| obj.get(snake))
 }
 
 /// A boolean member as a proto3 field ends up: `null` or absent is `false`.
 #[inline]
-fn flag(v: Option<Node<'_>>) -> bool {
+pub(crate) fn flag(v: Option<Node<'_>>) -> bool {
     v.and_then(Node::as_bool) == Some(true)
 }
 

@@ -1595,6 +1595,16 @@ mod tests {
             "JSONRPC",
             "@a2a-js/sdk 0.3 reads no url",
         );
+        // An entry that is not an object: `fromJSON` throws on `null` (no card, no client);
+        // a2a-sdk and the card as fetched take the camelCase `null` and never see it.
+        refused(
+            &format!(
+                r#"{{"url":"https://a/x","preferredTransport":"JSONRPC","additionalInterfaces":null,
+                "additional_interfaces":[null],{proto}}}"#
+            ),
+            "JSONRPC",
+            "@a2a-js/sdk 0.3 reads no url",
+        );
         // Push notifications: `A2AClient` tests capabilities.pushNotifications alone.
         let push = |card: &str| {
             let doc = crate::json::parse_document(card.as_bytes(), 64).unwrap();

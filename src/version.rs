@@ -294,6 +294,29 @@ mod tests {
             assert!(v(w[0]) < v(w[1]), "{} < {}", w[0], w[1]);
         }
         assert_eq!(v("1.0.0+build.1"), v("1.0.0+other"));
+        assert_ne!(v("1.0.0"), v("1.0.0-rc.1"));
+        assert_ne!(v("1.0.0"), v("1.0.1"));
+    }
+
+    /// A numeric first pre-release identifier is ordered as a number (§11.4.1), not as text:
+    /// a floor of `1.0.0-10` refuses a card at `1.0.0-2`.
+    #[test]
+    fn first_pre_release_identifier_numeric() {
+        assert!(v("1.0.0-2") < v("1.0.0-10"));
+        assert!(v("1.0.0-9.z") < v("1.0.0-10.a"));
+        assert_eq!(Version::is_below("1.0.0-2", &v("1.0.0-10")), Ok(true));
+        assert_eq!(Version::is_below("1.0.0-10", &v("1.0.0-2")), Ok(false));
+    }
+
+    #[test]
+    fn display() {
+        assert_eq!(v("007.1.0-rc+b").to_string(), "007.1.0-rc+b");
+        let e = Version::parse("latest").unwrap_err();
+        assert_eq!(e.text, "latest");
+        assert_eq!(
+            e.to_string(),
+            format!("version \"latest\" is not comparable: {}", e.reason)
+        );
     }
 
     #[test]

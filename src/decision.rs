@@ -494,3 +494,66 @@ impl Serialize for Members<'_> {
         map.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::FreshnessBasis;
+    use crate::{evaluate, Observation, Requirement};
+
+    const CARD: &[u8] = br#"{"name":"W","version":"1.0","skills":[{"id":"s"}]}"#;
+
+    fn decide(card: &[u8], lag_ms: &str) -> crate::Decision {
+        let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
+        let obs = Observation::from_json(&format!(r#"{{"lag_ms":"{lag_ms}"}}"#)).unwrap();
+        evaluate(card, &req, &obs)
+    }
+
+    /// A card reason names the member (`path`) and, for a syntax error, the byte (`offset`);
+    /// a reason of another condition has neither.
+    #[test]
+    fn card_reasons_alone_carry_path_and_offset() {
+        let wrong = decide(br#"{"name":"W","version":7}"#, "5").to_json();
+        assert!(
+            wrong.contains(r#""message":"card member /version must be a string, found number","path":"/version"}"#),
+            "{wrong}"
+        );
+        let syntax = decide(br#"{"name":"W",]"#, "5").to_json();
+        assert!(syntax.contains(r#","offset":12,"path":""}"#), "{syntax}");
+        let stale = decide(CARD, "40000").to_json();
+        assert!(stale.contains(r#""code":"watermark_exceeded""#), "{stale}");
+        assert!(
+            !stale.contains(r#""path""#) && !stale.contains(r#""offset""#),
+            "{stale}"
+        );
+    }
+
+    /// What the glue (Envoy headers, the npm package) reads of a decision.
+    #[test]
+    fn accessors() {
+        let valid = decide(CARD, "5");
+        assert!(valid.is_valid());
+        assert_eq!(valid.agent(), Some("W"));
+        assert_eq!(valid.card_version(), Some("1.0"));
+        let hash = valid.card_hash().unwrap().to_string();
+        assert!(valid
+            .to_json()
+            .contains(&format!(r#""card_hash":"{hash}""#)));
+        assert_eq!(valid.staleness_ms(), Some(5));
+        assert_eq!(
+            valid.freshness().map(FreshnessBasis::as_str),
+            Some("watermark")
+        );
+        assert!(valid.conditions().is_some());
+        assert!(valid.card().is_none());
+        let stale = decide(CARD, "40000");
+        assert_eq!(stale.staleness_ms(), Some(40000));
+        assert_eq!(
+            stale.card().map(crate::jcs::canonicalize).as_deref(),
+            Some(r#"{"name":"W","skills":[{"id":"s"}],"version":"1.0"}"#)
+        );
+        assert_eq!(FreshnessBasis::Pinned.as_str(), "pinned");
+        let unread = decide(b"[]", "5");
+        assert_eq!((unread.agent(), unread.card_version()), (None, None));
+        assert!(unread.conditions().is_none());
+    }
+}

@@ -844,6 +844,25 @@ mod tests {
         );
     }
 
+    /// A value of the wrong form is quoted in the message as it was given: text in quotes,
+    /// a JSON number as a number, another JSON type by name.
+    #[test]
+    fn invalid_watermark_messages_quote_the_value() {
+        let message = |o: &str| obs(o).staleness().unwrap_err().message;
+        assert_eq!(
+            message(r#"{"lag_ms":" junk"}"#),
+            r#"watermark lag_ms = " junk" is not a non-negative number of milliseconds"#
+        );
+        assert_eq!(
+            message(r#"{"lag_s":-1.5}"#),
+            "watermark lag_s = -1.5 is not a non-negative number of seconds"
+        );
+        assert_eq!(
+            message(r#"{"age_s":null,"lag_ms":"1"}"#),
+            "watermark age_s = a JSON null is not a non-negative whole number of seconds (HTTP Age)"
+        );
+    }
+
     #[test]
     fn fails_closed() {
         assert_eq!(code("{}"), ReasonCode::FreshnessUnverifiable);

@@ -928,4 +928,33 @@ mod tests {
         assert_eq!(d.status(), 502);
         assert!(d.to_json().contains(r#""code":"body_encoded""#));
     }
+
+    /// A capability some SDK readings lack and others have names the ones that lack it; one
+    /// every reading lacks is named bare.
+    #[test]
+    fn a_capability_some_readings_lack_names_them() {
+        // A v0.3 card: @a2a-js/sdk's default resolver reads none of its interfaces, and only
+        // a2a-sdk takes the snake_case flag.
+        let card = br#"{"name":"W","description":"d","version":"1.0","url":"https://w.example/a2a","preferredTransport":"JSONRPC","protocolVersion":"0.3.0","capabilities":{"push_notifications":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[{"id":"s","name":"s","description":"s","tags":["t"]}]}"#;
+        let message = |require: &str| {
+            let req =
+                Requirement::from_json(&format!(r#"{{"require":{require},"max_stale":"10s"}}"#))
+                    .unwrap();
+            let d = evaluate(
+                card,
+                &req,
+                &Observation::from_json(r#"{"lag_ms":"5"}"#).unwrap(),
+            );
+            assert_eq!(d.reasons().len(), 1, "{require}");
+            d.reasons()[0].message.clone()
+        };
+        assert_eq!(
+            message(r#"["binding:JSONRPC","capability:pushNotifications"]"#),
+            "card for W does not declare 2 of 2 required capabilities: binding:JSONRPC (not read by @a2a-js/sdk default resolver), capability:pushNotifications (not read by @a2a-js/sdk default resolver, @a2a-js/sdk with legacyCompat)"
+        );
+        assert_eq!(
+            message(r#"["protocol:0.3","protocol:1.0","binding:GRPC"]"#),
+            "card for W does not declare 3 of 3 required capabilities: protocol:0.3 (not read by @a2a-js/sdk default resolver), protocol:1.0, binding:GRPC"
+        );
+    }
 }

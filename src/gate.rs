@@ -957,4 +957,52 @@ mod tests {
             "card for W does not declare 3 of 3 required capabilities: protocol:0.3 (not read by @a2a-js/sdk default resolver), protocol:1.0, binding:GRPC"
         );
     }
+
+    /// For a caller naming only protocol:0.3, a capability the 1.x readings grant and the
+    /// pre-1.0 clients do not is explained as theirs; one the 1.x readings lack is not.
+    #[test]
+    fn a_pre_1_0_callers_missing_capability_says_whose_reading_lacks_it() {
+        let message = |card: &str, require: &str| {
+            let req =
+                Requirement::from_json(&format!(r#"{{"require":{require},"max_stale":"10s"}}"#))
+                    .unwrap();
+            let obs = Observation::from_json(r#"{"lag_ms":"5"}"#).unwrap();
+            let d = evaluate(card.as_bytes(), &req, &obs);
+            assert_eq!(d.reasons().len(), 1, "{require}");
+            let m = d.reasons()[0].message.clone();
+            m.split_once("capabilities: ")
+                .map_or(m.clone(), |(_, list)| list.to_string())
+        };
+        let skills = r#""defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[{"id":"s","name":"s","description":"s","tags":["t"]}]"#;
+        let interface = r#""url":"https://w.example/a2a","preferredTransport":"JSONRPC","supportedInterfaces":[{"url":"https://w.example/a2a","protocolBinding":"JSONRPC","protocolVersion":"0.3"}]"#;
+        // Every 1.x reading has the extended card; the 0.3 clients need their own flag.
+        let extended = format!(
+            r#"{{"name":"W","description":"d","version":"1.0",{interface},"capabilities":{{"extendedAgentCard":true}},{skills}}}"#
+        );
+        assert_eq!(
+            message(&extended, r#"["capability:extendedAgentCard","protocol:0.3"]"#),
+            "capability:extendedAgentCard (for protocol:0.3, the clients of a2a-sdk and @a2a-js/sdk before 1.0 fetch the extended card only when supportsAuthenticatedExtendedCard is true)"
+        );
+        // A proto-shaped card: both 1.x SDKs read push_notifications there, A2AClient does not.
+        let proto = format!(
+            r#"{{"name":"W","description":"d","version":"1.0",{interface},"securitySchemes":{{"bearer":{{"httpAuthSecurityScheme":{{"scheme":"bearer"}}}}}},"capabilities":{{"push_notifications":true}},{skills}}}"#
+        );
+        assert_eq!(
+            message(&proto, r#"["capability:pushNotifications","protocol:0.3"]"#),
+            "capability:pushNotifications (for protocol:0.3, @a2a-js/sdk before 1.0 reads capabilities.pushNotifications only, and this card says it as push_notifications)"
+        );
+        // A v0.3 card: no reading has the extended card; only a2a-sdk reads push_notifications;
+        // @a2a-js/sdk's default resolver reads no interface; the 0.3 clients send JSON-RPC
+        // apart (a2a-sdk to url, @a2a-js/sdk to the upper-cased additional entry).
+        let v03 = format!(
+            r#"{{"name":"W","description":"d","version":"1.0","url":"https://w.example/a2a","protocolVersion":"0.3.0","additionalInterfaces":[{{"transport":"jsonrpc","url":"https://w.example/other"}}],"capabilities":{{"push_notifications":true}},{skills}}}"#
+        );
+        assert_eq!(
+            message(
+                &v03,
+                r#"["capability:extendedAgentCard","capability:pushNotifications","binding:JSONRPC","protocol:0.3"]"#
+            ),
+            "capability:extendedAgentCard, capability:pushNotifications (not read by @a2a-js/sdk default resolver, @a2a-js/sdk with legacyCompat), binding:JSONRPC (not read by @a2a-js/sdk default resolver), protocol:0.3 (not read by @a2a-js/sdk default resolver)"
+        );
+    }
 }

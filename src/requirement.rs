@@ -625,6 +625,19 @@ mod tests {
     }
 
     #[test]
+    fn names_and_pin_modes_as_text() {
+        assert_eq!(CardName::parse("Worker 7").unwrap().to_string(), "Worker 7");
+        assert!(CardName::parse("").is_err());
+        assert_eq!(PinMode::Replace.as_str(), "replace");
+        assert_eq!(PinMode::WithWatermark.as_str(), "with_watermark");
+        let pinned = req(&format!(
+            r#"{{"pin":"sha256:{}","pin_mode":"with_watermark"}}"#,
+            "a".repeat(64)
+        ));
+        assert!(pinned.pin_with_watermark());
+    }
+
+    #[test]
     fn tighten_never_loosens() {
         let policy = req(r#"{"require":["a"],"min_version":"2","max_stale":"10s"}"#);
         let caller = req(r#"{"require":["b"],"min_version":"1","max_stale":"60s"}"#);
@@ -632,6 +645,13 @@ mod tests {
         assert_eq!(t.require.len(), 2);
         assert_eq!(t.min_version.unwrap().as_str(), "2");
         assert_eq!(t.max_stale_ms, Some(10_000));
+        // The other way round: the caller's floor and tolerance are the stricter ones.
+        let strict = req(r#"{"min_version":"2.10","max_stale":"5s"}"#);
+        let t = req(r#"{"min_version":"2.9","max_stale":"10s"}"#)
+            .tighten(&strict)
+            .unwrap();
+        assert_eq!(t.min_version.unwrap().as_str(), "2.10");
+        assert_eq!(t.max_stale_ms, Some(5_000));
         let none = Requirement::default().tighten(&caller).unwrap();
         assert_eq!(none.max_stale_ms, None);
         let relaxed = policy.overlay(&caller);

@@ -222,6 +222,24 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
 
+    /// The host's clock in and out: milliseconds and nanoseconds since the epoch, rounded
+    /// toward the past, saturating where a figure leaves `i64`.
+    #[test]
+    fn unix_figures() {
+        let t = Timestamp::from_unix_ms(1_794_225_640_123);
+        assert_eq!(
+            t,
+            Timestamp::parse_rfc3339("2026-11-09T12:00:40.123Z").unwrap()
+        );
+        assert_eq!(t.unix_ms(), 1_794_225_640_123);
+        assert_eq!(t.unix_nanos(), 1_794_225_640_123_000_000);
+        assert_eq!(Timestamp::from_unix_ms(-2).unix_nanos(), -2_000_000);
+        assert_eq!(Timestamp::from_unix_nanos(-1).unix_ms(), -1);
+        assert_eq!(Timestamp::from_unix_nanos(1_999_999).unix_ms(), 1);
+        assert_eq!(Timestamp::from_unix_nanos(i128::MAX).unix_ms(), i64::MAX);
+        assert_eq!(Timestamp::from_unix_nanos(i128::MIN).unix_ms(), i64::MIN);
+    }
+
     #[test]
     fn parses_offsets_and_fractions() {
         let z = Timestamp::parse_rfc3339("2026-11-09T12:00:40Z").unwrap();

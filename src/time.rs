@@ -222,6 +222,35 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
 
+    /// Formatting and parsing are inverse on every day from 1600 to 2500 (the century and
+    /// 400-year leap rules, month ends, the era boundaries of the civil algorithms).
+    #[test]
+    fn formats_every_day_back_to_itself() {
+        let first = Timestamp::parse_rfc3339("1600-01-01T00:00:00Z")
+            .unwrap()
+            .unix_ms();
+        let last = Timestamp::parse_rfc3339("2500-12-31T23:59:59Z")
+            .unwrap()
+            .unix_ms();
+        let mut days = 0;
+        for ms in (first..=last).step_by(86_400_000) {
+            let t = Timestamp::from_unix_ms(ms + 45_296_789);
+            let text = t.to_rfc3339();
+            assert!(text.ends_with("T12:34:56.789Z"), "{text}");
+            assert_eq!(Timestamp::parse_rfc3339(&text), Ok(t), "{text}");
+            days += 1;
+        }
+        assert_eq!(days, 901 * 365 + 219);
+        assert_eq!(
+            Timestamp::from_unix_ms(951_782_400_000).to_rfc3339(),
+            "2000-02-29T00:00:00.000Z"
+        );
+        assert_eq!(
+            Timestamp::from_unix_ms(-2_203_891_200_000).to_rfc3339(),
+            "1900-03-01T00:00:00.000Z"
+        );
+    }
+
     /// The host's clock in and out: milliseconds and nanoseconds since the epoch, rounded
     /// toward the past, saturating where a figure leaves `i64`.
     #[test]

@@ -42,8 +42,9 @@ VECTORS = load_vectors()
 
 
 # What DESIGN.md reads as a timestamp (RFC 3339 date-time); Python's fromisoformat also takes
-# forms the gate refuses (no offset, a space for T), which must be sent as they are.
-RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+# forms the gate refuses (no offset, a space for T, an offset's minutes past 59, which it
+# carries into the hour), which must be sent as they are.
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)")
 
 
 def parse_time(text):

@@ -861,6 +861,12 @@ mod tests {
             message(r#"{"age_s":null,"lag_ms":"1"}"#),
             "watermark age_s = a JSON null is not a non-negative whole number of seconds (HTTP Age)"
         );
+        // The host's clock is an input, not a watermark: of another type it is refused.
+        let e = Observation::from_json(r#"{"lag_ms":"1","now":5}"#).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.message.as_str()),
+            ("/now", "invalid type: integer `5`, expected an RFC 3339 string")
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine of this project's kind lacks. Idempotent: every step checks first.
-# Usage: .ci/setup.sh [core] [envoy] [js] [browser] [fuzz] [bench]   (no argument: everything)
+# Usage: .ci/setup.sh [core] [envoy] [js] [browser] [fuzz] [bench] [mutants]
+# (no argument: everything but mutants, which only `make mutants` needs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,7 @@ WASM_BINDGEN_VERSION="0.2.130"
 A2A_SDK_LOWEST="1.0.1"    # keep in step with SDK_PEER_RANGE in js/build.mjs
 A2A_SDK_V03="0.3.14"      # the newest @a2a-js/sdk before 1.0 (tests/sdk_parity/v03_picks.py)
 CARGO_FUZZ_VERSION="0.13.2"
+CARGO_MUTANTS_VERSION="27.1.0"  # `make mutants` only (Makefile)
 CANONICALIZE_VERSION="2.1.0"  # npm canonicalize for the JS peer of `make bench` (bench/README.md)
 BINARYEN_VERSION="132.0.0"    # npm binaryen: wasm-opt for both wasm modules (envoy/envoy.mk, js/js.mk)
 TOOLS=".tools"            # gitignored: Python venvs and npm tools live here
@@ -155,6 +157,13 @@ fi
 
 if want browser; then
   apt_install chromium
+fi
+
+if want mutants; then
+  if ! cargo mutants --version 2>/dev/null | grep -q "^cargo-mutants $CARGO_MUTANTS_VERSION\$"; then
+    say "cargo install cargo-mutants $CARGO_MUTANTS_VERSION (about 3 minutes)"
+    cargo install -q --force --locked cargo-mutants --version "$CARGO_MUTANTS_VERSION"
+  fi
 fi
 
 if want bench; then

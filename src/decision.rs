@@ -552,6 +552,11 @@ mod tests {
             Some(r#"{"name":"W","skills":[{"id":"s"}],"version":"1.0"}"#)
         );
         assert_eq!(FreshnessBasis::Pinned.as_str(), "pinned");
+        for empty in [&b""[..], b" \r\n"] {
+            let d = decide(empty, "5");
+            assert_eq!(d.reasons()[0].message, "card body is empty");
+            assert_eq!(d.reasons()[0].code.as_str(), "body_empty");
+        }
         let unread = decide(b"[]", "5");
         assert_eq!((unread.agent(), unread.card_version()), (None, None));
         assert!(unread.conditions().is_none());

@@ -167,3 +167,27 @@ pub fn compare_cards_json(
     )
     .to_json())
 }
+
+#[cfg(test)]
+mod tests {
+    /// Each SDK reading alone, as the inspector lists it: a v0.3 card whose interface
+    /// @a2a-js/sdk's default resolver does not read and whose snake_case flag only a2a-sdk does.
+    #[test]
+    fn declared_capabilities_per_reading() {
+        let card = br#"{"name":"W","description":"d","version":"1.0","url":"https://w.example/a2a","preferredTransport":"JSONRPC","protocolVersion":"0.3.0","capabilities":{"streaming":true,"push_notifications":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[{"id":"s","name":"s","description":"s","tags":["t"]}]}"#;
+        assert_eq!(
+            super::declared_capabilities(card).unwrap(),
+            concat!(
+                r#"{"granted":["s","capability:streaming"],"readings":["#,
+                r#"{"sdk":"a2a-sdk (Python)","capabilities":["s","capability:streaming","capability:pushNotifications","binding:JSONRPC","protocol:0.3"]},"#,
+                r#"{"sdk":"@a2a-js/sdk default resolver","capabilities":["s","capability:streaming"]},"#,
+                r#"{"sdk":"@a2a-js/sdk with legacyCompat","capabilities":["s","capability:streaming","binding:JSONRPC","protocol:0.3"]}]}"#
+            )
+        );
+        // An interface with an empty binding serves no binding in any reading.
+        let empty = br#"{"name":"W","description":"d","version":"1.0","supportedInterfaces":[{"url":"https://w.example/a2a","protocolBinding":"","protocolVersion":"1.0"}],"capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}"#;
+        let out = super::declared_capabilities(empty).unwrap();
+        assert!(out.contains(r#""capabilities":["protocol:1.0"]"#), "{out}");
+        assert!(!out.contains("binding:"), "{out}");
+    }
+}

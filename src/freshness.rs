@@ -865,7 +865,10 @@ mod tests {
         let e = Observation::from_json(r#"{"lag_ms":"1","now":5}"#).unwrap_err();
         assert_eq!(
             (e.path.as_str(), e.message.as_str()),
-            ("/now", "invalid type: integer `5`, expected an RFC 3339 string")
+            (
+                "/now",
+                "invalid type: integer `5`, expected an RFC 3339 string"
+            )
         );
     }
 

@@ -122,5 +122,14 @@ mod tests {
         for ms in [0, 250, 10_000, 120_000, 3_600_000, 1_500] {
             assert_eq!(parse_duration(&format_duration(ms)).unwrap(), ms);
         }
+        // In the largest unit that is exact.
+        let texts: Vec<String> = [0, 250, 10_000, 90_000, 120_000, 3_600_000, 5_400_000, 1_500]
+            .into_iter()
+            .map(format_duration)
+            .collect();
+        assert_eq!(
+            texts,
+            ["0ms", "250ms", "10s", "90s", "2m", "1h", "90m", "1500ms"]
+        );
     }
 }

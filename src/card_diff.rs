@@ -664,6 +664,17 @@ mod tests {
             ["capability:streaming"]
         );
         assert!(!kind(&c, ChangeKind::Flag).changed());
+        assert!(skills.changed());
+        // Only added, or only removed, is a change too.
+        let one_sided = |added: &[&str], removed: &[&str]| KindDiff {
+            kind: ChangeKind::Skill,
+            added: added.iter().map(|s| s.to_string()).collect(),
+            removed: removed.iter().map(|s| s.to_string()).collect(),
+            unchanged: Vec::new(),
+        };
+        assert!(one_sided(&["a"], &[]).changed());
+        assert!(one_sided(&[], &["a"]).changed());
+        assert!(!one_sided(&[], &[]).changed());
         assert_eq!(
             c.changes.iter().map(|d| d.kind).collect::<Vec<_>>(),
             ChangeKind::ALL

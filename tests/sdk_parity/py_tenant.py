@@ -1,7 +1,7 @@
 """Tenant differential: does PyPI a2a-sdk's own client send the tenant of the interface it picks?
 
 For each generated card (one or two interfaces of one binding, versions around 0.3 and 1.0,
-tenants absent / "" / "acme", in both orders) and each HTTP binding, the real
+tenants absent / "" / "acme", in both orders; or one next to a GRPC interface at its version) and each HTTP binding, the real
 `ClientFactory(ClientConfig(httpx_client=..., supported_protocol_bindings=[binding])).create(card)`
 builds a client (its own pick, version-dependent transport, tenant decorator) and sends one
 message through an `httpx.MockTransport` that records the request and answers by raising, so
@@ -57,6 +57,12 @@ def cards():
         for (v1, t1), (v2, t2) in itertools.product(
                 itertools.product(["0.3", "1.0", "1.0rc1"], [None, "acme"]), repeat=2):
             yield binding, [iface(binding, v1, t1), iface(binding, v2, t2)]
+        # Another binding's interface at the same version, before or after, with or without a
+        # tenant: only the tenant of the interface the client picks counts.
+        for v, t, t_other, first in itertools.product(
+                ["0.3", "1.0"], [None, "acme"], [None, "acme"], [True, False]):
+            pair = [iface("GRPC", v, t_other), iface(binding, v, t)]
+            yield binding, pair if first else pair[::-1]
 
 
 async def send(card, binding):

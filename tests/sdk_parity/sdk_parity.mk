@@ -25,7 +25,7 @@
 # proto detection, the extended-card flag, the a2a-sdk interface builder, JS coercions, name and
 # value look-alikes and escapes, bulk and depth, every protobuf field's types and spellings, random
 # mixes) (SDK_PARITY_INDEP_ARGS; the long run: `--corpus indep --seed N`, every class in full).
-# A fifth run (py_tenant.py, about 3 s) sends one message with a2a-sdk's own client for 120
+# A fifth run (py_tenant.py, about 3 s) sends one message with a2a-sdk's own client for 152
 # cards of tenants and versions and fails on any card cardgate grants whose request lacks the
 # picked interface's tenant (its v0.3 transports send none).
 # A sixth run (v03_picks.py, about 3 s) asks cardgate for each binding and flag with protocol:0.3

@@ -1136,6 +1136,17 @@ mod tests {
             major_minor_of(packaging_version(&"0".repeat(4300))),
             Ok((0, 0))
         );
+        // The limit is the same off the fast path: 4300 digits are read, 4301 raise.
+        for version in [
+            format!("v1.{}", "0".repeat(4300)),
+            format!("1.0rc{}", "0".repeat(4300)),
+        ] {
+            assert_eq!(
+                major_minor_of(packaging_version(&version)),
+                Ok((1, 0)),
+                "{version:.12}"
+            );
+        }
         assert_eq!(
             major_minor_of(packaging_version("99999999999999999999999.0")),
             Ok((u64::MAX, 0))

@@ -384,6 +384,7 @@ mod tests {
             "https://agent.example",
             "https://agent.example/a2a/",
             "https://1password.example/a",
+            "https://boxn--x.example/a",
             "wss://worker-7.internal/a2a",
             "WS://worker-7.internal:8080/a2a/v3",
         ] {
@@ -459,6 +460,7 @@ mod tests {
             "https://[::1]x/",
             "https://[1.2.3.4]/",
             "https://xn--bcher-kva.example/",
+            "https://agent.XN--bcher-kva.example/",
             "https://b\u{fc}cher.example/",
             "https://agent.example/b\u{fc}cher",
             "https://agent.example/%2e%2e/admin",

@@ -470,6 +470,8 @@ mod tests {
             "https://agent.example/a/..",
             "https://agent.example/%zz",
             "https://agent.example/%4",
+            "https://agent.example/%4g",
+            "https://agent.example/%g4",
             "https://agent.example/a?",
             "https://agent.example/a?#f",
             "https://agent.example/a?x='1'",

@@ -463,6 +463,18 @@ mod tests {
     }
 
     #[test]
+    fn agents_of_another_type_say_what_is_expected() {
+        let e = Policy::from_json(br#"{"agents":["worker-7"]}"#).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.message.as_str()),
+            (
+                "/agents",
+                "invalid type: sequence, expected an object mapping agent ids to rules"
+            )
+        );
+    }
+
+    #[test]
     fn agent_ids_differing_only_in_case_are_refused_by_every_host() {
         let e =
             Policy::from_json(br#"{"agents":{"Worker-7":{},"x":{},"worker-7":{}}}"#).unwrap_err();

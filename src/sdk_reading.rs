@@ -1439,6 +1439,22 @@ mod tests {
         json::parse_document(text.as_bytes(), 64).unwrap()
     }
 
+    /// a2a-sdk's extended-card compatibility step: the legacy flag sets the camelCase member
+    /// only when that key is absent, so `extendedAgentCard: false` (or `null`) stays.
+    #[test]
+    fn python_legacy_extended_card_flag_yields_to_the_camel_case_member() {
+        let python_flag = |caps: &str| {
+            let d = doc(&format!(
+                r#"{{"name":"W","version":"1","supportsAuthenticatedExtendedCard":true,"capabilities":{caps},"skills":[]}}"#
+            ));
+            read(d.root(), Sdk::Python).map(|r| r.extended_agent_card)
+        };
+        assert_eq!(python_flag(r#"{"extendedAgentCard":false}"#), Ok(false));
+        assert_eq!(python_flag(r#"{"extendedAgentCard":null}"#), Ok(false));
+        assert_eq!(python_flag("{}"), Ok(true));
+        assert_eq!(python_flag(r#"{"streaming":true}"#), Ok(true));
+    }
+
     /// `js_parse_int` reads a short digit run itself and a long one with the exact float
     /// reader: both give the double of the decimal integer (leading zeros, signs, trailing
     /// junk and whitespace as `parseInt`), and a run past `f64` is not finite (`None`).

@@ -184,6 +184,17 @@ mod tests {
                 r#"{"sdk":"@a2a-js/sdk with legacyCompat","capabilities":["s","capability:streaming","binding:JSONRPC","protocol:0.3"]}]}"#
             )
         );
+        // An empty protocolVersion is 0.3 to legacyCompat's conversion (`||`), nothing to a2a-sdk.
+        let blank = String::from_utf8_lossy(card).replace(r#""0.3.0""#, r#""""#);
+        let out = super::declared_capabilities(blank.as_bytes()).unwrap();
+        assert!(
+            out.ends_with(r#"{"sdk":"@a2a-js/sdk with legacyCompat","capabilities":["s","capability:streaming","binding:JSONRPC","protocol:0.3"]}]}"#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"{"sdk":"a2a-sdk (Python)","capabilities":["s","capability:streaming","capability:pushNotifications","binding:JSONRPC"]}"#),
+            "{out}"
+        );
         // An interface with an empty binding serves no binding in any reading.
         let empty = br#"{"name":"W","description":"d","version":"1.0","supportedInterfaces":[{"url":"https://w.example/a2a","protocolBinding":"","protocolVersion":"1.0"}],"capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}"#;
         let out = super::declared_capabilities(empty).unwrap();

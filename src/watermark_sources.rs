@@ -322,6 +322,22 @@ mod tests {
         assert_eq!(obs.staleness().unwrap().ms, 43_000);
     }
 
+    /// A last-sync header is read against the host's clock, which `observe` is given.
+    #[test]
+    fn a_synced_at_header_is_read_against_the_given_clock() {
+        let h = headers(&[("x-replica-synced-at", "2026-11-09T12:00:37Z")]);
+        let now = Timestamp::parse_rfc3339("2026-11-09T12:00:40Z").unwrap();
+        let obs = observe(
+            &WatermarkSources::conventional(),
+            None,
+            None,
+            ResponseFields::headers(&h),
+            now,
+        );
+        assert_eq!(obs.now, Some(now));
+        assert_eq!(obs.staleness().unwrap().ms, 3_000);
+    }
+
     #[test]
     fn repeated_header_is_invalid() {
         let h = headers(&[("x-replica-lag-ms", "0"), ("x-replica-lag-ms", "40000")]);

@@ -462,6 +462,29 @@ mod tests {
         );
     }
 
+    /// `w;v=1` is also read as `w`; when `w` is no agent, that reading takes the defaults, which
+    /// then tighten `w;v=1`'s own rule.
+    #[test]
+    fn an_id_with_parameters_before_which_no_agent_is_named_takes_the_defaults_too() {
+        let p = Policy::from_json(
+            br#"{"defaults":{"max_stale":"10s"},"agents":{"w;v=1":{"max_stale":"60s"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            p.rule_for_agent("w;v=1").unwrap().requirement.max_stale_ms,
+            Some(10_000)
+        );
+        // With `w` an agent, its rule is the one before the `;`: no defaults.
+        let p = Policy::from_json(
+            br#"{"defaults":{"max_stale":"10s"},"agents":{"w":{"max_stale":"30s"},"w;v=1":{"max_stale":"60s"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            p.rule_for_agent("w;v=1").unwrap().requirement.max_stale_ms,
+            Some(30_000)
+        );
+    }
+
     #[test]
     fn agents_of_another_type_say_what_is_expected() {
         let e = Policy::from_json(br#"{"agents":["worker-7"]}"#).unwrap_err();

@@ -656,6 +656,10 @@ mod tests {
         assert_eq!(none.max_stale_ms, None);
         let relaxed = policy.overlay(&caller);
         assert_eq!(relaxed.max_stale_ms, Some(60_000));
+        // Capabilities are still united, each once.
+        let names = |r: &Requirement| r.require.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&relaxed), ["a", "b"]);
+        assert_eq!(names(&relaxed.overlay(&caller)), ["a", "b"]);
         let p1 = req(&format!(r#"{{"pin":"sha256:{}"}}"#, "a".repeat(64)));
         let p2 = req(&format!(r#"{{"pin":"sha256:{}"}}"#, "b".repeat(64)));
         assert!(p1.tighten(&p2).is_err());

@@ -47,7 +47,9 @@
 use crate::capability::major_minor;
 use crate::document::Node;
 use crate::interface_url::Url;
-use crate::sdk_reading::{either, flag, js_is_legacy_version, js_is_proto, Reading, Sdk};
+use crate::sdk_reading::{
+    either, flag, js_is_legacy_version, js_is_proto, proto_member, Reading, Sdk,
+};
 use std::cmp::Ordering;
 
 /// What one SDK's client does for a binding.
@@ -925,15 +927,15 @@ fn v03_entries<'d>(
 /// (`["JSONRPC"]` is `"JSONRPC"`): `None` (nothing served) for any non-string, and for an entry
 /// that is not an object.
 fn v03_proto_entries<'d>(doc: Node<'d>, url: &'d str) -> Option<Vec<(&'d str, &'d str)>> {
-    let set = |obj: Node<'d>, camel: &str, snake: &str| {
-        let v = obj.get(camel).filter(|v| !v.is_null());
-        v.or_else(|| obj.get(snake).filter(|v| !v.is_null()))
-    };
     let text = |v: Option<Node<'d>>| match v {
         None => Some(""),
         Some(v) => v.as_str(),
     };
-    let preferred = text(set(doc, "preferredTransport", "preferred_transport"))?;
+    let preferred = text(proto_member(
+        doc,
+        "preferredTransport",
+        "preferred_transport",
+    ))?;
     let mut entries = vec![(preferred, url)];
     let list = ["additionalInterfaces", "additional_interfaces"]
         .into_iter()

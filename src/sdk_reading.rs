@@ -157,6 +157,13 @@ pub(crate) fn either<'d>(obj: Option<Node<'d>>, camel: &str, snake: &str) -> Opt
     obj.get(camel).or_else(|| obj.get(snake))
 }
 
+/// A member as ts-proto's `fromJSON` takes it (`isSet`): the camelCase one unless it is absent or
+/// `null`, else the snake_case one unless absent or `null`.
+pub(crate) fn proto_member<'d>(obj: Node<'d>, camel: &str, snake: &str) -> Option<Node<'d>> {
+    let set = |name| obj.get(name).filter(|v| !v.is_null());
+    set(camel).or_else(|| set(snake))
+}
+
 /// A boolean member as a proto3 field ends up: `null` or absent is `false`.
 #[inline]
 pub(crate) fn flag(v: Option<Node<'_>>) -> bool {
@@ -984,16 +991,8 @@ fn js_from_json(doc: Node<'_>, read: Option<(Option<Node<'_>>, &[Interface])>) -
         Some(v) if v.items().is_some() => Some(v),
         _ => doc.get("supported_interfaces"),
     };
-    // `isSet`: present and not null, camelCase first.
-    let set = |obj: Option<Node<'_>>, camel: &str, snake: &str| -> bool {
-        let obj = match obj {
-            Some(o) => o,
-            None => return false,
-        };
-        match obj.get(camel) {
-            Some(v) if !v.is_null() => flag(Some(v)),
-            _ => flag(obj.get(snake)),
-        }
+    let set = |obj: Option<Node<'_>>, camel: &str, snake: &str| {
+        flag(obj.and_then(|o| proto_member(o, camel, snake)))
     };
     Reading {
         streaming: flag(caps.and_then(|c| c.get("streaming"))),

@@ -267,21 +267,20 @@ pub fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     let Some(i) = ab.iter().zip(bb).position(|(x, y)| x != y) else {
         return ab.len().cmp(&bb.len());
     };
-    // Both strings share bytes 0..i, so they differ inside the same character position; both
-    // differing bytes below 0xEE means neither character is U+E000 or above.
+    // Both strings share bytes 0..i, so the differing bytes belong to characters that start
+    // at the same place. Below 0xEE on either side, byte order is UTF-16 order: a continuation
+    // byte differs only from another continuation byte of the same lead, and a character below
+    // U+E000 (UTF-8 has no surrogates, so U+D7FF and below) sorts first either way. Both at
+    // 0xEE or above are lead bytes, so both characters start at `i`.
     let (x, y) = (
         ab.get(i).copied().unwrap_or(0),
         bb.get(i).copied().unwrap_or(0),
     );
-    if x < 0xEE && y < 0xEE {
+    if x < 0xEE || y < 0xEE {
         return x.cmp(&y);
     }
     let first_char = |s: &str| {
-        let mut start = i;
-        while start > 0 && !s.is_char_boundary(start) {
-            start -= 1;
-        }
-        s.get(start..)
+        s.get(i..)
             .and_then(|t| t.chars().next())
             .map_or(0, u32::from)
     };
@@ -534,6 +533,31 @@ mod tests {
         ];
         for x in words {
             for y in words {
+                let want = x.encode_utf16().cmp(y.encode_utf16());
+                assert_eq!(utf16_cmp(x, y), want, "{x:?} vs {y:?}");
+            }
+        }
+    }
+
+    /// Every pair of one- and two-character strings over the characters at the edges of
+    /// UTF-8's lengths and of the ranges UTF-16 orders apart (U+E000..=U+FFFF against
+    /// supplementary ones), one after the other and after a shared character.
+    #[test]
+    fn utf16_order_at_every_edge() {
+        let edges = [
+            0x0, 0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xd000, 0xd7ff, 0xe000, 0xefff, 0xf000, 0xfffd,
+            0xffff, 0x10000, 0x1f600, 0xfffff, 0x100000, 0x10ffff,
+        ];
+        let chars: Vec<char> = edges.iter().filter_map(|&c| char::from_u32(c)).collect();
+        assert_eq!(chars.len(), edges.len());
+        let mut words: Vec<String> = chars.iter().map(char::to_string).collect();
+        for a in &chars {
+            for b in &chars {
+                words.push([*a, *b].iter().collect());
+            }
+        }
+        for x in &words {
+            for y in &words {
                 let want = x.encode_utf16().cmp(y.encode_utf16());
                 assert_eq!(utf16_cmp(x, y), want, "{x:?} vs {y:?}");
             }

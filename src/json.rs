@@ -68,14 +68,6 @@ impl Value {
         }
     }
 
-    /// The boolean, if this is a boolean.
-    pub fn as_bool(&self) -> Option<bool> {
-        match self {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-
     /// The number, if this is a number.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
@@ -1136,6 +1128,51 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    /// Each refusal says why in a sentence naming what it found, then where (what the CLI
+    /// prints and a decision's `malformed_card` reason carries).
+    #[test]
+    fn errors_say_why_and_where() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", "empty document at byte 0"),
+            (b"\"\xff\"", "invalid UTF-8 byte sequence at byte 1"),
+            (b"{} x", "unexpected data after the JSON document at byte 3"),
+            (
+                b"{\"a\":1,\"a\":2}",
+                "duplicate member name \"a\" at byte 7",
+            ),
+            (b"\"\\ud800\"", "lone surrogate \\uD800 at byte 1"),
+            (b"1e400", "number 1e400 is not a finite double at byte 0"),
+            (b"[1,]", "trailing comma, found ']' at byte 3"),
+            (b"[[[1]]]", "nesting deeper than 2 levels at byte 2"),
+            (b"[01]", "invalid number, found '1' at byte 2"),
+            (b"\"\\x\"", "invalid escape, found 'x' at byte 2"),
+        ];
+        for &(text, want) in cases {
+            let e = parse(text, 2).unwrap_err();
+            assert_eq!(e.to_string(), want, "{text:?}");
+            assert_eq!(format!("{} at byte {}", e.message(), e.offset()), want);
+        }
+    }
+
+    /// The heap a tree holds counts every string's and container's capacity (hosts bound the
+    /// memory of what they keep by it).
+    #[test]
+    fn heap_bytes_count_strings_and_containers() {
+        let slot = std::mem::size_of::<Value>();
+        let member = std::mem::size_of::<(String, Value)>();
+        assert_eq!(Value::Null.heap_bytes(), 0);
+        assert_eq!(Value::Number(1.0).heap_bytes(), 0);
+        assert_eq!(Value::String("abc".into()).heap_bytes(), 3);
+        let array = Value::Array(vec![Value::String("ab".into()), Value::Bool(true)]);
+        assert_eq!(array.heap_bytes(), 2 * slot + 2);
+        let object = Value::Object(vec![("key".into(), array.clone())]);
+        assert_eq!(object.heap_bytes(), member + 3 + array.heap_bytes());
+        assert_eq!(
+            Value::Array(vec![object.clone(), object.clone()]).heap_bytes(),
+            2 * slot + 2 * object.heap_bytes()
+        );
     }
 
     #[test]

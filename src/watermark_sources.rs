@@ -442,5 +442,24 @@ mod tests {
             Some(WatermarkValue::Invalid(why)) => assert!(why.contains("trailers"), "{why}"),
             other => panic!("{other:?}"),
         }
+        // An envelope member that is neither a number nor a string is invalid, its type named.
+        for (text, kind) in [
+            ("true", "boolean"),
+            ("null", "null"),
+            ("[40]", "array"),
+            ("{}", "object"),
+        ] {
+            let body = format!(r#"{{"replication":{{"lag_s":{text}}}}}"#);
+            let body = crate::json::parse(body.as_bytes(), 8).unwrap();
+            let obs = observe(
+                &WatermarkSources::conventional(),
+                Some(&ptr),
+                Some(&body),
+                ResponseFields::headers(&none),
+                Timestamp::from_unix_ms(0),
+            );
+            let want = format!("envelope member /replication/lag_s is a JSON {kind}");
+            assert_eq!(obs.lag_s, Some(WatermarkValue::Invalid(want)));
+        }
     }
 }

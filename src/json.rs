@@ -1105,6 +1105,14 @@ mod tests {
             ("[-1e400]", 64, NumberOutOfRange, "/0", 1),
             ("{\"v\": 123456789e999}", 64, NumberOutOfRange, "/v", 6),
             ("1.", 64, Syntax, "", 2),
+            // A number broken by a letter is a syntax error, not a complete number and trailing
+            // data (as after a leading zero).
+            ("1.x", 64, Syntax, "", 2),
+            ("-x", 64, Syntax, "", 1),
+            ("1ex", 64, Syntax, "", 2),
+            ("1.e5", 64, Syntax, "", 2),
+            ("1e+", 64, Syntax, "", 3),
+            ("00", 64, TrailingData, "", 1),
             ("[1.]", 64, Syntax, "/0", 3),
             ("NaN", 64, Syntax, "", 0),
             ("[1,]", 64, Syntax, "/1", 3),

@@ -1176,6 +1176,34 @@ mod tests {
             (b"[[[1]]]", "nesting deeper than 2 levels at byte 2"),
             (b"[01]", "invalid number, found '1' at byte 2"),
             (b"\"\\x\"", "invalid escape, found 'x' at byte 2"),
+            // The text ends in a string: inside a `\u` escape (at its first digit), after a
+            // complete escape or a `u` that starts none (at the end), after a high surrogate's
+            // escape (the lone surrogate it is).
+            (
+                b"\"\\u12",
+                "EOF while parsing a string, found '1' at byte 3",
+            ),
+            (
+                b"\"x\\u00",
+                "EOF while parsing a string, found '0' at byte 4",
+            ),
+            (
+                b"\"\\ud800\\u",
+                "EOF while parsing a string, found end of input at byte 9",
+            ),
+            (
+                b"\"\\u0041",
+                "EOF while parsing a string, found end of input at byte 7",
+            ),
+            (
+                b"\"u12",
+                "EOF while parsing a string, found end of input at byte 4",
+            ),
+            (
+                b"\"ab\\\\u12",
+                "EOF while parsing a string, found end of input at byte 8",
+            ),
+            (b"\"\\udbff", "lone surrogate \\uDBFF at byte 1"),
         ];
         for &(text, want) in cases {
             let e = parse(text, 2).unwrap_err();

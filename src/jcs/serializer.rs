@@ -654,6 +654,65 @@ mod tests {
         assert_eq!(to_string(&f64::NAN).unwrap(), "null");
     }
 
+    /// Every scalar serde names is written as JSON holds it; keys are strings, chars, unit
+    /// variants and newtypes of those, and anything else is refused with a message that says so.
+    #[test]
+    fn every_scalar_and_key_kind() {
+        #[derive(serde::Serialize)]
+        struct Unit;
+        #[derive(serde::Serialize)]
+        struct Wrap(i32);
+        #[derive(serde::Serialize, PartialEq, Eq, PartialOrd, Ord)]
+        struct Name(&'static str);
+        #[derive(serde::Serialize, PartialEq, Eq, PartialOrd, Ord)]
+        enum Side {
+            Left,
+            Right(u8),
+        }
+        let scalars = (
+            -5i8,
+            -300i16,
+            -70_000i32,
+            -(1i64 << 40),
+            4_000_000_000u32,
+            'é',
+            Unit,
+            Wrap(-1),
+            1.5f32,
+            '"',
+        );
+        assert_eq!(
+            to_string(&scalars).unwrap(),
+            r#"[-5,-300,-70000,-1099511627776,4000000000,"é",null,-1,1.5,"\""]"#
+        );
+        let chars = std::collections::BTreeMap::from([('b', 1), ('a', 2)]);
+        assert_eq!(to_string(&chars).unwrap(), r#"{"a":2,"b":1}"#);
+        let sides = std::collections::BTreeMap::from([(Side::Left, 1)]);
+        assert_eq!(to_string(&sides).unwrap(), r#"{"Left":1}"#);
+        let names = std::collections::BTreeMap::from([(Name("n"), 1)]);
+        assert_eq!(to_string(&names).unwrap(), r#"{"n":1}"#);
+        for (refused, why) in [
+            (
+                to_string(&std::collections::BTreeMap::from([(Some("s"), 1)])),
+                "a map key must be a string (serialize_none)",
+            ),
+            (
+                to_string(&std::collections::BTreeMap::from([(Side::Right(1), 1)])),
+                "a map key must be a string (serialize_none)",
+            ),
+            (
+                to_string(&std::collections::BTreeMap::from([(1u8, 2u8)])),
+                "a map key must be a string (serialize_u8)",
+            ),
+            (
+                to_string(&serde_bytes_like()),
+                "bytes have no RFC 8785 form",
+            ),
+        ] {
+            assert_eq!(refused.unwrap_err().to_string(), why);
+        }
+    }
+
     struct Bytes;
     impl Serialize for Bytes {
         fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

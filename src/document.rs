@@ -867,6 +867,25 @@ mod tests {
         }
     }
 
+    /// The heap figure counts the slots, the JSON text and the decoded strings, and not much
+    /// more (hosts bound the memory of what they keep by it).
+    #[test]
+    fn heap_bytes_cover_slots_text_and_decoded_strings() {
+        let text = r#"{"a":"\u00e9\u00e9\u00e9\u00e9","b":[1,2,3,4,5,6,7,8],"c":"plain text"}"#;
+        let doc = json::parse_document(text.as_bytes(), 64).unwrap();
+        let floor = doc.slots.len() * std::mem::size_of::<Slot>() + text.len() + "éééé".len();
+        assert!(doc.heap_bytes() >= floor, "{} < {floor}", doc.heap_bytes());
+        assert!(
+            doc.heap_bytes() <= 3 * floor,
+            "{} > 3 * {floor}",
+            doc.heap_bytes()
+        );
+        // Built from a tree, every string is decoded: "a", "b", "c", "éééé", "plain text".
+        let tree = Document::from_value(&doc.root().to_value());
+        let decoded = 3 + "éééé".len() + "plain text".len();
+        assert!(tree.heap_bytes() >= tree.slots.len() * std::mem::size_of::<Slot>() + decoded);
+    }
+
     #[test]
     fn a_tree_converts_both_ways() {
         let value = json::parse(TEXT.as_bytes(), 64).unwrap();

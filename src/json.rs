@@ -1094,6 +1094,13 @@ mod tests {
             (r#"["\\\ud800\\"]"#, 64, LoneSurrogate, "/0", 4),
             (r#""\\\ud800\u0041""#, 64, LoneSurrogate, "", 3),
             (r#""\\\udc00""#, 64, LoneSurrogate, "", 3),
+            // After the text of an escape that is not one (its backslash escaped).
+            (r#""\\ud800\ud800""#, 64, LoneSurrogate, "", 8),
+            (r#""\\ud800\ud800x""#, 64, LoneSurrogate, "", 8),
+            (r#""\\ud800\ud800\n""#, 64, LoneSurrogate, "", 8),
+            (r#""\\udc00\udc00""#, 64, LoneSurrogate, "", 8),
+            (r#""a\\ud800\ud800\u0041""#, 64, LoneSurrogate, "", 9),
+            (r#""\\\\\ud800""#, 64, LoneSurrogate, "", 5),
             ("\"\\ud800\"", 64, LoneSurrogate, "", 1),
             ("[\"\\udc00\\ud800\"]", 64, LoneSurrogate, "/0", 2),
             ("{\"k\":\"\\ud800\\ud800\"}", 64, LoneSurrogate, "/k", 6),

@@ -385,6 +385,40 @@ mod tests {
         AnalysisCache::weight(body, &analyze(body, &Limits::default()))
     }
 
+    /// The bounds are exact: entries that fill the byte bound to the byte are all kept, one
+    /// that needs two older ones gone has both evicted, and a cache of no entries keeps none.
+    #[test]
+    fn bounds_hold_to_the_byte_and_the_entry() {
+        let (a, b, c) = (card("a"), card("b"), card("c"));
+        let w = weight(&a);
+        assert_eq!((weight(&b), weight(&c)), (w, w));
+        let mut cache = AnalysisCache::with_bounds(1000, 3 * w);
+        assert!(cache.is_empty());
+        for body in [&a, &b, &c] {
+            assert_eq!(lookup(&mut cache, body), Lookup::Miss);
+        }
+        assert_eq!((cache.len(), cache.bytes()), (3, 3 * w));
+        assert!(!cache.is_empty());
+        // A body a little heavier than one of them needs two of them gone: the two oldest.
+        let big = (4..)
+            .map(|n| card(&"x".repeat(n)))
+            .find(|body| weight(body) > w)
+            .unwrap();
+        assert!(weight(&big) <= 2 * w);
+        assert_eq!(lookup(&mut cache, &big), Lookup::Miss);
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.bytes(), w + weight(&big));
+        assert!(cache.contains(&c) && cache.contains(&big));
+        assert!(!cache.contains(&a) && !cache.contains(&b));
+
+        let mut none = AnalysisCache::with_bounds(0, usize::MAX);
+        for _ in 0..2 {
+            assert_eq!(lookup(&mut none, &a), Lookup::Miss);
+        }
+        assert!(none.is_empty());
+        assert_eq!(none.bytes(), 0);
+    }
+
     #[test]
     fn never_exceeds_its_memory_bound() {
         let bound = 4 * weight(&card("n00"));
@@ -584,6 +618,19 @@ mod tests {
             }
             if len > 0 {
                 assert!(!same_bytes(&a, &a[..len - 1]));
+            }
+            // The same change in two or four words of a 32-byte block (differences that
+            // cancel if the words' differences were combined by XOR rather than OR).
+            for i in (0..len.saturating_sub(8)).step_by(8) {
+                let mut b = a.clone();
+                b[i] ^= 1;
+                b[i + 8] ^= 1;
+                assert!(!same_bytes(&a, &b), "{len} {i}");
+                if i + 24 < len {
+                    b[i + 16] ^= 1;
+                    b[i + 24] ^= 1;
+                    assert!(!same_bytes(&a, &b), "{len} {i}");
+                }
             }
         }
     }

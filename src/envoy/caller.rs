@@ -252,6 +252,23 @@ mod tests {
         );
         let r = req(&[("cache-control", "max-stale=60, max-stale=\"5\"")]).unwrap();
         assert_eq!(r.max_stale_ms, Some(5_000));
+        // Ten digits are read; an empty figure, eleven digits or a sign are refused, each
+        // as not a whole number of seconds.
+        let r = req(&[("cache-control", "max-stale=9999999999")]).unwrap();
+        assert_eq!(r.max_stale_ms, Some(9_999_999_999_000));
+        let refused: [&'static [(&str, &str)]; 5] = [
+            &[("cache-control", "max-stale=")],
+            &[("cache-control", "max-stale=\"\"")],
+            &[("cache-control", "max-stale=12345678901")],
+            &[("cache-control", "max-stale=+5")],
+            &[("cache-control", "max-stale=5s")],
+        ];
+        for pairs in refused {
+            let e = req(pairs).unwrap_err();
+            assert_eq!(e.header, "cache-control");
+            let want = format!("{} is not a whole number of seconds", pairs[0].1);
+            assert_eq!(e.message, want);
+        }
     }
 
     #[test]

@@ -242,6 +242,15 @@ mod tests {
             "{}",
             e.message
         );
+        // So with a pin: another than the rule's is the pin header's conflict.
+        let pinned = format!(r#"{{"pin":"sha256:{}"}}"#, "a".repeat(64));
+        let rule = Requirement::from_json(&pinned).unwrap();
+        const OTHER_PIN: &str =
+            "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+        let other = req(&[(CARD_PIN, OTHER_PIN)]).unwrap();
+        let e = effective_requirement(&rule, &other, false).unwrap_err();
+        assert_eq!(e.header, CARD_PIN);
+        assert!(e.message.starts_with("conflicts with the policy: "));
     }
 
     #[test]
@@ -293,12 +302,9 @@ mod tests {
             req(&[(CARD_PIN, "sha256:xyz")]).unwrap_err().header,
             CARD_PIN
         );
-        assert_eq!(
-            req(&[(REQUIRE_CAPABILITIES, "capability:teleport")])
-                .unwrap_err()
-                .header,
-            REQUIRE_CAPABILITIES
-        );
+        let e = req(&[(REQUIRE_CAPABILITIES, "capability:teleport")]).unwrap_err();
+        assert_eq!(e.header, REQUIRE_CAPABILITIES);
+        assert!(e.message.contains("flag \"teleport\""), "{}", e.message);
     }
 
     #[test]

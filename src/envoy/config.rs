@@ -1216,6 +1216,17 @@ mod tests {
         for (text, path) in cases {
             assert_eq!(err(text).path, path, "{text}");
         }
+        // A setting or a cluster list of the wrong JSON type says what is expected.
+        for (text, expected) in [
+            (r#"{"re_resolve":5}"#, "an object (or false on a route)"),
+            (
+                r#"{"re_resolve":{"cluster":5}}"#,
+                "a cluster name or an array of cluster names",
+            ),
+        ] {
+            let e = err(text);
+            assert!(e.message.contains(expected), "{text}: {}", e.message);
+        }
     }
 
     #[test]

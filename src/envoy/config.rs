@@ -1223,10 +1223,18 @@ mod tests {
                 r#"{"re_resolve":{"cluster":5}}"#,
                 "a cluster name or an array of cluster names",
             ),
+            (
+                r#"{"re_resolve":{"cluster":["a",5]}}"#,
+                "an Envoy cluster name",
+            ),
         ] {
             let e = err(text);
             assert!(e.message.contains(expected), "{text}: {}", e.message);
         }
+        // Cluster names of 255 characters are Envoy's; 256 are not.
+        let name = |n: usize| format!(r#"{{"re_resolve":{{"cluster":"{}"}}}}"#, "c".repeat(n));
+        FilterConfig::from_json(name(255).as_bytes()).unwrap();
+        assert_eq!(err(&name(256)).path, "/re_resolve/cluster");
     }
 
     #[test]

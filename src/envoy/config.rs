@@ -1237,6 +1237,59 @@ mod tests {
         assert_eq!(err(&name(256)).path, "/re_resolve/cluster");
     }
 
+    /// The `re_resolve` settings at the edges of what they take; the card size limit reaches
+    /// the filter's limits; re-resolution runs only in enforce mode, where a setting is in force.
+    #[test]
+    fn settings_at_their_edges() {
+        let setting = |extra: &str| format!(r#"{{"re_resolve":{{"cluster":"p"{extra}}}}}"#);
+        for (extra, at) in [
+            (r#","path":"/a b""#, "/re_resolve/path"),
+            (r#","path":"/a#b""#, "/re_resolve/path"),
+            (r#","path":"/a\u0001""#, "/re_resolve/path"),
+            (r#","path":"/a/{id}}""#, "/re_resolve/path"),
+            (r#","authority":"""#, "/re_resolve/authority"),
+            (r#","authority":"a b""#, "/re_resolve/authority"),
+            (r#","authority":"a@b""#, "/re_resolve/authority"),
+            (r#","timeout":"60001ms""#, "/re_resolve/timeout"),
+        ] {
+            assert_eq!(err(&setting(extra)).path, at, "{extra}");
+        }
+        for extra in [
+            r#","path":"/c/{id}/card.json""#,
+            r#","authority":"registry-2.internal:8443""#,
+            r#","authority":"[::1]:80""#,
+            r#","timeout":"60s","deadline":"60s""#,
+        ] {
+            FilterConfig::from_json(setting(extra).as_bytes())
+                .unwrap_or_else(|e| panic!("{extra}: {e:?}"));
+        }
+        assert_eq!(
+            err(r#"{"routes":[{"path":"/a/{id}","watermark_pointer_unit":"s"}]}"#).path,
+            "/routes/0/watermark_pointer_unit"
+        );
+
+        let c = FilterConfig::from_json(br#"{"max_card_bytes":1000}"#).unwrap();
+        assert_eq!(c.limits.max_card_bytes, 1000);
+
+        let routes = r#""routes":[{"path":"/a/{id}","re_resolve":false},{"path":"/b/{id}"}]"#;
+        let enforce = FilterConfig::from_json(
+            format!(r#"{{"re_resolve":{{"cluster":"p"}},{routes}}}"#).as_bytes(),
+        )
+        .unwrap();
+        assert!(enforce.re_resolves(RouteId::WellKnown));
+        assert!(enforce.re_resolves(RouteId::Listed(1)));
+        assert!(!enforce.re_resolves(RouteId::Listed(0)), "off on its route");
+        let observe = FilterConfig::from_json(
+            format!(r#"{{"mode":"observe","re_resolve":{{"cluster":"p"}},{routes}}}"#).as_bytes(),
+        )
+        .unwrap();
+        assert!(!observe.re_resolves(RouteId::WellKnown));
+        assert!(!observe.re_resolves(RouteId::Listed(1)));
+        let none = FilterConfig::from_json(format!("{{{routes}}}").as_bytes()).unwrap();
+        assert!(!none.re_resolves(RouteId::WellKnown));
+        assert!(!none.re_resolves(RouteId::Listed(1)));
+    }
+
     #[test]
     fn re_resolve_defaults_and_per_route_settings() {
         let c = FilterConfig::from_json(

@@ -1270,6 +1270,30 @@ mod tests {
 
         let c = FilterConfig::from_json(br#"{"max_card_bytes":1000}"#).unwrap();
         assert_eq!(c.limits.max_card_bytes, 1000);
+        // Integers at both ends of their range; JSON Pointers with and without escapes.
+        for ok in [
+            r#"{"max_card_bytes":1}"#,
+            r#"{"retry_after_s":0}"#,
+            r#"{"retry_after_s":86400}"#,
+            r#"{"routes":[{"path":"/a/{id}","card_pointer":""}]}"#,
+            r#"{"routes":[{"path":"/a/{id}","card_pointer":"/a~0b~1c/0"}]}"#,
+        ] {
+            FilterConfig::from_json(ok.as_bytes()).unwrap_or_else(|e| panic!("{ok}: {e:?}"));
+        }
+        for (bad, at) in [
+            (r#"{"retry_after_s":86401}"#, "/retry_after_s"),
+            (r#"{"retry_after_s":-1}"#, "/retry_after_s"),
+            (
+                r#"{"routes":[{"path":"/a/{id}","card_pointer":"/a~2"}]}"#,
+                "/routes/0/card_pointer",
+            ),
+            (
+                r#"{"routes":[{"path":"/a/{id}","card_pointer":"/a~"}]}"#,
+                "/routes/0/card_pointer",
+            ),
+        ] {
+            assert_eq!(err(bad).path, at, "{bad}");
+        }
 
         let routes = r#""routes":[{"path":"/a/{id}","re_resolve":false},{"path":"/b/{id}"}]"#;
         let enforce = FilterConfig::from_json(

@@ -431,6 +431,16 @@ mod tests {
         assert_eq!(snapshot.first("X-BYTES"), Some(&b"\xff\x00\xfe"[..]));
         assert_eq!(snapshot.first("x-empty"), Some(&b""[..]));
         assert_eq!(snapshot.first_text(":status").as_deref(), Some("200"));
+        assert_eq!(snapshot.status(), Some(200));
+        // A status that is not a number (or not one of 16 bits) is none.
+        for junk in [&b"2OO"[..], b"", b"200 OK", b"70000", b"\xff"] {
+            let map = HeaderSnapshot::from_pairs(&[(":status", junk)]);
+            assert_eq!(map.status(), None, "{junk:?}");
+        }
+        assert_eq!(
+            HeaderSnapshot::from_pairs(&[(":status", b"503")]).status(),
+            Some(503)
+        );
         assert_eq!(snapshot.first("x-missing"), None);
         // Cut anywhere, or with a count larger than the entries: never a panic, and only whole
         // entries before the cut.

@@ -465,6 +465,12 @@ mod tests {
             .as_deref()
             == Some("w")));
         assert_eq!(matched("/agents/w/cards"), None);
+        // Only a target that starts with a scheme is absolute-form: a `://` later in a path
+        // is part of it (`/agents/w/card` is not what an upstream serves there).
+        assert_eq!(matched("/agents/x/http://h/agents/w/card"), None);
+        assert!(path_variants("/p/http://h/agents/w/card")
+            .iter()
+            .all(|v| v.starts_with("/p/http:")));
         let wk = CardRoute {
             pattern: PathPattern::WellKnown,
             ..route("/x")

@@ -52,7 +52,7 @@ bench: setup-bench filter pkg buffer-only
 # their tests run in Envoy, Node and Chromium, too slow per mutant. Roughly 3 s per mutant on
 # 2 cores, about 2 500 mutants in all (two hours): name files with MUTANTS_ARGS="-f src/time.rs".
 # The parser and canonical writer want the robustness test too, and the Envoy glue's own unit
-# tests run under its feature (the fortieth session's runs, about 4 s and 8 s a mutant):
+# tests run under its feature (the fortieth session's runs, about 4 s a mutant each):
 #   cargo mutants -j 2 -f src/json.rs -f src/document.rs -f src/jcs.rs -f src/jcs/serializer.rs \
 #     -- --lib --test vectors --test cli --test resolution_vectors --test robustness
 #   cargo mutants -j 2 --features envoy -f 'src/envoy/*.rs' -- --lib

@@ -240,4 +240,18 @@ mod tests {
     fn the_constant_verdict_is_the_built_one() {
         assert_eq!(VERDICT_VALID, verdict("valid"));
     }
+
+    /// The per-class and per-reason counters have the names the table above documents.
+    #[test]
+    fn counters_are_named_as_documented() {
+        assert_eq!(
+            error_class("stale_agent_card"),
+            "cardgate.error_class.stale_agent_card"
+        );
+        assert_eq!(
+            reason("watermark_exceeded"),
+            "cardgate.reason.watermark_exceeded"
+        );
+        assert_eq!(verdict("rejected"), "cardgate.verdict.rejected");
+    }
 }

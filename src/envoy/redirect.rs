@@ -360,8 +360,12 @@ mod tests {
             target(&loc("http://registry.example/x"), req, None),
             Target::Elsewhere(_)
         ));
-        // A colon later in a relative path is not a scheme.
+        // A colon later in a relative path is not a scheme, nor is one after a first character
+        // that is not a letter; a space is no control character (clients send it escaped).
         assert_eq!(target(&loc("/a:b"), req, a), same("/a:b"));
+        assert_eq!(target(&loc("1a:b"), req, a), same("/agents/w/1a:b"));
+        assert_eq!(target(&loc("+x:y"), req, a), same("/agents/w/+x:y"));
+        assert_eq!(target(&loc("/a b"), req, a), same("/a b"));
         // Over https, a Location on the same authority over http leaves too; with the
         // request's scheme unknown, any absolute Location does (a relative one stays).
         let over = |l: &str, scheme| super::target(&loc(l), req, a, scheme);

@@ -733,6 +733,15 @@ mod tests {
         let mut with_accept = v1.clone();
         with_accept.sent.push(("accept", "*/*".into()));
         assert_eq!(body(&mut c, &with_accept), None);
+        // A newer card for a key replaces the one kept; another cluster or route is another key.
+        assert!(!c.is_empty());
+        c.put(("p", "/a", &v1), RouteId::WellKnown, served(legacy), 0, 1);
+        assert_eq!(c.len(), 2);
+        assert_eq!(body(&mut c, &v1), Some(legacy.as_bytes().to_vec()));
+        c.put(("q", "/a", &v1), RouteId::WellKnown, served(V3), 0, 2);
+        c.put(("p", "/a", &v1), RouteId::Listed(0), served(V3), 0, 3);
+        assert_eq!(c.len(), 4);
+        assert_eq!(body(&mut c, &v1), Some(legacy.as_bytes().to_vec()));
     }
 
     #[test]
@@ -843,6 +852,30 @@ mod tests {
         assert_eq!(
             call_answer(&error, &r, &rq, now, &limits),
             Answer::Failed("HTTP 503".into())
+        );
+        // Envoy's own 504 at the timeout is the timeout; the margin is a tenth of a long
+        // timeout (1 850 ms of 2 000 ran out), 50 ms of a short one.
+        let late = |status, elapsed_ms, timeout_ms| CallResult {
+            status,
+            elapsed_ms,
+            timeout_ms,
+            ..error
+        };
+        assert_eq!(
+            call_answer(&late(Some(504), 1_850, 2_000), &r, &rq, now, &limits),
+            Answer::Failed("no answer within 2000 ms (HTTP 504)".into())
+        );
+        assert_eq!(
+            call_answer(&late(None, 1_850, 2_000), &r, &rq, now, &limits),
+            Answer::Failed("no answer within 2000 ms".into())
+        );
+        assert!(matches!(
+            call_answer(&late(None, 1_750, 2_000), &r, &rq, now, &limits),
+            Answer::Failed(m) if m.contains("refused")
+        ));
+        assert_eq!(
+            call_answer(&late(Some(504), 440, 500), &r, &rq, now, &limits),
+            Answer::Failed("HTTP 504".into())
         );
         let gz = HeaderSnapshot::from_pairs(&[("content-encoding", b"gzip")]);
         let encoded = CallResult {

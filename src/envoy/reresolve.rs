@@ -877,6 +877,20 @@ mod tests {
             call_answer(&late(Some(504), 440, 500), &r, &rq, now, &limits),
             Answer::Failed("HTTP 504".into())
         );
+        // A body of the size limit is read; one byte over, it is refused unread.
+        let at = |max_card_bytes| Limits {
+            max_card_bytes,
+            ..Limits::default()
+        };
+        let Answer::Card(d) = call_answer(&base, &r, &rq, now, &at(V3.len())) else {
+            panic!("no card")
+        };
+        assert!(d.is_valid());
+        let Answer::Card(d) = call_answer(&base, &r, &rq, now, &at(V3.len() - 1)) else {
+            panic!("no card")
+        };
+        assert_eq!(d.reasons()[0].code, crate::ReasonCode::BodyTooLarge);
+        assert_eq!(d.status(), 502);
         let gz = HeaderSnapshot::from_pairs(&[("content-encoding", b"gzip")]);
         let encoded = CallResult {
             status: Some(200),

@@ -1300,6 +1300,14 @@ mod tests {
             format!(r#"{{"re_resolve":{{"cluster":"p"}},{routes}}}"#).as_bytes(),
         )
         .unwrap();
+        // Each route id names its route.
+        let pattern = |id| enforce.route(id).map(|r: &CardRoute| r.pattern.clone());
+        assert_eq!(pattern(RouteId::WellKnown), Some(PathPattern::WellKnown));
+        assert_eq!(
+            pattern(RouteId::Listed(1)),
+            Some(PathPattern::parse("/b/{id}").unwrap())
+        );
+        assert_eq!(pattern(RouteId::Listed(2)), None);
         assert!(enforce.re_resolves(RouteId::WellKnown));
         assert!(enforce.re_resolves(RouteId::Listed(1)));
         assert!(!enforce.re_resolves(RouteId::Listed(0)), "off on its route");

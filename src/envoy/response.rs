@@ -914,6 +914,23 @@ mod tests {
             &mut cache,
         );
         assert_eq!((lookup, read), (None, 1));
+        // A card of the size limit is looked up; one byte over takes the long way.
+        for (max_card_bytes, kept) in [(CARD.len(), true), (CARD.len() - 1, false)] {
+            let limits = Limits {
+                max_card_bytes,
+                ..Limits::default()
+            };
+            let (_, lookup) = evaluate_body_cached(
+                CARD.as_bytes(),
+                &route(None, None),
+                &req,
+                ResponseFields::headers(&headers(&[("x-replica-lag-ms", "500")])),
+                &mut || now,
+                &limits,
+                &mut cache,
+            );
+            assert_eq!(lookup.is_some(), kept, "{max_card_bytes}");
+        }
     }
 
     #[test]
@@ -985,6 +1002,37 @@ mod tests {
             &Limits::default(),
         );
         assert_eq!(broken.reasons()[0].code, ReasonCode::JsonSyntax);
+
+        // Either pointer alone makes an envelope route, and an envelope of the size limit is
+        // read as one.
+        let at = |max_card_bytes| Limits {
+            max_card_bytes,
+            ..Limits::default()
+        };
+        let decide = |body: &str, r: &CardRoute, header: &dyn Fn(&str) -> Vec<Vec<u8>>, limits| {
+            evaluate_body(
+                body.as_bytes(),
+                r,
+                &req,
+                ResponseFields::headers(header),
+                Timestamp::from_unix_ms(0),
+                &limits,
+            )
+        };
+        let card_only = route(Some("/card"), None);
+        let d = decide(&body, &card_only, &lag("40"), at(body.len()));
+        assert!(d.is_valid(), "{}", d.to_json());
+        assert_eq!(d.staleness_ms(), Some(40));
+        let inline = CARD.replacen('{', r#"{"replication":{"lag_ms":70},"#, 1);
+        let watermark_only = route(
+            None,
+            Some(("/replication/lag_ms", PointerUnit::Milliseconds)),
+        );
+        let d = decide(&inline, &watermark_only, &none, at(inline.len()));
+        assert!(d.is_valid(), "{}", d.to_json());
+        assert_eq!(d.staleness_ms(), Some(70));
+        let over = decide(&body, &card_only, &lag("40"), at(body.len() - 1));
+        assert_eq!(over.reasons()[0].code, ReasonCode::BodyTooLarge);
     }
 
     #[test]
@@ -1050,6 +1098,15 @@ mod tests {
         assert_eq!(
             cc(&["no-cache=\"a, b\", MAX-AGE=100"], 5),
             "no-cache=\"a, b\", max-age=5, must-revalidate"
+        );
+        // A directive inside a quoted string is text, also after an escaped quote.
+        assert_eq!(
+            cc(&["private=\"a,max-age=100\""], 5),
+            "private=\"a,max-age=100\", max-age=5, must-revalidate"
+        );
+        assert_eq!(
+            cc(&["private=\"x\\\",max-age=1\", max-age=100"], 5),
+            "private=\"x\\\",max-age=1\", max-age=5, must-revalidate"
         );
         let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
         let d = |ms: &'static str| {

@@ -757,6 +757,29 @@ mod tests {
     /// the uncached path does with that clock as its `now`.
     /// The rejection log line and the caller's 400 problem carry exactly these members, as a
     /// JSON tree built member by member says (the derived types write the same bytes).
+    /// The re-resolution log line: the event, the request path, the rule and the core's
+    /// resolution member, in RFC 8785 order (what `make demo` reads back).
+    #[test]
+    fn the_re_resolution_log_line_has_its_members() {
+        let summary = crate::resolution::ResolutionSummary {
+            attempts: Vec::new(),
+            message: "no source left".into(),
+            outcome: crate::resolution::Outcome::SourcesExhausted,
+            source: None,
+        };
+        let line = resolution_log(&summary, Some("w"), "/agents/w/card");
+        let parsed = crate::json::parse(line.as_bytes(), 8).unwrap();
+        let text = |pointer: &str| parsed.pointer(pointer).and_then(Value::as_str);
+        assert_eq!(text("/event"), Some("cardgate.re_resolved"));
+        assert_eq!(text("/path"), Some("/agents/w/card"));
+        assert_eq!(text("/rule"), Some("w"));
+        assert_eq!(text("/resolution/message"), Some("no source left"));
+        assert_eq!(text("/resolution/outcome"), Some("sources_exhausted"));
+        assert_eq!(crate::jcs::canonicalize(&parsed), line);
+        let unruled = resolution_log(&summary, None, "/p");
+        assert!(unruled.contains(r#""rule":null"#), "{unruled}");
+    }
+
     #[test]
     fn the_log_line_and_the_400_problem_have_their_members() {
         let req =

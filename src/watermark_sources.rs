@@ -397,13 +397,16 @@ mod tests {
         let body = crate::json::parse(br#"{"replication":{"lag_s":40}}"#, 8).unwrap();
         let ptr = ("/replication/lag_s".to_owned(), PointerUnit::Seconds);
         let none = headers(&[]);
-        let obs = observe(
-            &WatermarkSources::conventional(),
-            Some(&ptr),
-            Some(&body),
-            ResponseFields::headers(&none),
-            Timestamp::from_unix_ms(0),
-        );
+        let from_envelope = |body: &Value| {
+            observe(
+                &WatermarkSources::conventional(),
+                Some(&ptr),
+                Some(body),
+                ResponseFields::headers(&none),
+                Timestamp::from_unix_ms(0),
+            )
+        };
+        let obs = from_envelope(&body);
         assert_eq!(obs.lag_s, Some(WatermarkValue::Number(40.0)));
 
         let mut sources = WatermarkSources::conventional();
@@ -450,14 +453,7 @@ mod tests {
             ("{}", "object"),
         ] {
             let body = format!(r#"{{"replication":{{"lag_s":{text}}}}}"#);
-            let body = crate::json::parse(body.as_bytes(), 8).unwrap();
-            let obs = observe(
-                &WatermarkSources::conventional(),
-                Some(&ptr),
-                Some(&body),
-                ResponseFields::headers(&none),
-                Timestamp::from_unix_ms(0),
-            );
+            let obs = from_envelope(&crate::json::parse(body.as_bytes(), 8).unwrap());
             let want = format!("envelope member /replication/lag_s is a JSON {kind}");
             assert_eq!(obs.lag_s, Some(WatermarkValue::Invalid(want)));
         }

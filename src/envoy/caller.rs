@@ -261,8 +261,8 @@ mod tests {
         );
         let r = req(&[("cache-control", "max-stale=60, max-stale=\"5\"")]).unwrap();
         assert_eq!(r.max_stale_ms, Some(5_000));
-        // Ten digits are read; an empty figure, eleven digits or a sign are refused, each
-        // as not a whole number of seconds.
+        // Ten digits are read; an empty figure, eleven digits, a sign or a unit are refused,
+        // each as not a whole number of seconds.
         let r = req(&[("cache-control", "max-stale=9999999999")]).unwrap();
         assert_eq!(r.max_stale_ms, Some(9_999_999_999_000));
         let refused: [&'static [(&str, &str)]; 5] = [

@@ -411,7 +411,15 @@ fn bad_arguments_exit_2_with_one_line() {
         ),
         (&["hash", "-"], "not valid I-JSON"),
         (&["policy", "check"], "usage"),
-        (&["launch"], "unknown command"),
+        (
+            &["policy", "lint", "policies/incident.json"],
+            "usage: cardgate policy check FILE",
+        ),
+        (
+            &["check", "-", "--policy", "-"],
+            "the card and --policy cannot both be read from stdin",
+        ),
+        (&["launch"], "unknown command \"launch\";"),
         (&[], "no command"),
     ];
     for (args, needle) in cases {
@@ -721,6 +729,99 @@ fn json_forms_and_no_clock() {
     }
 }
 
+/// Each watermark flag sets its own figure: the staleness names it, and a figure the gate
+/// refuses is refused for its own reason (a flag that set nothing would be
+/// `freshness_unverifiable`).
+#[test]
+fn each_watermark_flag_sets_its_figure() {
+    let base = ["check", "-", "--max-stale", "10s", "--now", NOW];
+    let cases: &[(&[&str], Result<f64, &str>, &str)] = &[
+        (&["--lag-ms", "4200"], Ok(4200.0), "lag_ms 4200 ms"),
+        (&["--lag-s", "4.5"], Ok(4500.0), "lag_s 4.5 s"),
+        (&["--lag-s", "40"], Err("watermark_exceeded"), "40000 ms"),
+        (
+            &["--synced-at", "2026-11-09T12:00:33Z"],
+            Ok(7000.0),
+            "synced_at 2026-11-09T12:00:33.000Z",
+        ),
+        (
+            &[
+                "--consul-last-contact-ms",
+                "4000",
+                "--consul-known-leader",
+                "true",
+            ],
+            Ok(4000.0),
+            "consul_last_contact_ms 4000 ms",
+        ),
+        (
+            &[
+                "--consul-known-leader",
+                "false",
+                "--consul-last-contact-ms",
+                "0",
+            ],
+            Err("leader_unknown"),
+            "KnownLeader false",
+        ),
+        (
+            &["--consul-last-contact-ms", "4000"],
+            Err("watermark_invalid"),
+            "without consul_known_leader",
+        ),
+        (&["--lag-ms", "1000", "--age-s", "3"], Ok(4000.0), "age"),
+    ];
+    for (extra, expected, says) in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let out = cardgate(&args, FRESH_CARD);
+        let d = decision(&out);
+        let text = cardgate::jcs::canonicalize(&d);
+        assert!(text.contains(says), "{extra:?}: {text}");
+        match expected {
+            Ok(staleness) => {
+                assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", stderr(&out));
+                let got = d.get("staleness_ms").and_then(|v| v.as_f64());
+                assert_eq!(got, Some(*staleness), "{extra:?}");
+            }
+            Err(code) => {
+                assert_eq!(out.status.code(), Some(1), "{extra:?}");
+                assert_eq!(codes(&d), [*code], "{extra:?}");
+            }
+        }
+    }
+}
+
+/// `check FILE --policy -`: the policy from stdin when the card is not read from there (the
+/// other way round is refused: `bad_arguments_exit_2_with_one_line`).
+#[test]
+fn check_reads_the_policy_from_stdin_when_the_card_is_a_file() {
+    let dir = std::env::temp_dir().join(format!("cardgate-stdin-policy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let card = dir.join("card.json");
+    std::fs::write(&card, FRESH_CARD).unwrap();
+    let policy = std::fs::read_to_string("policies/incident.json").unwrap();
+    let args = |lag: &'static str| {
+        [
+            "check",
+            card.to_str().unwrap(),
+            "--policy",
+            "-",
+            "--agent",
+            "worker-7",
+            "--watermark-ms",
+            lag,
+        ]
+        .map(str::to_owned)
+    };
+    // worker-7's rule (10 s) from the policy on stdin: 20 s refused, 2 s passes.
+    let out = cardgate(&args("20000").each_ref().map(String::as_str), &policy);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&decision(&out)), ["watermark_exceeded"]);
+    let out = cardgate(&args("2000").each_ref().map(String::as_str), &policy);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // ---------------------------------------------------------------- input, argument and output edges
 
 use std::ffi::OsString;
@@ -900,6 +1001,26 @@ fn an_oversized_regular_file_reports_its_exact_size() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is 71030 bytes"), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
+    // A regular file whose length its metadata does not tell (procfs says 0): the bytes read,
+    // said as a lower bound, never the 0.
+    let out = cardgate(
+        &[
+            "check",
+            "/proc/self/maps",
+            "--max-card-bytes",
+            "64",
+            "--max-stale",
+            "10s",
+            "--watermark-ms",
+            "0",
+        ],
+        "",
+    );
+    let d = decision(&out);
+    assert_eq!(codes(&d), ["body_too_large"]);
+    assert_eq!(figure(&d, "body_bytes"), 65.0);
+    let detail = d.get("detail").unwrap().as_str().unwrap();
+    assert!(detail.contains("at least 65 bytes"), "{detail}");
 }
 
 #[test]
@@ -942,6 +1063,32 @@ fn a_watermark_figure_given_twice_is_refused() {
         assert!(err.contains("given twice"), "{extra:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{extra:?}: {err}");
         assert!(out.stdout.is_empty(), "{extra:?}");
+    }
+    // A figure is named with both its sources; `--observation` itself is given once, even when
+    // the two documents hold different figures.
+    for (extra, says) in [
+        (
+            &["--watermark-ms", "1", "--lag-ms", "0"][..],
+            "cardgate: the watermark lag_ms is given twice (--watermark-ms, then --lag-ms): give each figure once",
+        ),
+        (
+            &["--now", NOW],
+            "cardgate: the watermark now is given twice (--now, then --now): give each figure once",
+        ),
+        (
+            &[
+                "--observation",
+                r#"{"lag_ms":1}"#,
+                "--observation",
+                r#"{"age_s":1}"#,
+            ],
+            "cardgate: --observation is given twice: give it once",
+        ),
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let out = cardgate(&args, FRESH_CARD);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert_eq!(stderr(&out).trim_end(), says, "{extra:?}");
     }
     // Other single-valued options too; --require stays repeatable; disjoint sources combine.
     for extra in [
@@ -1524,6 +1671,79 @@ fn resolve_a_body_that_stalls_is_a_timeout() {
     );
 }
 
+/// A body that stalls after a redirect is a timeout at the URL that answered; a body the server
+/// cuts short (its connection closed before `Content-Length`) is a failed read, not a timeout.
+#[test]
+fn resolve_a_body_cut_short_or_stalled_after_a_redirect_names_its_cause_and_url() {
+    let part = FRESH_CARD.as_bytes()[..20].to_vec();
+    let headers = vec![
+        ("x-replica-lag-ms", "0".to_owned()),
+        ("content-length", FRESH_CARD.len().to_string()),
+    ];
+    let server = Server::start(vec![
+        ("/to-stall", redirect(302, "/stall")),
+        ("/stall", Serve::StallBody(headers.clone(), part.clone())),
+        ("/short", Serve::With(200, headers, part)),
+    ]);
+    let urls = [server.url("/to-stall")];
+    let (out, _) = resolve(&urls, &["--timeout", "300ms", "--deadline", "300ms"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        attempt_urls(&decision(&out)),
+        [[
+            urls[0].clone(),
+            server.url("/stall"),
+            "timeout after 300 ms while reading the body".into()
+        ]]
+    );
+    let urls = [server.url("/short")];
+    let (out, _) = resolve(&urls, &["--timeout", "5s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let d = decision(&out);
+    let [[source, final_url, error]] = <[_; 1]>::try_from(attempt_urls(&d)).unwrap();
+    assert_eq!((source, final_url), (urls[0].clone(), "-".to_owned()));
+    assert!(error.starts_with("reading the body failed: "), "{error}");
+    assert_eq!(
+        resolution_str(&d, "outcome").as_deref(),
+        Some("sources_exhausted")
+    );
+}
+
+/// A `synced_at` watermark from the response is judged against the clock when the card
+/// arrives; `--no-clock` takes the clock away (`clock_missing`), and a `--now` given with it is
+/// the time used.
+#[test]
+fn resolve_judges_a_synced_at_header_by_the_clock_unless_told_otherwise() {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let synced = cardgate::Timestamp::from_unix_ms(now_ms - 2_000).to_rfc3339();
+    let later = cardgate::Timestamp::from_unix_ms(now_ms + 1_000).to_rfc3339();
+    let server = Server::start(vec![(
+        "/card",
+        Serve::With(
+            200,
+            vec![("x-replica-synced-at", synced)],
+            FRESH_CARD.as_bytes().to_vec(),
+        ),
+    )]);
+    let urls = [server.url("/card")];
+    let (out, _) = resolve(&urls, &[]);
+    let d = valid_with_card(&out, FRESH_CARD);
+    let staleness = d.get("staleness_ms").and_then(|v| v.as_f64()).unwrap();
+    assert!((2_000.0..10_000.0).contains(&staleness), "{staleness}");
+    let (out, _) = resolve(&urls, &["--no-clock"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(codes(&decision(&out)), ["clock_missing"]);
+    let (out, _) = resolve(&urls, &["--no-clock", "--now", &later]);
+    let d = valid_with_card(&out, FRESH_CARD);
+    assert_eq!(
+        d.get("staleness_ms").and_then(|v| v.as_f64()),
+        Some(3_000.0)
+    );
+}
+
 #[test]
 fn resolve_a_primary_that_never_answers_fails_within_the_timeout() {
     let server = Server::start(vec![
@@ -1870,6 +2090,11 @@ fn resolve_notes_an_answer_that_varies_on_what_the_sdks_send_otherwise() {
             "/accept",
             &[][..],
             vec![("Accept", "Accept: application/json")],
+        ),
+        (
+            "/accept",
+            &["--header", "Accept:"][..],
+            vec![("Accept", "an empty Accept")],
         ),
         (
             "/star",
@@ -2414,6 +2639,33 @@ fn scenario_policy_agent_id_in_another_case_takes_that_agents_rule() {
         let out = check(agent);
         assert_eq!(out.status.code(), Some(1), "{agent:?}: {}", stderr(&out));
         assert_eq!(codes(&decision(&out)), ["watermark_exceeded"], "{agent:?}");
+    }
+    // The note says which rule an id took, and an id spelled as the policy spells it takes no
+    // note.
+    for (agent, note) in [
+        ("worker-7", None),
+        (
+            "WORKER-7",
+            Some(
+                r#"has no rule named "WORKER-7"; using the rule for "worker-7", as the Envoy filter does"#,
+            ),
+        ),
+        (
+            "worker-7.",
+            Some(
+                r#"has no rule named "worker-7.", which may be read as "worker-7"; using its defaults tightened with their rules"#,
+            ),
+        ),
+    ] {
+        let err = stderr(&check(agent));
+        let notes: Vec<&str> = err.lines().filter(|l| l.contains("note:")).collect();
+        match note {
+            None => assert!(notes.is_empty(), "{agent:?}: {err}"),
+            Some(note) => assert!(
+                notes.len() == 1 && notes[0].contains(note),
+                "{agent:?}: {err}"
+            ),
+        }
     }
     // An agent the policy does not name still gets the defaults (30 s).
     assert_eq!(check("worker-8").status.code(), Some(0));

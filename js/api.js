@@ -937,9 +937,6 @@ function createApi(raw, env) {
     return obs;
   }
 
-  // The core's default card limit; a longer body is body_too_large, so reading one byte past it
-  // is enough to decide, whatever the server keeps sending.
-  const MAX_CARD_BYTES = 65536;
   // Every resolution ends within this many ms unless options.timeoutMs says otherwise.
   const DEFAULT_TIMEOUT_MS = 10000;
   // setTimeout's largest delay; a longer timeout is no timeout.
@@ -1304,7 +1301,9 @@ function createApi(raw, env) {
       }
       let body;
       try {
-        body = await readBody(response, MAX_CARD_BYTES, deadline);
+        // The core's default card limit: a longer body is body_too_large, so reading one byte
+        // past it is enough to decide, whatever the server keeps sending.
+        body = await readBody(response, raw.maxCardBytes(), deadline);
       } catch (e) {
         if (deadline.failed()) throw deadline.failed();
         throw new AgentCardFetchError(`GET ${url}: reading the body failed: ${e && e.message ? e.message : e}`, url, response.status, e);

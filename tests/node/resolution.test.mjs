@@ -157,6 +157,7 @@ before(async () => {
   serve('/replica/stale-v3.json', 200, { 'x-replica-lag-ms': '40000' }, JSON.stringify(V3));
   serve('/replica/fresh-v2.json', 200, { 'x-replica-lag-ms': '0' }, JSON.stringify({ ...V3, skills: V2.skills }));
   serve('/replica/truncated.json', 200, { 'x-replica-lag-ms': '0' }, JSON.stringify(V3).slice(0, 60));
+  serve('/replica/huge.json', 200, { 'x-replica-lag-ms': '0' }, JSON.stringify({ ...V3, pad: 'p'.repeat(70000) }));
   serve('/replica/error.json', 500, {}, 'replica broke');
   serve('/primary/card.json', 200, { 'x-replica-lag-ms': '0' }, JSON.stringify(V3));
   serve('/primary/stale.json', 200, { 'x-replica-lag-ms': '15000' }, JSON.stringify(V3));
@@ -263,14 +264,16 @@ test('a fresh replica card that lacks the capability stops there: the primary is
   assert.equal(count('/primary/card.json'), before, 'no request reached the primary');
 });
 
-test('a truncated replica body, then the primary: accepted', async () => {
-  let final;
-  const got = await cg.resolveAgentCard([url('/replica/truncated.json'), url('/primary/card.json')], REQ, { onResolution: (d, i) => (final = i) });
-  assert.deepEqual(got, V3);
-  assert.deepEqual(final.attempts.map((a) => [a.verdict, a.error_class, a.reasons.map((r) => r.code)]), [
-    ['rejected', 'malformed_card', ['json_syntax']],
-    ['valid', null, []],
-  ]);
+test('a truncated or oversized replica body, then the primary: accepted', async () => {
+  for (const [replica, code] of [['/replica/truncated.json', 'json_syntax'], ['/replica/huge.json', 'body_too_large']]) {
+    let final;
+    const got = await cg.resolveAgentCard([url(replica), url('/primary/card.json')], REQ, { onResolution: (d, i) => (final = i) });
+    assert.deepEqual(got, V3, replica);
+    assert.deepEqual(final.attempts.map((a) => [a.verdict, a.error_class, a.reasons.map((r) => r.code)]), [
+      ['rejected', 'malformed_card', [code]],
+      ['valid', null, []],
+    ], replica);
+  }
 });
 
 test('every source down: source_unavailable (malformed_card, 502) listing each failure', async () => {

@@ -75,14 +75,12 @@ fn input<T>(
     if is_array(&value) {
         return Err(not_object("an array"));
     }
-    from_js(serde_wasm_bindgen::Deserializer::from(value)).map_err(|e| {
-        // An array (or other non-plain object) fails as a whole: say what was expected.
-        let e = if e.path.is_empty() && e.message.starts_with("invalid type") {
-            let message = format!("{name} must be an object or JSON text ({})", e.message);
-            InputError::type_error("", message)
-        } else {
-            e
-        };
+    from_js(serde_wasm_bindgen::Deserializer::from(value)).map_err(|mut e| {
+        // serde-wasm-bindgen's errors are JavaScript `Error`s, which write themselves as
+        // `Error: <message>`: the message alone, as the same input's errors from JSON text read.
+        if let Some(message) = e.message.strip_prefix("Error: ") {
+            e.message = message.to_owned();
+        }
         js_error(&e.within(pointer))
     })
 }

@@ -402,3 +402,58 @@ test('string inputs with a lone surrogate are refused, not read with U+FFFD', ()
   assert.throws(() => cg.checkPolicy('{"agents":{"w\uD800":{}}}'), TypeError);
   assert.throws(() => cg.checkPolicy('{"agents":{}}\uD800'), TypeError);
 });
+
+test('compareCards: each side is the decision evaluate gives it, the cards compared, and re-resolution accepts the fresh primary', () => {
+  const ro = { lag_ms: '40000', now: NOW };
+  const po = { lag_ms: '0', now: NOW };
+  const r = cg.compareCards(JSON.stringify(STALE_CARD), JSON.stringify(FRESH_CARD), REQ, ro, po);
+  assert.deepEqual(r.replica, cg.evaluate(JSON.stringify(STALE_CARD), REQ, ro));
+  assert.deepEqual(r.primary, cg.evaluate(JSON.stringify(FRESH_CARD), REQ, po));
+  assert.equal(r.replica.error_class, 'stale_agent_card');
+  assert.equal(r.comparison.comparable, true);
+  assert.equal(r.comparison.same_card, false);
+  assert.equal(r.comparison.replica.card_hash, cg.cardHash(STALE_CARD));
+  assert.equal(r.comparison.primary.card_hash, cg.cardHash(FRESH_CARD));
+  const skills = r.comparison.changes.find((c) => c.kind === 'skill');
+  assert.deepEqual([skills.added, skills.removed], [['task.execute.v3'], ['task.execute.v2']]);
+  const rr = r.re_resolution;
+  assert.deepEqual([rr.after_replica, rr.outcome, rr.attempts], ['try_next', 'accepted', 2]);
+  assert.equal(rr.decision.verdict, 'valid');
+  assert.equal(rr.decision.card_hash, cg.cardHash(FRESH_CARD));
+  // No requirement (undefined or null) is the empty one, as for evaluate (which, with no
+  // staleness tolerance, only a pin passes).
+  const none = cg.compareCards(STALE_CARD, FRESH_CARD, {}, ro, po);
+  assert.deepEqual(none.primary, cg.evaluate(FRESH_CARD, {}, po));
+  assert.deepEqual(none.primary.reasons.map((x) => x.code), ['tolerance_missing']);
+  for (const req of [undefined, null]) {
+    assert.deepEqual(cg.compareCards(STALE_CARD, FRESH_CARD, req, ro, po), none, String(req));
+  }
+});
+
+test('a requirement too long to keep is read straight from the object: its errors name the member, in the words its JSON text gets', () => {
+  const card = JSON.stringify(FRESH_CARD);
+  const obs = { lag_ms: '1', now: NOW };
+  // Longer than the wrapper keys by JSON text (js/api.js KEY_MAX): read by serde-wasm-bindgen.
+  const long = Array.from({ length: 400 }, (_, i) => `task.execute.v${i}`);
+  const thrown = (req) => {
+    try {
+      cg.evaluate(card, req, obs);
+    } catch (e) {
+      return e;
+    }
+    assert.fail(`no error for ${JSON.stringify(req).slice(-60)}`);
+  };
+  for (const [req, Ctor, path, sameAsText] of [
+    [{ require: long, max_stale: 5 }, TypeError, '/max_stale', false],
+    [{ require: [...long, 5] }, TypeError, '/require/400', false],
+    [{ require: long, foo: 1 }, TypeError, '/foo', true],
+    [{ require: long, pin: 'sha256:zz' }, RangeError, '/pin', true],
+  ]) {
+    const e = thrown(req);
+    assert.ok(e instanceof Ctor, `${path}: ${e}`);
+    assert.deepEqual([e.input, e.path], ['requirement', path]);
+    assert.ok(e.message.startsWith(`invalid requirement at ${path}: `), e.message);
+    assert.doesNotMatch(e.message, /Error:/);
+    if (sameAsText) assert.equal(e.message, thrown(JSON.stringify(req)).message);
+  }
+});

@@ -270,6 +270,8 @@ test('cards of every size and form: through the buffer, past its bound, after a 
   const bigText = JSON.stringify(big);
   const wide = { ...CARD, description: 'é€😀\ud800'.repeat(Math.ceil(max / 12)) };
   const wideText = JSON.stringify(wide);
+  // At the bound itself: `max` bytes fill the buffer, one more go past it; a text of
+  // max / 3 units (room for 3 bytes each) is the longest text written into it.
   const forms = [
     CARD_TEXT,
     bigText,
@@ -277,6 +279,9 @@ test('cards of every size and form: through the buffer, past its bound, after a 
     'x',
     '',
     CARD_TEXT.slice(0, 40),
+    CARD_TEXT.padEnd(max),
+    CARD_TEXT.padEnd(max + 1),
+    CARD_TEXT.padEnd(Math.floor(max / 3)),
   ];
   // A text's lone surrogate is read as its escape (refused: lone_surrogate), not as the U+FFFD
   // a UTF-8 encoder writes in its place (third review); its bytes are bytes.
@@ -302,6 +307,56 @@ test('cards of every size and form: through the buffer, past its bound, after a 
   }
   assert.equal(cg.evaluateRaw(big, req, obs), fresh(bigText, req, obs), 'a card object past the bound');
   assert.equal(JSON.parse(cg.evaluateRaw(big, req, obs)).reasons[0].code, 'body_too_large');
+});
+
+test('the raw GateRaw misused (a wrapper bug) throws a typed internal error, never a decision or a trap', () => {
+  const g = new raw.GateRaw();
+  const internal = (call, what) => {
+    try {
+      call();
+    } catch (e) {
+      assert.deepEqual([e.kind, e.path, e.message], ['type', '', `internal: ${what}`]);
+      return;
+    }
+    assert.fail(`no error: ${what}`);
+  };
+  internal(() => g.cardBuffer(raw.GateRaw.cardBufferMax() + 1), 'card buffer request over its bound');
+  // The bound itself is in.
+  assert.equal(typeof g.cardBuffer(raw.GateRaw.cardBufferMax()), 'number');
+  internal(() => g.prepareRequirement(SLOTS, '{}'), 'no such slot');
+  internal(() => g.evaluate(0, 1, 1, NaN), 'empty slot');
+  g.prepareRequirement(1, '{"max_stale":"10s"}');
+  g.prepareObservation(1, '{"lag_ms":"0"}');
+  internal(() => g.evaluate(raw.GateRaw.cardBufferMax() + 1, 1, 1, NaN), 'card length beyond the card buffer');
+  internal(() => g.evaluate(0, 1, SLOTS, NaN), 'no such slot');
+  // Slot 0 (scratch) is emptied by the read: a second evaluation from it has no input.
+  g.prepareRequirement(0, '{"max_stale":"10s"}');
+  g.prepareObservation(0, '{"lag_ms":"0"}');
+  const bytes = new TextEncoder().encode(CARD_TEXT);
+  assert.equal(JSON.parse(g.evaluateBytes(bytes, 0, 0, NaN)).verdict, 'valid');
+  internal(() => g.evaluateBytes(bytes, 0, 0, NaN), 'empty slot');
+});
+
+test('the raw too-large decision reports a size it can vouch for', () => {
+  // The wrapper's figure is used when it is a count at least as large as the bytes in hand, and
+  // is exact only when the wrapper says so; anything else is the bytes in hand, "at least".
+  const start = new Uint8Array(65537).fill(0x20);
+  for (const [seen, complete, bytes, exact] of [
+    [70000, true, 70000, true],
+    [70000, false, 70000, false],
+    [65537, true, 65537, true],
+    [65536, true, 65537, false],
+    [12, true, 65537, false],
+    [NaN, true, 65537, false],
+    [Infinity, true, 65537, false],
+    [-1, true, 65537, false],
+  ]) {
+    const d = JSON.parse(raw.bodyTooLargeRaw(start, seen, complete));
+    const reason = d.reasons[0];
+    assert.equal(reason.code, 'body_too_large');
+    assert.equal(reason.figures.body_bytes, bytes, `${seen}`);
+    assert.equal(reason.message, `card body is ${exact ? '' : 'at least '}${bytes} bytes, more than the limit of 65536 bytes`, `${seen}`);
+  }
 });
 
 test('an object seen before is found again by identity, and a change made to it in place is seen', () => {

@@ -92,6 +92,12 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
 
+/// The system clock, in ms since the epoch.
+fn unix_ms_now() -> i64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.unwrap().as_millis() as i64
+}
+
 #[test]
 fn incident_stale_card_is_refused_with_every_reason() {
     let out = cardgate(
@@ -963,33 +969,27 @@ fn an_endless_stdin_is_cut_off_at_the_limit() {
 
 #[test]
 fn an_oversized_regular_file_reports_its_exact_size() {
+    // The body_too_large figure and detail of a check, with `extra` options.
+    let too_large = |card: &str, extra: &[&str], stdin: &str| {
+        let mut args = vec!["check", card, "--max-stale", "10s", "--watermark-ms", "0"];
+        args.extend_from_slice(extra);
+        let d = decision(&cardgate(&args, stdin));
+        assert_eq!(codes(&d), ["body_too_large"], "{args:?}");
+        let detail = d.get("detail").unwrap().as_str().unwrap().to_owned();
+        (figure(&d, "body_bytes"), detail)
+    };
     let dir = std::env::temp_dir().join(format!("cardgate-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("big.json");
     std::fs::write(&path, vec![b' '; 71_030]).unwrap();
     let p = path.to_str().unwrap();
-    let out = cardgate(
-        &["check", p, "--max-stale", "10s", "--watermark-ms", "0"],
-        "",
-    );
-    let d = decision(&out);
-    assert_eq!(codes(&d), ["body_too_large"]);
-    assert_eq!(figure(&d, "body_bytes"), 71_030.0);
-    let detail = d.get("detail").unwrap().as_str().unwrap();
+    let (bytes, detail) = too_large(p, &[], "");
+    assert_eq!(bytes, 71_030.0);
     assert!(detail.contains("is 71030 bytes"), "{detail}");
     // The same bytes over stdin: no size to ask, so a lower bound, said as one.
-    let out = cardgate(
-        &["check", "-", "--max-stale", "10s", "--watermark-ms", "0"],
-        &" ".repeat(71_030),
-    );
-    let d = decision(&out);
-    assert_eq!(figure(&d, "body_bytes"), 65_537.0);
-    assert!(d
-        .get("detail")
-        .unwrap()
-        .as_str()
-        .unwrap()
-        .contains("at least 65537 bytes"));
+    let (bytes, detail) = too_large("-", &[], &" ".repeat(71_030));
+    assert_eq!(bytes, 65_537.0);
+    assert!(detail.contains("at least 65537 bytes"), "{detail}");
     // Stdin redirected from the file (`< big.json`) has a size too.
     let out = Command::new(env!("CARGO_BIN_EXE_cardgate"))
         .args(["check", "-", "--max-stale", "10s", "--watermark-ms", "0"])
@@ -1003,23 +1003,8 @@ fn an_oversized_regular_file_reports_its_exact_size() {
     std::fs::remove_dir_all(&dir).unwrap();
     // A regular file whose length its metadata does not tell (procfs says 0): the bytes read,
     // said as a lower bound, never the 0.
-    let out = cardgate(
-        &[
-            "check",
-            "/proc/self/maps",
-            "--max-card-bytes",
-            "64",
-            "--max-stale",
-            "10s",
-            "--watermark-ms",
-            "0",
-        ],
-        "",
-    );
-    let d = decision(&out);
-    assert_eq!(codes(&d), ["body_too_large"]);
-    assert_eq!(figure(&d, "body_bytes"), 65.0);
-    let detail = d.get("detail").unwrap().as_str().unwrap();
+    let (bytes, detail) = too_large("/proc/self/maps", &["--max-card-bytes", "64"], "");
+    assert_eq!(bytes, 65.0);
     assert!(detail.contains("at least 65 bytes"), "{detail}");
 }
 
@@ -1714,10 +1699,7 @@ fn resolve_a_body_cut_short_or_stalled_after_a_redirect_names_its_cause_and_url(
 /// the time used.
 #[test]
 fn resolve_judges_a_synced_at_header_by_the_clock_unless_told_otherwise() {
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let now_ms = unix_ms_now();
     let synced = cardgate::Timestamp::from_unix_ms(now_ms - 2_000).to_rfc3339();
     let later = cardgate::Timestamp::from_unix_ms(now_ms + 1_000).to_rfc3339();
     let server = Server::start(vec![(
@@ -2852,10 +2834,7 @@ fn check_reads_the_clock_once_the_card_has_arrived() {
     // The card reaches stdin 1.5 s after the start; synced_at was 9 s before the start and the
     // tolerance is 10 s: judged when it is judged, the card is more than 10 s stale (the clock
     // read before the card made it 9 s and valid).
-    let start_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let start_ms = unix_ms_now();
     let synced = cardgate::Timestamp::from_unix_ms(start_ms - 9_000).to_rfc3339();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cardgate"))
         .args([

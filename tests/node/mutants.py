@@ -9,7 +9,7 @@ incremental: about 4 s a build instead of a minute; no wasm-opt), and runs the N
 first every file but the long differentials, then those if the mutant survived. A mutant the
 tests pass ("MISSED") is glue no test checks.
 
-    .tools/py/bin/python js/mutants.py [--only N ...] [--out DIR]
+    .tools/py/bin/python tests/node/mutants.py [--only N ...] [--out DIR]
 
 About 30 s a mutant on 2 cores (114 mutants in src/js.rs in the forty-first session). Needs
 `make setup` (node_modules, .tools) and runs on the committed HEAD, not the working tree.
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAST = {
     "RUSTFLAGS": "-C target-feature=+simd128",
     "CARGO_PROFILE_RELEASE_OPT_LEVEL": "1",

@@ -75,11 +75,23 @@ fn input<T>(
     if is_array(&value) {
         return Err(not_object("an array"));
     }
+    // A second handle to the object, for the words of a refusal.
+    let object = value.clone();
     from_js(serde_wasm_bindgen::Deserializer::from(value)).map_err(|mut e| {
-        // serde-wasm-bindgen's errors are JavaScript `Error`s, which write themselves as
-        // `Error: <message>`: the message alone, as the same input's errors from JSON text read.
-        if let Some(message) = e.message.strip_prefix("Error: ") {
-            e.message = message.to_owned();
+        // The refusal stands; its words are those the same data gets as JSON text when that is
+        // refused at the same member: serde-wasm-bindgen words numbers as floats (`5.0` for
+        // `5`), a string where a list belongs as "Reflect.get called on non-object", and writes
+        // its errors as JavaScript `Error`s (`Error: <message>`).
+        let as_text = json_stringify(&object)
+            .ok()
+            .and_then(|text| text.as_string());
+        match as_text.map(|text| from_json(&text)) {
+            Some(Err(from_text)) if from_text.path == e.path => e = from_text,
+            _ => {
+                if let Some(message) = e.message.strip_prefix("Error: ") {
+                    e.message = message.to_owned();
+                }
+            }
         }
         js_error(&e.within(pointer))
     })
@@ -90,6 +102,10 @@ extern "C" {
     /// `JSON.parse` (of text this module wrote: it does not throw).
     #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
     fn json_parse(text: &str) -> JsValue;
+
+    /// `JSON.stringify` (throws for a BigInt or a cycle; `undefined` for some values).
+    #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
+    fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
 
     /// `Array.isArray`.
     #[wasm_bindgen(js_namespace = Array, js_name = isArray)]

@@ -443,17 +443,18 @@ test('a requirement too long to keep is read straight from the object: its error
     }
     assert.fail(`no error for ${JSON.stringify(req).slice(-60)}`);
   };
-  for (const [req, Ctor, path, sameAsText] of [
-    [{ require: long, max_stale: 5 }, TypeError, '/max_stale', false],
-    [{ require: [...long, 5] }, TypeError, '/require/400', false],
-    [{ require: long, foo: 1 }, TypeError, '/foo', true],
-    [{ require: long, pin: 'sha256:zz' }, RangeError, '/pin', true],
+  for (const [req, Ctor, path] of [
+    [{ require: long, max_stale: 5 }, TypeError, '/max_stale'],
+    [{ require: [...long, 5] }, TypeError, '/require/400'],
+    [{ require: 'task.execute.v3', card_name: 'n'.repeat(5000) }, TypeError, '/require'],
+    [{ require: long, foo: 1 }, TypeError, '/foo'],
+    [{ require: long, pin: 'sha256:zz' }, RangeError, '/pin'],
   ]) {
     const e = thrown(req);
     assert.ok(e instanceof Ctor, `${path}: ${e}`);
     assert.deepEqual([e.input, e.path], ['requirement', path]);
     assert.ok(e.message.startsWith(`invalid requirement at ${path}: `), e.message);
-    assert.doesNotMatch(e.message, /Error:/);
-    if (sameAsText) assert.equal(e.message, thrown(JSON.stringify(req)).message);
+    assert.doesNotMatch(e.message, /Error:|Reflect|floating point/);
+    assert.equal(e.message, thrown(JSON.stringify(req)).message);
   }
 });

@@ -337,6 +337,26 @@ test('the raw GateRaw misused (a wrapper bug) throws a typed internal error, nev
   internal(() => g.evaluateBytes(bytes, 0, 0, NaN), 'empty slot');
 });
 
+test("the raw glue words an object's refusal as its JSON text only when that is refused at the same member", () => {
+  const bytes = new TextEncoder().encode(CARD_TEXT);
+  const obs = `{"lag_ms":"0","now":"${NOW}"}`;
+  const refusal = (req) => {
+    try {
+      raw.evaluateRaw(bytes, req, obs);
+    } catch (e) {
+      return [e.kind, e.path, e.message];
+    }
+    assert.fail('no refusal');
+  };
+  // Its JSON text (toJSON's) is refused at /pin: the object's own refusal, at /max_stale, keeps
+  // serde-wasm-bindgen's words, without their `Error: ` prefix.
+  const [kind, path, message] = refusal({ max_stale: 5, toJSON: () => ({ pin: 'x' }) });
+  assert.deepEqual([kind, path], ['type', '/requirement/max_stale']);
+  assert.match(message, /^invalid type: floating point `5(\.0)?`, expected a string$/);
+  // Refused at the same member: the text's words.
+  assert.deepEqual(refusal({ max_stale: 5 }), refusal('{"max_stale":5}'));
+});
+
 test('the raw too-large decision reports a size it can vouch for', () => {
   // The wrapper's figure is used when it is a count at least as large as the bytes in hand, and
   // is exact only when the wrapper says so; anything else is the bytes in hand, "at least".

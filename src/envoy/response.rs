@@ -1093,44 +1093,49 @@ mod tests {
             let v: Vec<&[u8]> = vals.iter().map(|s| s.as_bytes()).collect();
             capped_cache_control(&v, cap)
         };
-        assert_eq!(cc(&["max-age=60"], 7), "max-age=7, must-revalidate");
-        assert_eq!(
-            cc(&["public, max-age=3"], 7),
-            "public, max-age=3, must-revalidate"
-        );
-        assert_eq!(cc(&[], 7), "max-age=7, must-revalidate");
-        // One must-revalidate, whoever wrote it first.
-        assert_eq!(
-            cc(&["Must-Revalidate, max-age=60"], 7),
-            "Must-Revalidate, max-age=7"
-        );
-        assert_eq!(
-            cc(
+        let cases: [(&[&str], u64, &str); 9] = [
+            (&["max-age=60"], 7, "max-age=7, must-revalidate"),
+            (
+                &["public, max-age=3"],
+                7,
+                "public, max-age=3, must-revalidate",
+            ),
+            (&[], 7, "max-age=7, must-revalidate"),
+            // One must-revalidate, whoever wrote it first.
+            (
+                &["Must-Revalidate, max-age=60"],
+                7,
+                "Must-Revalidate, max-age=7",
+            ),
+            (
                 &[
                     "public, s-maxage=600",
-                    "stale-while-revalidate=30, stale-if-error=99"
+                    "stale-while-revalidate=30, stale-if-error=99",
                 ],
-                4
+                4,
+                "public, max-age=4, s-maxage=4, must-revalidate",
             ),
-            "public, max-age=4, s-maxage=4, must-revalidate"
-        );
-        assert_eq!(
-            cc(&["max-age=abc, immutable"], 9),
-            "max-age=0, must-revalidate"
-        );
-        assert_eq!(
-            cc(&["no-cache=\"a, b\", MAX-AGE=100"], 5),
-            "no-cache=\"a, b\", max-age=5, must-revalidate"
-        );
-        // A directive inside a quoted string is text, also after an escaped quote.
-        assert_eq!(
-            cc(&["private=\"a,max-age=100\""], 5),
-            "private=\"a,max-age=100\", max-age=5, must-revalidate"
-        );
-        assert_eq!(
-            cc(&["private=\"x\\\",max-age=1\", max-age=100"], 5),
-            "private=\"x\\\",max-age=1\", max-age=5, must-revalidate"
-        );
+            (&["max-age=abc, immutable"], 9, "max-age=0, must-revalidate"),
+            (
+                &["no-cache=\"a, b\", MAX-AGE=100"],
+                5,
+                "no-cache=\"a, b\", max-age=5, must-revalidate",
+            ),
+            // A directive inside a quoted string is text, also after an escaped quote.
+            (
+                &["private=\"a,max-age=100\""],
+                5,
+                "private=\"a,max-age=100\", max-age=5, must-revalidate",
+            ),
+            (
+                &["private=\"x\\\",max-age=1\", max-age=100"],
+                5,
+                "private=\"x\\\",max-age=1\", max-age=5, must-revalidate",
+            ),
+        ];
+        for (values, cap, expected) in cases {
+            assert_eq!(cc(values, cap), expected, "{values:?} capped at {cap}");
+        }
         let req = Requirement::from_json(r#"{"max_stale":"10s"}"#).unwrap();
         let d = |ms: &'static str| {
             evaluate_body(

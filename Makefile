@@ -58,7 +58,7 @@ bench: setup-bench filter pkg buffer-only
 #     -- --lib --test vectors --test cli --test resolution_vectors --test robustness
 #   cargo mutants -j 2 --features envoy -f 'src/envoy/*.rs' -- --lib
 #   cargo mutants -j 2 -f 'src/bin/**' -- --bins --test cli --test vectors --test resolution_vectors --test robustness
-# The JS glue's tests are the Node suite on a built package: tests/node/mutants.py builds one
+# The JS glue's tests are the Node suite on a built package: tests/mutants.py js builds one
 # per mutant (fast profile, about 30 s a mutant with the tests).
 MUTANTS_ARGS ?= -e 'src/envoy/**' -e src/js.rs -e 'src/bin/**'
 .PHONY: mutants

@@ -21,14 +21,14 @@ CALLER = {"a2a-require-capabilities": "task.execute.v3"}
 TIMEOUT_MS = 400
 
 
-def card(generation):
-    return json.dumps({
+def card(generation, **extra):
+    return json.dumps(dict({
         "name": "worker-7", "version": "%d.0.0" % generation,
         "supportedInterfaces": [{"url": "wss://worker-7.internal/a2a/v%d" % generation,
                                  "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
         "capabilities": {"streaming": True},
         "skills": [{"id": "task.execute.v%d" % generation, "name": "Execute task"}],
-    }, separators=(",", ":")).encode()
+    }, **extra), separators=(",", ":")).encode()
 
 
 V2, V3 = card(2), card(3)
@@ -290,6 +290,39 @@ def test_primary_timeout_fails_closed_within_the_timeout(rr_envoy, registry):
     assert "no answer within %d ms" % TIMEOUT_MS in attempts[1]["error"]
 
 
+def test_a_primary_card_longer_than_4_kib_is_read_whole(rr_envoy, registry):
+    # Only a call answer over max_card_bytes is cut to its first 4 KiB (for the problem).
+    path = "/agents/rr-long/card"
+    long_v3 = card(3, description="d" * 6000)
+    script(registry, path, primary=(long_v3, 0))
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 200 and resp.body == long_v3, resp
+    assert resp.header("a2a-card-source") == "registry_primary"
+
+
+def test_an_attempt_records_the_time_its_answer_took(rr_envoy, registry):
+    path = "/agents/rr-took/card"
+    script(registry, path, primary=(V3, 40000), delay_ms=200)
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 503, resp
+    attempts = resp.json()["resolution"]["attempts"]
+    # Stale, or on a loaded machine past the timeout: either way no sooner than the delay.
+    assert attempts[1]["elapsed_ms"] >= 200, attempts
+
+
+def test_a_refused_answer_from_the_primary_is_not_reused(rr_envoy, registry):
+    # A fresh primary card without the capability ends the resolution (409) but is not kept:
+    # once the primary has the capability, the next request asks it again and gets it.
+    path = "/agents/rr-refusal/card"
+    script(registry, path, primary=(V2, 0))
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 409, resp
+    script(registry, path)
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 200 and resp.body == V3, resp
+    assert registry.count("primary", path) == 2
+
+
 def test_capability_mismatch_on_a_fresh_replica_asks_no_one_else(rr_envoy, registry):
     path = "/agents/rr-mismatch/card"
     script(registry, path, replica=(V2, 100))
@@ -520,6 +553,7 @@ def test_waiters_fail_closed_at_once_when_the_stream_that_made_the_call_goes_awa
     t = threading.Thread(target=b)
     t.start()
     harness.wait_until(lambda: delta(before, counters(rr_envoy)).get("coalesced") == 1, 5, "B to join A's call")
+    time.sleep(0.2)  # B's cancelled attempt then took at least 200 ms
     a.close()
     t.join(10)
     resp, ms = result["b"]
@@ -527,6 +561,7 @@ def test_waiters_fail_closed_at_once_when_the_stream_that_made_the_call_goes_awa
     assert resp.status == 503, resp
     attempts = resp.json()["resolution"]["attempts"]
     assert attempts[1]["verdict"] == "failed" and "cancelled" in attempts[1]["error"], attempts
+    assert attempts[1]["elapsed_ms"] >= 200, attempts
     assert ms < 1400
     assert registry.count("primary", path) == 1
 

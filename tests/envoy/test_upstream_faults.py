@@ -145,10 +145,14 @@ def test_truncated_answers_never_pass(faults_envoy, upstream, kind):
     """Half a card, then a reset or a close short of Content-Length: the held headers never
     reached the caller, so Envoy answers its own 502 (or resets); never the half card."""
     before = upstream.count(kind)
+    chunks = faults_envoy.counter("cardgate.body_chunks")
     ex = get(faults_envoy, kind)
     assert upstream.count(kind) == before + 1  # the fault really ran (no retry hid it)
     assert_defined(ex)
     assert_envoy_failure(ex, {502, 503})
+    # The half body's callbacks are counted when the stream ends, though it was never judged.
+    harness.wait_until(lambda: faults_envoy.counter("cardgate.body_chunks") > chunks, 5,
+                       "cardgate.body_chunks to count the half body")
     assert_still_serving(faults_envoy.ports["faults"])
 
 

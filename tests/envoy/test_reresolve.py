@@ -340,6 +340,24 @@ def test_the_deadline_shortens_the_last_call(rr_envoy, registry):
     assert given and int(given.group(1)) < TIMEOUT_MS, last
 
 
+def test_the_resolution_time_histogram_is_in_ms(rr_envoy, registry):
+    path = "/agents/rr-histogram/card"
+    script(registry, path, delay_ms=200)
+    resp, _ = get(rr_envoy, "rr", path)
+    assert resp.status == 200, resp
+
+    def histogram():
+        prom = harness.request(rr_envoy.admin, "/stats/prometheus").body.decode()
+        found = {m.group(1): float(m.group(2)) for m in
+                 re.finditer(r"^cardgate_reresolve_ms_(sum|count)\{\} (\S+)$", prom, re.M)}
+        return found if found.get("count") and found.get("sum", 0) >= 200 else None
+
+    # Flushed by Envoy every second (harness: stats_flush_interval). This resolution took at
+    # least 200 ms; none in this Envoy outlasts the 5 s default deadline.
+    found = harness.wait_until(histogram, 10, "cardgate.reresolve_ms in /stats/prometheus")
+    assert found["sum"] / found["count"] <= 5000, found
+
+
 def test_capability_mismatch_on_a_fresh_replica_asks_no_one_else(rr_envoy, registry):
     path = "/agents/rr-mismatch/card"
     script(registry, path, replica=(V2, 100))

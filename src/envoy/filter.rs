@@ -185,7 +185,8 @@ struct CardRequest {
     /// them), less the `a2a-card-*` ones, when the body ended with them: a watermark field
     /// there makes that watermark invalid.
     trailers: HeaderSnapshot,
-    /// Body callbacks not yet added to `cardgate.body_chunks` (one metric call per request).
+    /// Body callbacks, added to `cardgate.body_chunks` when the stream ends (one metric call
+    /// per request).
     chunks: u64,
     /// The caller's variant headers, read when the route re-resolves (else empty).
     variant: Result<Variant, String>,
@@ -303,11 +304,12 @@ impl Context for CardStream {
         let _ = hostcalls::set_effective_context(self.id);
     }
 
-    /// The stream ended: its resolution is dropped, and streams waiting on a call its context
-    /// made (the host cancels such calls) fail closed now rather than wait for nothing.
+    /// The stream ended: its body callbacks are counted, its resolution is dropped, and streams
+    /// waiting on a call its context made (the host cancels such calls) fail closed now rather
+    /// than wait for nothing.
     fn on_done(&mut self) -> bool {
-        if let Some(card) = self.card.as_mut().filter(|c| c.chunks > 0) {
-            metrics::add(metrics::BODY_CHUNKS, std::mem::take(&mut card.chunks));
+        if let Some(card) = self.card.as_ref().filter(|c| c.chunks > 0) {
+            metrics::add(metrics::BODY_CHUNKS, card.chunks);
         }
         let orphaned = {
             let mut shared = self.shared.borrow_mut();
@@ -971,13 +973,9 @@ impl CardStream {
     /// Evaluates the buffered body (`size` bytes so far; more than the limit means oversized;
     /// `complete`: the body has ended).
     fn evaluate_buffer(&mut self, size: usize, complete: bool, config: &FilterConfig) -> Action {
-        let Some(card) = self.card.as_mut() else {
+        let Some(card) = self.card.as_ref() else {
             return Action::Continue;
         };
-        if card.chunks > 0 {
-            metrics::add(metrics::BODY_CHUNKS, std::mem::take(&mut card.chunks));
-        }
-        let card = &*card;
         let Some(route) = config.route(card.route_id) else {
             return Action::Continue;
         };

@@ -323,7 +323,9 @@ def test_chunked_body_split_across_many_callbacks(gate):
     assert resp.status == 200, resp
     assert resp.body == body
     assert resp.header("a2a-card-hash") == oracle_hash(dict(CARD, description="y" * 4000))
-    assert gate.envoy.counter("cardgate.body_chunks") - before >= 5
+    # Counted when the stream ends.
+    harness.wait_until(lambda: gate.envoy.counter("cardgate.body_chunks") - before >= 5, 5,
+                       "cardgate.body_chunks to count the callbacks")
 
 
 def test_chunked_oversized_body_is_cut_off(gate):
@@ -454,6 +456,10 @@ def test_metrics_count_verdicts_and_reasons(gate):
         time.sleep(0.5)
     else:
         raise AssertionError("histograms never showed up in /stats/prometheus")
+    # In µs: no evaluation takes a second.
+    took = {m.group(1): float(m.group(2)) for m in
+            re.finditer(r"^cardgate_evaluation_us_(sum|count)\{\} (\S+)$", prom, re.M)}
+    assert took["sum"] / took["count"] < 1e6, took
 
 
 def test_one_structured_log_line_per_rejection(gate):

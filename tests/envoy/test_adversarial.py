@@ -475,23 +475,32 @@ def _chunked(body, sizes, trailers=()):
     return out + b"0\r\n" + b"".join(b"%s: %s\r\n" % t for t in trailers) + b"\r\n"
 
 
-@pytest.mark.parametrize("framing", ["length", "chunked", "chunked-trailers", "close"])
+@pytest.mark.parametrize("framing", ["length", "length-split", "chunked", "chunked-trailers", "close",
+                                     "close-split"])
 @pytest.mark.parametrize("size", [65536, 65537])
 def test_max_card_bytes_exactly_and_one_byte_over(shipped_envoy, replica, framing, size):
     """The shipped limit is 65536 bytes: a card of exactly that size passes whatever the framing
     (Content-Length, chunked with the last byte in a chunk of its own, chunked with trailers,
     close-delimited); one byte more is `502 body_too_large`, never valid and never Envoy's own
-    error."""
+    error. `-split`: the body arrives in two parts 50 ms apart, the first 60 000 bytes of the
+    card then the rest (a declared length of exactly the limit is no reason to judge early),
+    or, one byte over, a whole card of exactly the limit then a newline (the limit reached is
+    no end of the body: judged then, the card would pass and the newline follow it)."""
     body = _card_of_size(size)
+    if framing == "close-split" and size == 65537:
+        body = _card_of_size(65536) + b"\n"
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-replica-lag-ms: 120\r\n"
-    if framing == "length":
+    if framing.startswith("length"):
         answer = head + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % size + body
-    elif framing == "close":
+    elif framing.startswith("close"):
         answer = head + b"Connection: close\r\n\r\n" + body
     else:
         trailers = [(b"x-checksum", b"1"), (b"a2a-card-verdict", b"valid")] if framing == "chunked-trailers" else []
         answer = (head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                   + _chunked(body, [size - 1, 1], trailers))
+    if framing.endswith("-split"):
+        cut = len(answer) - len(body) + (65536 if size == 65537 else 60000)
+        answer = [answer[:cut], answer[cut:]]
     path = "/agents/worker-7;max=%s-%d/card" % (framing, size)
     replica.script(path, answer)
     resp = get(shipped_envoy, path)

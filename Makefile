@@ -58,8 +58,9 @@ bench: setup-bench filter pkg buffer-only
 #     -- --lib --test vectors --test cli --test resolution_vectors --test robustness
 #   cargo mutants -j 2 --features envoy -f 'src/envoy/*.rs' -- --lib
 #   cargo mutants -j 2 -f 'src/bin/**' -- --bins --test cli --test vectors --test resolution_vectors --test robustness
-# The JS glue's tests are the Node suite on a built package: tests/mutants.py js builds one
-# per mutant (fast profile, about 30 s a mutant with the tests).
+# The JS glue's tests are the Node suite on a built package, and the proxy-wasm callbacks'
+# (src/envoy/filter.rs) the e2e suite in a real Envoy: `tests/mutants.py js` and
+# `tests/mutants.py envoy` build one per mutant (fast profile, 30 to 40 s a mutant with the tests).
 MUTANTS_ARGS ?= -e 'src/envoy/**' -e src/js.rs -e 'src/bin/**'
 .PHONY: mutants
 mutants:

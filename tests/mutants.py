@@ -12,7 +12,7 @@ A mutant the tests pass ("MISSED") is glue no test checks.
 
     .tools/py/bin/python tests/mutants.py js|envoy [--only N ...] [--out DIR]
 
-About 30 s a mutant on 2 cores for each (114 mutants in src/js.rs in the forty-first session,
+30 to 40 s a mutant on 2 cores (114 mutants in src/js.rs in the forty-first session,
 132 in src/envoy/filter.rs in the forty-second). Needs `make setup` (node_modules, .tools) and
 runs on the committed HEAD, not the working tree.
 """
@@ -45,27 +45,25 @@ def tiers(tree, folder, long_names):
     return [[t for t in found if t not in long], long]
 
 
-# What each glue is, how it is built and what tests it. `build` lists commands run in order.
+def cargo_wasm(crate_type, target, feature):
+    """The glue's Wasm build (js/js.mk or envoy/envoy.mk's command, in its own target dir)."""
+    return ["cargo", "rustc", "-q", "--release", "--lib", "--crate-type", crate_type, "--target", target,
+            "--features", feature, "--target-dir", f"target/{feature}"]
+
+
+# Each glue by its cargo feature: its file, build commands (run in order) and tests.
 GLUES = {
     "js": {
         "file": "src/js.rs",
-        "features": "js",
-        "build": [
-            ["cargo", "rustc", "-q", "--release", "--lib", "--crate-type", "cdylib,rlib", "--target",
-             "wasm32-unknown-unknown", "--features", "js", "--target-dir", "target/js"],
-            ["make", "-s", "pkg/package.json", f"JS_WASM_OPT_FLAGS={WASM_OPT_FLAGS}"],
-        ],
+        "build": [cargo_wasm("cdylib,rlib", "wasm32-unknown-unknown", "js"),
+                  ["make", "-s", "pkg/package.json", f"JS_WASM_OPT_FLAGS={WASM_OPT_FLAGS}"]],
         "tiers": lambda tree: tiers(tree, "tests/node", ("differential", "url-")),
         "test": lambda files: ["node", "--test", *files],
     },
     "envoy": {
         "file": "src/envoy/filter.rs",
-        "features": "envoy",
-        "build": [
-            ["cargo", "rustc", "-q", "--release", "--lib", "--crate-type", "cdylib", "--target",
-             "wasm32-wasip1", "--features", "envoy", "--target-dir", "target/envoy"],
-            ["sh", "-c", "mkdir -p dist && cp target/envoy/wasm32-wasip1/release/cardgate.wasm dist/"],
-        ],
+        "build": [cargo_wasm("cdylib", "wasm32-wasip1", "envoy"),
+                  ["sh", "-c", "mkdir -p dist && cp target/envoy/wasm32-wasip1/release/cardgate.wasm dist/"]],
         "tiers": lambda tree: tiers(tree, "tests/envoy", ("http2", "indep_corpus")),
         "test": lambda files: [".tools/py/bin/python", "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files],
     },
@@ -93,7 +91,7 @@ def main():
     env = dict(os.environ, PATH=f"{ROOT / '.tools' / 'node' / 'bin'}:{os.environ['PATH']}",
                CARDGATE_ENVOY=str(ROOT / ".tools" / "envoy-1.40.0" / "bin" / "envoy"))
     listed = subprocess.run(
-        ["cargo", "mutants", "--list", "--json", "--diff", "-f", glue["file"], "--features", glue["features"]],
+        ["cargo", "mutants", "--list", "--json", "--diff", "-f", glue["file"], "--features", args.glue],
         cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     mutants = json.loads(listed.stdout)
     if not tree.exists():

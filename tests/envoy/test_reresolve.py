@@ -8,12 +8,14 @@ primary itself.
 """
 
 import base64
+import hashlib
 import json
 import re
 import threading
 import time
 
 import pytest
+import rfc8785
 
 import harness
 from conftest import plugin_config
@@ -49,6 +51,7 @@ LISTENERS = {
     "rr_observe": {"re_resolve": rr(), "mode": "observe"},
     "rr_auth": {"re_resolve": rr(cluster="registry_primary_auth")},
     # Two sources (both the primary) and a deadline shorter than two timeouts.
+    "rr_relax": {"re_resolve": rr(), "allow_caller_relax": True},
     "rr_deadline": {"re_resolve": rr(cluster=["registry_primary", "registry_primary_auth"], deadline="600ms")},
 }
 PRIMARY_TOKEN = "Bearer primary-token"
@@ -356,6 +359,24 @@ def test_the_resolution_time_histogram_is_in_ms(rr_envoy, registry):
     # least 200 ms; none in this Envoy outlasts the 5 s default deadline.
     found = harness.wait_until(histogram, 10, "cardgate.reresolve_ms in /stats/prometheus")
     assert found["sum"] / found["count"] <= 5000, found
+
+
+def test_a_card_valid_by_its_pin_alone_is_not_reused_for_callers_without_it(rr_envoy, registry):
+    # The primary sends no watermark: its card is valid for a caller who pinned it (a listener
+    # that lets a caller's pin replace the watermark check), never for one who did not (kept
+    # for reuse, it would be judged on a watermark it never had).
+    path = "/agents/rr-pinned/card"
+    registry.register(
+        registry.script(path, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "40000")],
+                        role="replica"),
+        registry.script(path, V3, 200, [("content-type", "application/json")], role="primary"))
+    pin = "sha256:" + hashlib.sha256(rfc8785.dumps(json.loads(V3))).hexdigest()
+    resp, _ = get(rr_envoy, "rr_relax", path, {"a2a-card-pin": pin})
+    assert resp.status == 200 and resp.body == V3, resp
+    assert resp.header("a2a-card-freshness") == "pinned"
+    resp, _ = get(rr_envoy, "rr_relax", path)
+    assert resp.status == 503, resp
+    assert registry.count("primary", path) == 2
 
 
 def test_capability_mismatch_on_a_fresh_replica_asks_no_one_else(rr_envoy, registry):

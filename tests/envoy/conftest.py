@@ -3,12 +3,14 @@ session, against the Envoy named by CARDGATE_ENVOY (default: .tools/envoy-1.40.0
 
 import base64
 import glob
+import hashlib
 import json
 import os
 import shutil
 import sys
 
 import pytest
+import rfc8785
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -28,6 +30,13 @@ def load_vectors():
         for i, case in enumerate(doc["cases"]):
             out.append(("%s-%d" % (stem, i), os.path.basename(path), case))
     return out
+
+
+def oracle_hash(card):
+    """cardgate's card hash computed independently: SHA-256 of the card less `signatures` in
+    PyPI rfc8785's canonical form."""
+    unsigned = {k: v for k, v in card.items() if k != "signatures"}
+    return "sha256:" + hashlib.sha256(rfc8785.dumps(unsigned)).hexdigest()
 
 
 def card_bytes(case):

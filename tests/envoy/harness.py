@@ -8,6 +8,7 @@ import base64
 import http.client
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -303,6 +304,13 @@ class Envoy:
 
     def counter(self, name):
         return self.stats().get("wasmcustom." + name, 0)
+
+    def histogram(self, name):
+        """A histogram's `sum` and `count` from /stats/prometheus, those it has yet (none before
+        Envoy's first stats flush)."""
+        text = request(self.admin, "/stats/prometheus", timeout=5).body.decode()
+        pattern = r"^%s_(sum|count)\{\} (\S+)$" % re.escape(name.replace(".", "_"))
+        return {m.group(1): float(m.group(2)) for m in re.finditer(pattern, text, re.M)}
 
 
 def _read_text(path):

@@ -25,7 +25,6 @@ tests/envoy drives Envoy with HTTP/1.1 only. Each case below states what the cal
 Skipped as a whole when the `h2` package (pinned in .ci/setup.sh's `py` venv) is missing.
 """
 
-import hashlib
 import itertools
 import json
 import select
@@ -36,7 +35,7 @@ import time
 import pytest
 
 import harness
-from conftest import plugin_config
+from conftest import oracle_hash, plugin_config
 
 h2 = pytest.importorskip("h2", reason="the h2 package (HTTP/2 client and server) is not installed: "
                                       "run .ci/setup.sh envoy")
@@ -46,7 +45,6 @@ import h2.errors  # noqa: E402
 import h2.events  # noqa: E402
 import h2.exceptions  # noqa: E402
 import h2.settings  # noqa: E402
-import rfc8785  # noqa: E402
 
 _ids = itertools.count()
 
@@ -67,10 +65,6 @@ def card(version="3.1.0", skill="task.execute.v3", name="worker-h2"):
 
 def card_bytes(c):
     return json.dumps(c, separators=(",", ":")).encode()
-
-
-def oracle_hash(c):
-    return "sha256:" + hashlib.sha256(rfc8785.dumps({k: v for k, v in c.items() if k != "signatures"})).hexdigest()
 
 
 # -- a small HTTP/2 client -----------------------------------------------------------------------

@@ -8,17 +8,15 @@ primary itself.
 """
 
 import base64
-import hashlib
 import json
 import re
 import threading
 import time
 
 import pytest
-import rfc8785
 
 import harness
-from conftest import plugin_config
+from conftest import oracle_hash, plugin_config
 
 CALLER = {"a2a-require-capabilities": "task.execute.v3"}
 TIMEOUT_MS = 400
@@ -50,8 +48,9 @@ LISTENERS = {
     "rr_down": {"re_resolve": rr(cluster=["registry_down", "no_such_cluster", "registry_primary"])},
     "rr_observe": {"re_resolve": rr(), "mode": "observe"},
     "rr_auth": {"re_resolve": rr(cluster="registry_primary_auth")},
-    # Two sources (both the primary) and a deadline shorter than two timeouts.
+    # A caller's pin may replace the watermark check.
     "rr_relax": {"re_resolve": rr(), "allow_caller_relax": True},
+    # Two sources (both the primary) and a deadline shorter than two timeouts.
     "rr_deadline": {"re_resolve": rr(cluster=["registry_primary", "registry_primary_auth"], deadline="600ms")},
 }
 PRIMARY_TOKEN = "Bearer primary-token"
@@ -350,9 +349,7 @@ def test_the_resolution_time_histogram_is_in_ms(rr_envoy, registry):
     assert resp.status == 200, resp
 
     def histogram():
-        prom = harness.request(rr_envoy.admin, "/stats/prometheus").body.decode()
-        found = {m.group(1): float(m.group(2)) for m in
-                 re.finditer(r"^cardgate_reresolve_ms_(sum|count)\{\} (\S+)$", prom, re.M)}
+        found = rr_envoy.histogram("cardgate.reresolve_ms")
         return found if found.get("count") and found.get("sum", 0) >= 200 else None
 
     # Flushed by Envoy every second (harness: stats_flush_interval). This resolution took at
@@ -370,7 +367,7 @@ def test_a_card_valid_by_its_pin_alone_is_not_reused_for_callers_without_it(rr_e
         registry.script(path, V2, 200, [("content-type", "application/json"), ("x-replica-lag-ms", "40000")],
                         role="replica"),
         registry.script(path, V3, 200, [("content-type", "application/json")], role="primary"))
-    pin = "sha256:" + hashlib.sha256(rfc8785.dumps(json.loads(V3))).hexdigest()
+    pin = oracle_hash(json.loads(V3))
     resp, _ = get(rr_envoy, "rr_relax", path, {"a2a-card-pin": pin})
     assert resp.status == 200 and resp.body == V3, resp
     assert resp.header("a2a-card-freshness") == "pinned"

@@ -1,6 +1,5 @@
 """Every response path of the filter, through a real Envoy, against the fixture registry."""
 
-import hashlib
 import itertools
 import json
 import re
@@ -8,9 +7,9 @@ import time
 import urllib.parse
 
 import pytest
-import rfc8785
 
 import harness
+from conftest import oracle_hash
 
 _ids = itertools.count()
 
@@ -28,11 +27,6 @@ CARD = {
 
 def card_json(card=CARD):
     return json.dumps(card, separators=(",", ":")).encode()
-
-
-def oracle_hash(card):
-    unsigned = {k: v for k, v in card.items() if k != "signatures"}
-    return "sha256:" + hashlib.sha256(rfc8785.dumps(unsigned)).hexdigest()
 
 
 def serve(registry, body=None, status=200, headers=(), lag_ms="250", **kw):
@@ -457,8 +451,7 @@ def test_metrics_count_verdicts_and_reasons(gate):
     else:
         raise AssertionError("histograms never showed up in /stats/prometheus")
     # In µs: no evaluation takes a second.
-    took = {m.group(1): float(m.group(2)) for m in
-            re.finditer(r"^cardgate_evaluation_us_(sum|count)\{\} (\S+)$", prom, re.M)}
+    took = envoy.histogram("cardgate.evaluation_us")
     assert took["sum"] / took["count"] < 1e6, took
 
 

@@ -18,7 +18,6 @@ Each planner invokes the execute skill the card it resolved advertises, as the i
 import asyncio
 import base64
 import gzip
-import hashlib
 import json
 import os
 import subprocess
@@ -26,9 +25,9 @@ import sys
 
 import httpx
 import pytest
-import rfc8785
 
 import harness
+from conftest import oracle_hash
 from test_adversarial import shipped_config
 
 from a2a.client import A2ACardResolver, AgentCardResolutionError, ClientConfig, ClientFactory
@@ -60,10 +59,6 @@ def worker_card(generation, worker):
 
 def compact(value):
     return json.dumps(value, separators=(",", ":")).encode("utf-8")
-
-
-def jcs_hash(body):
-    return "sha256:" + hashlib.sha256(rfc8785.dumps(json.loads(body))).hexdigest()
 
 
 # -- the real processes ----------------------------------------------------------------------
@@ -336,7 +331,7 @@ def test_a_valid_card_is_the_one_the_sdk_parsed_and_the_client_sends_where_the_g
     assert f["status"] == 200 and f["headers"]["a2a-card-verdict"] == "valid", f
     assert f["headers"].get("a2a-card-source") == source and f["headers"].get("a2a-card-attempts") == attempts
     # The gate hashed the bytes this SDK received and parsed.
-    assert f["headers"]["a2a-card-hash"] == jcs_hash(f["body"])
+    assert f["headers"]["a2a-card-hash"] == oracle_hash(json.loads(f["body"]))
     served = json.loads(f["body"])
     granted = [i["url"] for i in served["supportedInterfaces"]]
     urls, skills, version = reading_of(planner, out)
@@ -413,7 +408,7 @@ def test_head_with_the_sdk_httpx_client_is_checked_like_the_get(world):
     head, get = asyncio.run(both())
     assert head.status_code == 200 and head.content == b""
     assert head.headers["a2a-card-verdict"] == get.headers["a2a-card-verdict"] == "valid"
-    assert head.headers["a2a-card-hash"] == get.headers["a2a-card-hash"] == jcs_hash(get.content)
+    assert head.headers["a2a-card-hash"] == get.headers["a2a-card-hash"] == oracle_hash(json.loads(get.content))
     assert head.headers["content-length"] == str(len(get.content))
     world.serve(**STALE)
 
@@ -505,7 +500,7 @@ def test_a2a_sdk_over_http2_prior_knowledge_gets_the_same_verdicts(world):
     out = asyncio.run(py_plan(world.base("reresolve"), http2=True))
     assert out["stage"] == "done" and out["reply"]["state"] == "TASK_STATE_COMPLETED"
     (f,) = card_fetches(out)
-    assert f["http_version"] == "HTTP/2" and f["headers"]["a2a-card-hash"] == jcs_hash(f["body"])
+    assert f["http_version"] == "HTTP/2" and f["headers"]["a2a-card-hash"] == oracle_hash(json.loads(f["body"]))
     # httpx with http2=True and HTTP/1.1 left on speaks HTTP/1.1 to an http:// URL.
     out = asyncio.run(py_plan_h2_default(world.base("gate")))
     assert out == ("HTTP/1.1", 503)

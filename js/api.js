@@ -453,7 +453,7 @@ function createApi(raw, env) {
 
   /** Whether `value` is plain JSON data, so that its JSON.stringify text says all the core
    * reads from it: strings, finite numbers other than -0, booleans, null, arrays without holes
-   * and objects whose prototype is Object.prototype or null, none with a toJSON method, with no
+   * and objects whose prototype is Object.prototype or null, none with a toJSON member, with no
    * undefined below the top level (the top level's are absent, as `defined` makes them).
    * `budget` counts the values. (A getter is read as a value: one whose result changes from read
    * to read is not supported.) */
@@ -467,8 +467,9 @@ function createApi(raw, env) {
       case 'object': {
         if (value === null) return true;
         // toJSON (own or inherited, even on Object.prototype) would make JSON.stringify say
-        // something else than the members the core reads.
-        if (--budget.left < 0 || typeof value.toJSON === 'function') return false;
+        // something else than the members the core reads. Tested by presence: a getter could
+        // answer nothing to a read here and a method to JSON.stringify.
+        if (--budget.left < 0 || 'toJSON' in value) return false;
         if (Array.isArray(value)) {
           if (top || Object.getPrototypeOf(value) !== Array.prototype) return false;
           for (let i = 0; i < value.length; i++) {
@@ -608,13 +609,15 @@ function createApi(raw, env) {
    * own member that is a getter/setter or not enumerable; an object whose prototype is not
    * Object.prototype or null (Date, Map, Set, a class instance, a boxed primitive), an array
    * whose prototype is not Array.prototype or with other members than its elements, a Proxy
-   * (in Node: a browser cannot tell one); a toJSON on Object.prototype or Array.prototype (an
-   * own toJSON is a function member). A member set to undefined is absent, as in the text,
+   * (in Node: a browser cannot tell one); a toJSON on Object.prototype or Array.prototype, a
+   * method or a getter (an own toJSON is a function member). A member set to undefined is absent, as in the text,
    * except where the SDK tests its presence (presenceProblem). Symbol-keyed members are
    * ignored, as by every reader. */
   function cardJson(card, what) {
-    if (typeof Object.prototype.toJSON === 'function' || typeof Array.prototype.toJSON === 'function') {
-      throw new TypeError(`${what}: Object.prototype or Array.prototype has a toJSON method, so the card's JSON text would not be its data`);
+    // Presence, not a read: a toJSON getter could answer nothing here and a method to
+    // JSON.stringify.
+    if ('toJSON' in Object.prototype || 'toJSON' in Array.prototype) {
+      throw new TypeError(`${what}: Object.prototype or Array.prototype has a toJSON member, so the card's JSON text would not be its data`);
     }
     const at = [];
     let problem = cardDataProblem(card, at);

@@ -270,6 +270,34 @@ test('a polluted Object.prototype.toJSON or Array.prototype.toJSON refuses every
   }
 });
 
+test('a toJSON accessor on Object.prototype or Array.prototype refuses every card object, whatever it answers', () => {
+  // A getter that hides from a read on the prototypes themselves and hands JSON.stringify a
+  // toJSON for the card's own objects: the core would read {streaming: true} while both SDK
+  // readings hold the card's streaming: false (found by the forty-third session's object hunt).
+  const c = card();
+  c.capabilities.streaming = false;
+  const req = { require: ['capability:streaming'], max_stale: '10s' };
+  const obs = { lag_ms: '5' };
+  assert.deepEqual(cg.evaluate(c, req, obs).missing_capabilities, ['capability:streaming']);
+  for (const proto of [Object.prototype, Array.prototype]) {
+    for (const answer of ['hiding', 'none']) {
+      Object.defineProperty(proto, 'toJSON', {
+        configurable: true,
+        get() {
+          if (answer === 'none' || this === Object.prototype || this === Array.prototype) return undefined;
+          return this === c.capabilities ? () => ({ streaming: true }) : undefined;
+        },
+      });
+      try {
+        assert.throws(() => cg.evaluate(c, req, obs), TypeError, `${answer} getter`);
+        for (const r of Object.values(RESOLVERS)) assert.equal(r.normalizeAgentCard(c).capabilities.streaming, false);
+      } finally {
+        delete proto.toJSON;
+      }
+    }
+  }
+});
+
 test('nesting too deep for the walk, or circular, is a TypeError, not a stack overflow', () => {
   let deep = 1;
   for (let i = 0; i < 5000; i++) deep = { a: deep };

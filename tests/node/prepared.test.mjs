@@ -218,6 +218,25 @@ test('plain requirements that are not keys are read on every call, as the raw ex
   } finally {
     delete Object.prototype.toJSON;
   }
+  // A toJSON getter on Object.prototype that answers nothing to the check and a toJSON to
+  // JSON.stringify must not make the kept key (the text the core reads) lie about the object.
+  const reqObj = { require: ['task.execute.v3', 'task.other'], max_stale: '10s', note: unique + 1 };
+  delete reqObj.note;
+  let reads = 0;
+  Object.defineProperty(Object.prototype, 'toJSON', {
+    configurable: true,
+    get() {
+      if (this !== reqObj) return undefined;
+      reads += 1;
+      return reads > 1 ? () => ({ require: [], max_stale: '10s' }) : undefined;
+    },
+  });
+  try {
+    const d = JSON.parse(cg.evaluateRaw(CARD_TEXT, reqObj, obs));
+    assert.deepEqual(d.missing_capabilities, ['task.other'], 'the requirement the caller holds');
+  } finally {
+    delete Object.prototype.toJSON;
+  }
   // Top-level undefined members are absent, as for the raw export: plain data, kept.
   const req = { require: ['task.execute.v3'], min_version: undefined, pin: undefined };
   assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, obs)).length, 1);

@@ -458,3 +458,14 @@ test('a requirement too long to keep is read straight from the object: its error
     assert.equal(e.message, thrown(JSON.stringify(req)).message);
   }
 });
+
+test('toError and assertValid refuse what is not a decision with their own words', () => {
+  for (const bad of [null, undefined, 'rejected', 7]) {
+    assert.throws(() => cg.toError(bad), { name: 'TypeError', message: 'toError: decision must be a decision object' });
+    assert.throws(() => cg.assertValid(bad), { name: 'TypeError', message: 'toError: decision must be a decision object' });
+  }
+  assert.throws(() => cg.toError({ verdict: 'rejected', error_class: 'bogus' }),
+    { name: 'TypeError', message: 'toError: unknown error_class "bogus"' });
+  assert.throws(() => cg.toError({ verdict: 'rejected' }), { name: 'TypeError', message: 'toError: unknown error_class undefined' });
+  assert.equal(cg.toError({ verdict: 'valid' }), null);
+});

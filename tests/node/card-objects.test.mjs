@@ -298,6 +298,38 @@ test('a toJSON accessor on Object.prototype or Array.prototype refuses every car
   }
 });
 
+test('plain card objects holding every member the presence checks look at are read as their text', () => {
+  // A refusal always satisfies the SDK oracle above, so these pin acceptance: plain data in each
+  // place presenceProblem and cardDataProblem look (mutants refusing such cards passed before).
+  const variants = [
+    ['security lists', (c) => {
+      c.security = [{ schemes: { a: { list: [] } } }, { schemes: { b: { list: ['read'] } } }];
+      c.skills[0].security = [{ schemes: { a: { list: [] } } }];
+    }],
+    ['v0.3 securitySchemes with a type', (c) => { c.securitySchemes = { a: { type: 'http', scheme: 'bearer' }, b: { type: 'apiKey', name: 'k', in: 'header' } }; }],
+    ['proto securitySchemes', (c) => { c.securitySchemes = { a: { httpAuthSecurityScheme: { scheme: 'bearer' } } }; }],
+    ['null-prototype objects', (c) => {
+      c.capabilities = Object.assign(Object.create(null), c.capabilities);
+      c.skills = [Object.assign(Object.create(null), c.skills[0])];
+    }],
+    ['every legacy presence member', (c) => {
+      c.preferredTransport = 'JSONRPC';
+      c.additionalInterfaces = [{ url: 'https://w.example/a2a', transport: 'JSONRPC' }];
+      c.supportsAuthenticatedExtendedCard = false;
+    }],
+  ];
+  for (const [label, change] of variants) {
+    const c = card();
+    change(c);
+    const text = JSON.stringify(c);
+    for (const require of [['task.execute.v3'], ['capability:streaming', 'binding:JSONRPC']]) {
+      const want = cg.evaluateRaw(text, { require }, {});
+      assert.equal(cg.evaluateRaw(c, { require }, {}), want, label);
+      assert.equal(cg.evaluateRaw(Object.assign(Object.create(null), c), { require }, {}), want, `${label}, null-prototype card`);
+    }
+  }
+});
+
 test('nesting too deep for the walk, or circular, is a TypeError, not a stack overflow', () => {
   let deep = 1;
   for (let i = 0; i < 5000; i++) deep = { a: deep };

@@ -500,3 +500,60 @@ test('an observation is read once: a getter is refused, even on an object seen b
   assert.throws(() => cg.evaluateRaw(CARD, req, nowGetter), (e) => e instanceof TypeError && e.path === '/now');
   assert.equal(read, 0);
 });
+
+test('a remembered requirement or observation object is compared member by member when found again', () => {
+  // Found again by identity (Prepared.known), an object reuses its slot only while it still holds
+  // the data it was read with: every change below must give the decision its new text gives.
+  // (Each object is new to the cache, so it is remembered; mutation testing of js/api.js found
+  // that no test reached the comparison with a remembered object.)
+  unique += 1;
+  const req = { require: ['task.execute.v3'], min_version: `1.${unique}`, max_stale: '10s' };
+  const obs = { lag_ms: String(1000 + unique), now: NOW };
+  const same = (label) => {
+    const want = fresh(CARD_TEXT, JSON.stringify(req), JSON.stringify(obs));
+    assert.equal(cg.evaluateRaw(CARD_TEXT, req, obs), want, label);
+    assert.equal(cg.evaluateRaw(CARD_TEXT, req, obs), want, `${label}, again`);
+  };
+  same('as read');
+  assert.deepEqual(readsOf(() => same('found again')), [], 'found again without a read');
+  const steps = [
+    ['a value changed', () => { req.min_version = '4.0.0'; }],
+    ['a member renamed (as many members)', () => { delete req.max_stale; req.card_name = 'worker-7'; }],
+    ['the same names in another order', () => { const c = req.card_name; delete req.card_name; req.max_stale = '10s'; req.card_name = c; delete req.max_stale; req.max_stale = '20s'; }],
+    ['a member added', () => { req.pin_mode = 'with_watermark'; }],
+    ['a member removed', () => { delete req.pin_mode; }],
+    ['a list element changed', () => { req.require[0] = 'task.other'; }],
+    ['a list element added', () => { req.require.push('task.execute.v3'); }],
+    ['a list element removed', () => { req.require.shift(); }],
+    ['a member set to undefined (absent)', () => { req.card_name = undefined; }],
+    ['that member set again', () => { req.card_name = 'worker-8'; }],
+    ['an observation value changed', () => { obs.lag_ms = '40000'; }],
+    ['an observation member added', () => { obs.age_s = '3'; }],
+    ['an observation member renamed', () => { delete obs.age_s; obs.lag_s = '1'; }],
+    ['an observation clock changed', () => { obs.now = '2026-11-09T12:00:41Z'; }],
+  ];
+  for (const [label, change] of steps) {
+    change();
+    same(label);
+  }
+  // Every name changed at once (one member): no position of the two lists holds the same name.
+  const one = { min_version: `1.${unique}` };
+  assert.equal(cg.evaluateRaw(CARD_TEXT, one, obs), fresh(CARD_TEXT, JSON.stringify(one), JSON.stringify(obs)));
+  delete one.min_version;
+  one.card_name = 'another-agent';
+  assert.equal(cg.evaluateRaw(CARD_TEXT, one, obs), fresh(CARD_TEXT, JSON.stringify(one), JSON.stringify(obs)), 'renamed');
+});
+
+test('an observation object whose now is undefined takes the host clock, as one without now does', () => {
+  // `now: undefined` is absent (as in its JSON text): a synced_at watermark is judged against the
+  // host clock, not refused as clock_missing (a mutant of takesClock reading the own member
+  // alone passed every test before).
+  const req = { require: ['task.execute.v3'], max_stale: '10s' };
+  for (const observation of [{ synced_at: null, now: undefined }, { synced_at: null }]) {
+    observation.synced_at = new Date(Date.now() - 2000 - unique).toISOString();
+    for (let i = 0; i < 2; i++) {
+      const d = JSON.parse(cg.evaluateRaw(CARD_TEXT, req, observation));
+      assert.equal(d.verdict, 'valid', `${JSON.stringify(observation)}: ${d.reasons?.map((r) => r.code)}`);
+    }
+  }
+});

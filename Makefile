@@ -60,7 +60,8 @@ bench: setup-bench filter pkg buffer-only
 #   cargo mutants -j 2 -f 'src/bin/**' -- --bins --test cli --test vectors --test resolution_vectors --test robustness
 # The JS glue's tests are the Node suite on a built package, and the proxy-wasm callbacks'
 # (src/envoy/filter.rs) the e2e suite in a real Envoy: `tests/mutants.py js` and
-# `tests/mutants.py envoy` build one per mutant (fast profile, 30 to 40 s a mutant with the tests).
+# `tests/mutants.py envoy` build one per mutant (fast profile, 30 to 40 s a mutant with the tests);
+# `tests/mutants.py api` runs Stryker on the package's hand-written JavaScript (js/api.js).
 MUTANTS_ARGS ?= -e 'src/envoy/**' -e src/js.rs -e 'src/bin/**'
 .PHONY: mutants
 mutants:

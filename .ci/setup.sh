@@ -12,6 +12,7 @@ A2A_SDK_LOWEST="1.0.1"    # keep in step with SDK_PEER_RANGE in js/build.mjs
 A2A_SDK_V03="0.3.14"      # the newest @a2a-js/sdk before 1.0 (tests/sdk_parity/v03_picks.py)
 CARGO_FUZZ_VERSION="0.13.2"
 CARGO_MUTANTS_VERSION="27.1.0"  # `make mutants` only (Makefile)
+STRYKER_VERSION="9.6.1"        # npm @stryker-mutator/core: `tests/mutants.py api` only (js/api.js)
 CANONICALIZE_VERSION="2.1.0"  # npm canonicalize for the JS peer of `make bench` (bench/README.md)
 BINARYEN_VERSION="132.0.0"    # npm binaryen: wasm-opt for both wasm modules (envoy/envoy.mk, js/js.mk)
 TOOLS=".tools"            # gitignored: Python venvs and npm tools live here
@@ -163,6 +164,15 @@ if want mutants; then
   if ! cargo mutants --version 2>/dev/null | grep -q "^cargo-mutants $CARGO_MUTANTS_VERSION\$"; then
     say "cargo install cargo-mutants $CARGO_MUTANTS_VERSION (about 3 minutes)"
     cargo install -q --force --locked cargo-mutants --version "$CARGO_MUTANTS_VERSION"
+  fi
+  # Stryker mutates js/api.js, the package's hand-written JavaScript (tests/mutants.py api), kept
+  # out of package.json in .tools/stryker.
+  stryker_dir="$TOOLS/stryker"
+  if [ "$(node -p "require('./$stryker_dir/node_modules/@stryker-mutator/core/package.json').version" 2>/dev/null)" != "$STRYKER_VERSION" ]; then
+    say "npm @stryker-mutator/core@$STRYKER_VERSION into $stryker_dir"
+    mkdir -p "$stryker_dir"
+    (cd "$stryker_dir" && { [ -f package.json ] || echo '{"private": true}' > package.json; } \
+      && npm install --silent --no-audit --no-fund --save-exact "@stryker-mutator/core@$STRYKER_VERSION" >/dev/null)
   fi
 fi
 

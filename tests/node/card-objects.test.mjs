@@ -383,6 +383,26 @@ test('seeded combinations: any member the SDKs read, made odd in any way, is ref
   assert.ok(refused > 50 && read > 20, `refused ${refused}, read ${read}`);
 });
 
+test('every top-level member the SDK tests for presence or reads is refused on card objects when only inherited', () => {
+  // Each name in PRESENCE_TOP_LEVEL and VALUE_TOP_LEVEL (js/api.js), the card's own member of
+  // that name removed (mutants dropping a name from either list passed every test).
+  const members = [['supportedInterfaces', [{ url: 'https://w.example/a2a', protocolBinding: 'GRPC', protocolVersion: '1.0' }]],
+    ['preferredTransport', 'GRPC'], ['additionalInterfaces', [{ url: 'https://w.example/a2a', transport: 'GRPC' }]],
+    ['supportsAuthenticatedExtendedCard', true], ['url', 'https://w.example/a2a'], ['protocolVersion', '0.3.0'],
+    ['capabilities', { streaming: true }], ['skills', [{ id: 'task.other', name: 'n', description: 'd', tags: ['t'] }]],
+    ['security', [{ schemes: {} }]], ['securitySchemes', { b: { type: 'http', scheme: 'bearer' } }]];
+  for (const [k, v] of members) {
+    const c = card();
+    delete c[k];
+    Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true, enumerable: false });
+    try {
+      assert.throws(() => cg.evaluate(c, { require: [] }, {}), (e) => e instanceof TypeError && e.path === `/${k}`, k);
+    } finally {
+      delete Object.prototype[k];
+    }
+  }
+});
+
 test('a polluted Object.prototype member that isLegacyAgentCard reads is refused on card objects', () => {
   for (const [k, v] of [['preferredTransport', 'GRPC'], ['supportsAuthenticatedExtendedCard', false], ['url', 'https://w.example/a2a'],
     ['security', [{ schemes: {} }]], ['securitySchemes', { b: {} }]]) {

@@ -557,3 +557,25 @@ test('an observation object whose now is undefined takes the host clock, as one 
     }
   }
 });
+
+test('every requirement and observation member the core reads is refused when only inherited', () => {
+  // Each name in REQUIREMENT_MEMBERS and OBSERVATION_MEMBERS (js/api.js), one at a time on a
+  // polluted Object.prototype (mutants dropping a name from either list passed every test).
+  const inherited = (e, path) => e instanceof TypeError && e.path === path && /inherited/.test(e.message);
+  const requirement = [['require', ['task.execute.v3']], ['min_version', '1.0.0'], ['max_stale', '10s'],
+    ['pin', `sha256:${'0'.repeat(64)}`], ['pin_mode', 'replace'], ['card_name', 'worker-7']];
+  const observation = [['lag_ms', '1'], ['lag_s', '1'], ['synced_at', NOW], ['consul_last_contact_ms', '1'],
+    ['consul_known_leader', 'true'], ['age_s', '1'], ['now', NOW]];
+  for (const [members, make] of [[requirement, (k) => [k === 'require' ? {} : { require: ['task.execute.v3'] }, { lag_ms: '1', now: NOW }]],
+    [observation, (k) => [{ require: ['task.execute.v3'], max_stale: '10s' }, k === 'now' ? { lag_ms: '1' } : k === 'lag_ms' ? { now: NOW } : { lag_ms: '1', now: NOW }]]]) {
+    for (const [k, v] of members) {
+      Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true, enumerable: false });
+      try {
+        const [req, obs] = make(k);
+        assert.throws(() => cg.evaluateRaw(CARD, req, obs), (e) => inherited(e, `/${k}`), k);
+      } finally {
+        delete Object.prototype[k];
+      }
+    }
+  }
+});

@@ -117,14 +117,15 @@ if want envoy; then
   done
 fi
 
-# npm_sdk DIR VERSION WHY: @a2a-js/sdk@VERSION alone under $TOOLS/DIR, unless it is there.
-npm_sdk() {
+# npm_tool DIR PACKAGE VERSION WHY: npm PACKAGE@VERSION alone under $TOOLS/DIR (kept out of
+# package.json), unless it is there.
+npm_tool() {
   local dir="$TOOLS/$1"
-  if [ "$(node -p "require('./$dir/node_modules/@a2a-js/sdk/package.json').version" 2>/dev/null)" != "$2" ]; then
-    say "npm @a2a-js/sdk@$2 ($3) into $dir"
+  if [ "$(node -p "require('./$dir/node_modules/$2/package.json').version" 2>/dev/null)" != "$3" ]; then
+    say "npm $2@$3 ($4) into $dir"
     mkdir -p "$dir"
     (cd "$dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
-      && npm install --silent --no-audit --no-fund --save-exact "@a2a-js/sdk@$2" >/dev/null)
+      && npm install --silent --no-audit --no-fund --save-exact "$2@$3" >/dev/null)
   fi
 }
 
@@ -132,12 +133,12 @@ if want core || want js; then
   # (core too: the SDK differential, test-sdk-parity, reads cards with it.)
   # The lowest @a2a-js/sdk in the npm package's peer range (js/build.mjs SDK_PEER_RANGE); the
   # newest is package.json's devDependency. tests/node/sdk-versions.test.mjs runs both.
-  npm_sdk "a2a-sdk-$A2A_SDK_LOWEST" "$A2A_SDK_LOWEST" "lowest supported"
+  npm_tool "a2a-sdk-$A2A_SDK_LOWEST" @a2a-js/sdk "$A2A_SDK_LOWEST" "lowest supported"
 fi
 
 if want core; then
   # The newest pre-1.0 @a2a-js/sdk, for the pre-1.0 callers' check (tests/sdk_parity/v03_picks.py).
-  npm_sdk a2a-js-03 "$A2A_SDK_V03" "pre-1.0 callers"
+  npm_tool a2a-js-03 @a2a-js/sdk "$A2A_SDK_V03" "pre-1.0 callers"
 fi
 
 if want js; then
@@ -165,27 +166,14 @@ if want mutants; then
     say "cargo install cargo-mutants $CARGO_MUTANTS_VERSION (about 3 minutes)"
     cargo install -q --force --locked cargo-mutants --version "$CARGO_MUTANTS_VERSION"
   fi
-  # Stryker mutates js/api.js, the package's hand-written JavaScript (tests/mutants.py api), kept
-  # out of package.json in .tools/stryker.
-  stryker_dir="$TOOLS/stryker"
-  if [ "$(node -p "require('./$stryker_dir/node_modules/@stryker-mutator/core/package.json').version" 2>/dev/null)" != "$STRYKER_VERSION" ]; then
-    say "npm @stryker-mutator/core@$STRYKER_VERSION into $stryker_dir"
-    mkdir -p "$stryker_dir"
-    (cd "$stryker_dir" && { [ -f package.json ] || echo '{"private": true}' > package.json; } \
-      && npm install --silent --no-audit --no-fund --save-exact "@stryker-mutator/core@$STRYKER_VERSION" >/dev/null)
-  fi
+  # Stryker mutates js/api.js, the package's hand-written JavaScript (tests/mutants.py api).
+  npm_tool stryker @stryker-mutator/core "$STRYKER_VERSION" "tests/mutants.py api"
 fi
 
 if want bench; then
   # `make bench`: wrk drives Envoy; the JS peer (bench/peers/peer_js.mjs) needs npm canonicalize
   # 2.x, kept out of package.json in .tools/bench-node (benches/node.mjs finds it there).
   apt_install wrk
-  bench_dir="$TOOLS/bench-node"
-  if [ "$(node -p "require('./$bench_dir/node_modules/canonicalize/package.json').version" 2>/dev/null)" != "$CANONICALIZE_VERSION" ]; then
-    say "npm canonicalize@$CANONICALIZE_VERSION into $bench_dir"
-    mkdir -p "$bench_dir"
-    (cd "$bench_dir" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
-      && npm install --silent --no-audit --no-fund --save-exact "canonicalize@$CANONICALIZE_VERSION" >/dev/null)
-  fi
+  npm_tool bench-node canonicalize "$CANONICALIZE_VERSION" "the JS peer"
 fi
 say "ok (${ARGS[*]})"

@@ -455,6 +455,8 @@ test('CardGateResolver.lastResolution does not keep an earlier decision after a 
 // filter's snake_case `lag_ms_header`, `consul: 'yes'`, a header name with a space) was ignored
 // without a word, the defaults reading in its place. Each is a TypeError naming the member,
 // before any request, as the filter refuses such a `watermark` at configuration.
+const NOW_TEXT = '2026-11-09T12:00:40Z';
+
 test('bad watermark options are a TypeError naming the member, before the network', async () => {
   const refused = 'http://127.0.0.1:9/.well-known/agent-card.json';
   const bad = [
@@ -475,6 +477,16 @@ test('bad watermark options are a TypeError naming the member, before the networ
   const obs = cg.observationFromHeaders(new Headers({ 'x-lag': '7', age: '1' }),
     { lagMsHeader: 'x-lag', lagSHeader: null, syncedAtHeader: false, consul: false, age: true }, null);
   assert.deepEqual(obs, { lag_ms: '7', age_s: '1', now: null });
+  // null or undefined options are the defaults; null, false and '' switch a header off (an
+  // empty name is never asked of Headers, which refuses one).
+  const every = new Headers({ 'x-replica-lag-ms': '5', 'x-replica-lag-s': '6', 'x-replica-synced-at': NOW_TEXT,
+    'x-consul-lastcontact': '7', 'x-consul-knownleader': 'true', age: '8' });
+  const all = { lag_ms: '5', lag_s: '6', synced_at: NOW_TEXT, consul_last_contact_ms: '7', consul_known_leader: 'true', age_s: '8', now: null };
+  for (const watermark of [undefined, null, {}]) assert.deepEqual(cg.observationFromHeaders(every, watermark, null), all);
+  for (const off of [null, false, '']) {
+    assert.deepEqual(cg.observationFromHeaders(every, { lagMsHeader: off, lagSHeader: off, syncedAtHeader: off }, null),
+      { consul_last_contact_ms: '7', consul_known_leader: 'true', age_s: '8', now: null }, String(off));
+  }
 });
 
 test('every card request is sent with cache: no-store (a browser cache would answer with a stored card and its old headers)', async () => {

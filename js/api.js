@@ -610,9 +610,9 @@ function createApi(raw, env) {
    * Object.prototype or null (Date, Map, Set, a class instance, a boxed primitive), an array
    * whose prototype is not Array.prototype or with other members than its elements, a Proxy
    * (in Node: a browser cannot tell one); a toJSON on Object.prototype or Array.prototype, a
-   * method or a getter (an own toJSON is a function member). A member set to undefined is absent, as in the text,
-   * except where the SDK tests its presence (presenceProblem). Symbol-keyed members are
-   * ignored, as by every reader. */
+   * method or a getter (an own toJSON is a function member). A member set to undefined is
+   * absent, as in the text, except where the SDK tests its presence (presenceProblem).
+   * Symbol-keyed members are ignored, as by every reader. */
   function cardJson(card, what) {
     // Presence, not a read: a toJSON getter could answer nothing here and a method to
     // JSON.stringify.

@@ -28,6 +28,7 @@ runs on the committed HEAD, not the working tree.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -100,7 +101,7 @@ def api(args, out, env):
         return 1
     # wasm-bindgen's output, before js/build.mjs wraps it: each mutant's sandbox wraps a copy.
     stage = out / "stage"
-    subprocess.run(["rm", "-rf", str(stage)], check=True)
+    shutil.rmtree(stage, ignore_errors=True)
     wasm = tree / "target" / "js" / "wasm32-unknown-unknown" / "release" / "cardgate.wasm"
     for target, folder in (("nodejs", "node"), ("web", "web")):
         subprocess.run(["wasm-bindgen", "--target", target, "--out-dir", str(stage / folder),

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AgentCardResolver, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { importPackage } from './consumer.mjs';
+import { whilePolluted } from './helpers.mjs';
 
 const cg = await importPackage();
 
@@ -259,14 +260,11 @@ test('plain JSON data is read as its JSON text, whatever else it is', () => {
 
 test('a polluted Object.prototype.toJSON or Array.prototype.toJSON refuses every card object', () => {
   for (const proto of [Object.prototype, Array.prototype]) {
-    Object.defineProperty(proto, 'toJSON', { value: () => ({}), configurable: true, writable: true });
-    try {
+    whilePolluted(proto, 'toJSON', { value: () => ({}), writable: true }, () => {
       assert.throws(() => cg.evaluate(card(), { require: [] }, {}), TypeError);
       // Text is read as it is.
       assert.equal(cg.evaluate(JSON.stringify(card()), { require: [] }, {}).verdict, 'rejected');
-    } finally {
-      delete proto.toJSON;
-    }
+    });
   }
 });
 
@@ -281,19 +279,14 @@ test('a toJSON accessor on Object.prototype or Array.prototype refuses every car
   assert.deepEqual(cg.evaluate(c, req, obs).missing_capabilities, ['capability:streaming']);
   for (const proto of [Object.prototype, Array.prototype]) {
     for (const answer of ['hiding', 'none']) {
-      Object.defineProperty(proto, 'toJSON', {
-        configurable: true,
-        get() {
-          if (answer === 'none' || this === Object.prototype || this === Array.prototype) return undefined;
-          return this === c.capabilities ? () => ({ streaming: true }) : undefined;
-        },
-      });
-      try {
+      const get = function () {
+        if (answer === 'none' || this === Object.prototype || this === Array.prototype) return undefined;
+        return this === c.capabilities ? () => ({ streaming: true }) : undefined;
+      };
+      whilePolluted(proto, 'toJSON', { get }, () => {
         assert.throws(() => cg.evaluate(c, req, obs), TypeError, `${answer} getter`);
         for (const r of Object.values(RESOLVERS)) assert.equal(r.normalizeAgentCard(c).capabilities.streaming, false);
-      } finally {
-        delete proto.toJSON;
-      }
+      });
     }
   }
 });
@@ -394,35 +387,25 @@ test('every top-level member the SDK tests for presence or reads is refused on c
   for (const [k, v] of members) {
     const c = card();
     delete c[k];
-    Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true, enumerable: false });
-    try {
-      assert.throws(() => cg.evaluate(c, { require: [] }, {}), (e) => e instanceof TypeError && e.path === `/${k}`, k);
-    } finally {
-      delete Object.prototype[k];
-    }
+    whilePolluted(Object.prototype, k, { value: v, writable: true }, () =>
+      assert.throws(() => cg.evaluate(c, { require: [] }, {}), (e) => e instanceof TypeError && e.path === `/${k}`, k));
   }
 });
 
 test('a polluted Object.prototype member that isLegacyAgentCard reads is refused on card objects', () => {
   for (const [k, v] of [['preferredTransport', 'GRPC'], ['supportsAuthenticatedExtendedCard', false], ['url', 'https://w.example/a2a'],
     ['security', [{ schemes: {} }]], ['securitySchemes', { b: {} }]]) {
-    Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true, enumerable: false });
-    try {
+    whilePolluted(Object.prototype, k, { value: v, writable: true }, () => {
       const j = safe(`Object.prototype.${k}`, card(false));
       assert.ok(j.refused, `Object.prototype.${k}`);
       assert.equal(j.refused.path, `/${k}`);
-    } finally {
-      delete Object.prototype[k];
-    }
+    });
   }
-  Object.defineProperty(Object.prototype, 'security', { value: [{ schemes: {} }], configurable: true, writable: true });
-  try {
+  whilePolluted(Object.prototype, 'security', { value: [{ schemes: {} }], writable: true }, () => {
     // card.skills[0] inherits it; the top level is checked first, so make that one own.
     const c = Object.assign(card(), { security: [] });
     assert.equal(safe('inherited skill security', c).refused?.path, '/skills/0/security');
-  } finally {
-    delete Object.prototype.security;
-  }
+  });
   const c = card();
   c.security = [Object.create({ schemes: {} })];
   assert.equal(safe('inherited schemes', c).refused?.path, '/security/0', 'an element with a prototype is refused first');

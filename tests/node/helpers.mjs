@@ -153,3 +153,14 @@ export async function loadSdkClient(nodeModules) {
 }
 
 export { execFileSync };
+
+/** Runs `fn` while `proto` (Object.prototype, Array.prototype) holds the member `key` described
+ * by `descriptor` (a value, or a getter), as a polluted prototype would; removes it after. */
+export function whilePolluted(proto, key, descriptor, fn) {
+  Object.defineProperty(proto, key, { configurable: true, ...descriptor });
+  try {
+    return fn();
+  } finally {
+    delete proto[key];
+  }
+}

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ensureConsumer, requirePackage } from './consumer.mjs';
-import { FRESH_CARD } from './helpers.mjs';
+import { FRESH_CARD, whilePolluted } from './helpers.mjs';
 
 const dir = ensureConsumer();
 const cg = await requirePackage(dir);
@@ -209,34 +209,26 @@ test('plain requirements that are not keys are read on every call, as the raw ex
   const polluted = { require: ['task.execute.v3'], min_version: '3.0.0', max_stale: '10s', note: unique };
   delete polluted.note;
   const pollutedText = '{"require":["task.execute.v3"],"min_version":"3.0.0","max_stale":"10s"}';
-  Object.defineProperty(Object.prototype, 'toJSON', { value: () => ({}), configurable: true, writable: true });
-  try {
+  whilePolluted(Object.prototype, 'toJSON', { value: () => ({}), writable: true }, () => {
     for (let i = 0; i < 2; i++) {
       const r = readsOf(() => assert.equal(cg.evaluateRaw(CARD_TEXT, polluted, obs), fresh(CARD_TEXT, pollutedText, obs)));
       assert.deepEqual(r, [['requirement', 0]], 'read into scratch');
     }
-  } finally {
-    delete Object.prototype.toJSON;
-  }
+  });
   // A toJSON getter on Object.prototype that answers nothing to the check and a toJSON to
   // JSON.stringify must not make the kept key (the text the core reads) lie about the object.
   const reqObj = { require: ['task.execute.v3', 'task.other'], max_stale: '10s', note: unique + 1 };
   delete reqObj.note;
   let reads = 0;
-  Object.defineProperty(Object.prototype, 'toJSON', {
-    configurable: true,
-    get() {
-      if (this !== reqObj) return undefined;
-      reads += 1;
-      return reads > 1 ? () => ({ require: [], max_stale: '10s' }) : undefined;
-    },
-  });
-  try {
+  const get = function () {
+    if (this !== reqObj) return undefined;
+    reads += 1;
+    return reads > 1 ? () => ({ require: [], max_stale: '10s' }) : undefined;
+  };
+  whilePolluted(Object.prototype, 'toJSON', { get }, () => {
     const d = JSON.parse(cg.evaluateRaw(CARD_TEXT, reqObj, obs));
     assert.deepEqual(d.missing_capabilities, ['task.other'], 'the requirement the caller holds');
-  } finally {
-    delete Object.prototype.toJSON;
-  }
+  });
   // Top-level undefined members are absent, as for the raw export: plain data, kept.
   const req = { require: ['task.execute.v3'], min_version: undefined, pin: undefined };
   assert.equal(readsOf(() => cg.evaluateRaw(CARD, req, obs)).length, 1);
@@ -569,13 +561,9 @@ test('every requirement and observation member the core reads is refused when on
   for (const [members, make] of [[requirement, (k) => [k === 'require' ? {} : { require: ['task.execute.v3'] }, { lag_ms: '1', now: NOW }]],
     [observation, (k) => [{ require: ['task.execute.v3'], max_stale: '10s' }, k === 'now' ? { lag_ms: '1' } : k === 'lag_ms' ? { now: NOW } : { lag_ms: '1', now: NOW }]]]) {
     for (const [k, v] of members) {
-      Object.defineProperty(Object.prototype, k, { value: v, configurable: true, writable: true, enumerable: false });
-      try {
-        const [req, obs] = make(k);
-        assert.throws(() => cg.evaluateRaw(CARD, req, obs), (e) => inherited(e, `/${k}`), k);
-      } finally {
-        delete Object.prototype[k];
-      }
+      const [req, obs] = make(k);
+      whilePolluted(Object.prototype, k, { value: v, writable: true }, () =>
+        assert.throws(() => cg.evaluateRaw(CARD, req, obs), (e) => inherited(e, `/${k}`), k));
     }
   }
 });

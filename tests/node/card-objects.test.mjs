@@ -284,7 +284,10 @@ test('a toJSON accessor on Object.prototype or Array.prototype refuses every car
         return this === c.capabilities ? () => ({ streaming: true }) : undefined;
       };
       whilePolluted(proto, 'toJSON', { get }, () => {
-        assert.throws(() => cg.evaluate(c, req, obs), TypeError, `${answer} getter`);
+        assert.throws(() => cg.evaluate(c, req, obs), {
+          name: 'TypeError',
+          message: "card: Object.prototype or Array.prototype has a toJSON member, so the card's JSON text would not be its data",
+        }, `${answer} getter`);
         for (const r of Object.values(RESOLVERS)) assert.equal(r.normalizeAgentCard(c).capabilities.streaming, false);
       });
     }

@@ -14,8 +14,9 @@ A mutant the tests pass ("MISSED") is glue no test checks.
     .tools/py/bin/python tests/mutants.py api [--mutate js/api.js:FROM-TO] [--tests FILE ...] [--out DIR]
 
 `api` is the package's hand-written JavaScript (`js/api.js`), which cargo-mutants does not read:
-Stryker (`.ci/setup.sh mutants` installs it in .tools/stryker) mutates it in a sandbox of the
-worktree's js/ and tests/, and for each mutant the sandbox wraps the same wasm-bindgen output
+Stryker (`.ci/setup.sh mutants` installs it in .tools/stryker) mutates it (by default every line
+before createApi's export list, whose text js/build.mjs reads) in a sandbox of the worktree's js/
+and tests/, and for each mutant the sandbox wraps the same wasm-bindgen output
 (built once from HEAD with the fast profile) with the mutated file (js/build.mjs) and runs the
 Node tests (by default the short ones; `--tests` names others). Stryker's report goes to
 DIR/mutation.json, its surviving mutants one per line to DIR/survived.txt. About 6 s a mutant
@@ -92,9 +93,28 @@ STRYKER_KEEP = ["/*", "!/js", "!/tests", "/tests/*", "!/tests/node", "!/tests/ve
                 "!/Cargo.toml", "!/LICENSE", "!/package.json", "!/policies"]
 
 
+def mutated_lines(tree, pattern):
+    """Stryker's mutate pattern: `pattern`, or every line of js/api.js before createApi's export
+    list; None (with the reason printed) when `pattern` reaches that list. js/build.mjs reads the
+    list's text, which Stryker's instrumentation rewrites, so every test run would fail the build."""
+    lines = (tree / "js" / "api.js").read_text().split("\n")
+    exports = max(i for i, line in enumerate(lines, 1) if line == "  return {")
+    if pattern is None:
+        return f"js/api.js:1-{exports - 1}"
+    to = pattern.rpartition("-")[2]
+    if not pattern.startswith("js/api.js:") or not to.isdigit() or int(to) >= exports:
+        print(f"--mutate must be js/api.js:FROM-TO with TO before line {exports}, createApi's export list "
+              "(js/build.mjs reads its text)")
+        return None
+    return pattern
+
+
 def api(args, out, env):
     """js/api.js under Stryker (see the module's docstring)."""
     tree = worktree(out)
+    mutate = mutated_lines(tree, args.mutate)
+    if mutate is None:
+        return 1
     subprocess.run(["cargo", "build", "-q", "--release", "--bin", "cardgate"], cwd=tree, env=env, check=True)
     if run(GLUES["js"]["build"], tree, dict(env, **FAST), 900) != 0:
         print("the package does not build on HEAD with the fast profile")
@@ -120,7 +140,7 @@ def api(args, out, env):
     config.write_text(json.dumps({
         "testRunner": "command",
         "commandRunner": {"command": f"sh {script}"},
-        "mutate": [args.mutate],
+        "mutate": [mutate],
         "concurrency": 2,
         "coverageAnalysis": "off",
         "timeoutMS": 60000,
@@ -157,7 +177,7 @@ def main():
     ap.add_argument("glue", choices=sorted(GLUES) + ["api"])
     ap.add_argument("--only", type=int, nargs="*", help="mutant indices (in cargo-mutants' list order)")
     ap.add_argument("--out", help="results and worktree (default target/mutants-GLUE)")
-    ap.add_argument("--mutate", default="js/api.js", help="api: Stryker's mutate pattern (js/api.js:FROM-TO: those lines)")
+    ap.add_argument("--mutate", help="api: js/api.js:FROM-TO, those lines (default: all before the export list)")
     ap.add_argument("--tests", nargs="*", help="api: the Node test files (default: the short ones)")
     args = ap.parse_args()
     out = Path(args.out or ROOT / "target" / f"mutants-{args.glue}")

@@ -85,6 +85,10 @@ const ROUTES = {
   // A fragment and an empty query: recorded as `response.url` shows the URL (`/card?`).
   '/frag': moved(302, '/card?#f'),
   '/%C3%A9/%EF%BF%BD': fresh,
+  '/hop-nowhere': moved(302, '/nowhere'),
+  '/badloc': moved(302, 'http://[bad'),
+  '/to-stale': moved(302, '/stale'),
+  '/stale': () => [200, { 'x-replica-lag-ms': '60000' }, JSON.stringify(CARD)],
 };
 
 let http;
@@ -150,6 +154,25 @@ test('a redirect that ends in an error status names where it ended; one without 
     [`${http.base}/moved`, `${http.base}/gone`, 'answered 404 Not Found, not 2xx'],
     [`${http.base}/nowhere`, '-', `${http.base}/nowhere answered 302 without a Location header`],
   ]);
+});
+
+test('a Location that is not a URL, and a missing Location after a hop, fail naming where they ended', async () => {
+  const { info } = await resolution([`${http.base}/badloc`, `${http.base}/hop-nowhere`]);
+  assert.deepEqual(urls(info.attempts), [
+    [`${http.base}/badloc`, '-', `${http.base}/badloc answered 302 with a Location that is not a URL: "http://[bad"`],
+    [`${http.base}/hop-nowhere`, `${http.base}/nowhere`, `${http.base}/nowhere answered 302 without a Location header`],
+  ]);
+});
+
+test('a redirected card that is refused still names the URL that served it', async () => {
+  const { decision, info } = await resolution([`${http.base}/to-stale`, `${http.base}/moved`]);
+  assert.deepEqual(decision.reasons.map((r) => r.code), ['watermark_exceeded']);
+  assert.deepEqual(urls(info.attempts), [
+    [`${http.base}/to-stale`, `${http.base}/stale`, 'rejected'],
+    [`${http.base}/moved`, `${http.base}/gone`, 'answered 404 Not Found, not 2xx'],
+  ]);
+  assert.equal(info.url, `${http.base}/to-stale`);
+  assert.equal(info.finalUrl, `${http.base}/stale`);
 });
 
 test('the same attempts as cardgate resolve, final_url included', { skip: !existsSync(CLI) && 'no native CLI' }, async () => {
@@ -295,6 +318,29 @@ test("a caller's fetch that follows redirects itself fails an https source (the 
   const http = await resolution(['http://a.example/card'], { fetch: followsItself('https://b.example/card') });
   assert.equal(http.decision.verdict, 'valid');
   assert.deepEqual(urls(http.info.attempts), [['http://a.example/card', 'https://b.example/card', 'valid']]);
+});
+
+// A fetch shows that it followed either way alone: `response.url` another URL with `redirected`
+// false (a wrapper that copies only some members), or `redirected` true without a `url` (a fetch
+// that keeps no URL). Either fails an https source; only the URL asked again, without its
+// fragment, is no redirect.
+test("a caller's fetch that shows its redirect only by response.url or only by response.redirected fails an https source", async () => {
+  const why = "https://a.example/card: options.fetch followed redirects itself (it ignored redirect: 'manual'), so whether every hop stayed on https cannot be checked";
+  const shown = (url, redirected) => async () => Object.assign(await followsItself(url)(), { redirected });
+  for (const [url, redirected, final] of [
+    ['https://b.example/card', false, 'https://b.example/card'],
+    ['', true, '-'],
+    [undefined, true, '-'],
+  ]) {
+    const { decision, info } = await resolution(['https://a.example/card'], { fetch: shown(url, redirected) });
+    assert.equal(decision.verdict, 'rejected', JSON.stringify([url, redirected]));
+    assert.deepEqual(urls(info.attempts), [['https://a.example/card', final, why]], JSON.stringify([url, redirected]));
+  }
+  for (const asked of ['https://a.example/card', 'https://a.example/card#part']) {
+    const { decision, info } = await resolution([asked], { fetch: shown('https://a.example/card', false) });
+    assert.equal(decision.verdict, 'valid', asked);
+    assert.deepEqual(urls(info.attempts), [[asked, '-', 'valid']], asked);
+  }
 });
 
 test('the browser build lets the browser follow and checks the URL that answered', async () => {

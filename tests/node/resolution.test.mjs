@@ -325,6 +325,8 @@ test('bad sources and options are refused before any request', async () => {
     [[], {}, TypeError, /non-empty array/],
     [['relative/card.json'], {}, TypeError, /sources\[0\] is not an absolute URL/],
     [[url('/x'), 42], {}, TypeError, /sources\[1\] must be a URL/],
+    [[url('/x'), null], {}, TypeError, /^sources\[1\] must be a URL string or a URL, not null$/],
+    [[{ href: 42 }], {}, TypeError, /^sources\[0\] must be a URL string or a URL, not /],
     // Credentials in a URL: refused, named by the host alone (the attempts would print them).
     [[ok[0], ok[1].replace('http://', 'http://agent:s3cret@')], {}, TypeError, /sources\[1\]: the URL for "127\.0\.0\.1:\d+" carries user information/],
     [ok[0].replace('http://', 'http://agent:s3cret@'), {}, TypeError, /^url: the URL for .* carries user information/],
@@ -335,6 +337,7 @@ test('bad sources and options are refused before any request', async () => {
     [ok, { deadlineMs: '5s' }, TypeError, /deadlineMs/],
     [ok, { timeoutMs: -1 }, RangeError, /timeoutMs/],
     [ok, { signal: 'soon' }, TypeError, /signal/],
+    [ok, { signal: {} }, TypeError, /^options\.signal must be an AbortSignal, not /],
   ]) {
     await assert.rejects(cg.resolveAgentCard(sources, REQ, opts), (e) => e instanceof Ctor && pattern.test(e.message) && !e.message.includes('s3cret'), JSON.stringify([sources, opts]));
   }
@@ -394,6 +397,11 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
   // A function maps any base URL to that agent's sources.
   const mapped = new cg.CardGateResolver({ requirement: REQ, sources: async (b) => [b, b.replace('/replica/', '/primary/')] });
   assert.deepEqual(await mapped.resolve(replicaBase), V3);
+  // A function may send a base to other places only (a directory's mirror): only a fixed list
+  // must name the base asked.
+  const elsewhere = new cg.CardGateResolver({ requirement: REQ, sources: async (b) => [b.replace('/replica/', '/primary/')] });
+  assert.deepEqual(await elsewhere.resolve(replicaBase), V3);
+  assert.equal(elsewhere.lastResolution.url, `${primaryBase}.well-known/agent-card.json`);
   // Refused: lastResolution says why, with the attempts.
   const staleOnly = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase] });
   await assert.rejects(staleOnly.resolve(replicaBase), cg.StaleAgentCardError);
@@ -404,6 +412,15 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
   assert.deepEqual(await single.resolve(primaryBase), V3);
   assert.equal(single.lastResolution.attempts, null);
   assert.equal(single.lastResolution.decision.resolution, undefined);
+  // A requirement given as a function (of the card URL) names no requirement for a card handed
+  // over from elsewhere: it is judged by {} unless options.cardRequirement says more, so without
+  // a watermark it fails as unverifiable, with the typed error.
+  const perUrl = new cg.CardGateResolver({ requirement: async () => REQ });
+  assert.throws(() => perUrl.normalizeAgentCard(structuredClone(V3)), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError, `${e.name}: ${e.message}`);
+    assert.deepEqual(e.reasons.map((r) => r.code), ['freshness_unverifiable']);
+    return true;
+  });
 });
 
 // ---------------------------------------------------------------- the vectors end to end

@@ -262,6 +262,20 @@ test('an oversized body is body_too_large after reading one byte past the limit,
   assert.equal(Buffer.byteLength(exact), 65536);
   const chunked = async () => new Response(new Blob([exact.slice(0, 1000), exact.slice(1000)]).stream(), { headers: { 'x-replica-lag-ms': '0' } });
   assert.equal((await cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: chunked })).pad.length, pad);
+  // The same through a fetch without a stream (arrayBuffer only).
+  const whole = async () => ({ ok: true, status: 200, headers: new Headers({ 'x-replica-lag-ms': '0' }), arrayBuffer: async () => new TextEncoder().encode(exact).buffer });
+  assert.equal((await cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: whole })).pad.length, pad);
+  // A declared length smaller than what arrived (a caller's fetch may pass any header) is no size:
+  // the bytes read stay the lower bound. A declared length that is no plain number is none either.
+  for (const declared of ['100', ' 65536 ', '+80000', '80000x', 'x80000']) {
+    const lying = async () => new Response(new Blob([BIG]).stream(), { headers: { 'x-replica-lag-ms': '0', 'content-length': declared } });
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: lying }), (e) => {
+      const t = tooLarge(e);
+      assert.ok(t.bytes > 65536 && t.bytes <= Buffer.byteLength(BIG), `${declared}: ${t.bytes}`);
+      assert.equal(t.message, `card body is at least ${t.bytes} bytes, more than the limit of 65536 bytes`, declared);
+      return true;
+    });
+  }
 });
 
 test('non-2xx and network failures are AgentCardFetchError, not gate decisions', async () => {
@@ -283,8 +297,56 @@ test('non-2xx and network failures are AgentCardFetchError, not gate decisions',
     assert.ok(e instanceof cg.AgentCardFetchError);
     assert.equal(e.status, null);
     assert.ok(e.cause);
+    assert.match(e.message, /^GET http:\/\/127\.0\.0\.1:\d+\/card\.json failed: fetch failed \(ECONNREFUSED\)$/);
     return true;
   });
+  // A caller's fetch that throws an error without a cause, or a value that is no error.
+  for (const [thrown, text] of [[new Error('down'), 'down'], ['down', 'down'], [null, 'null']]) {
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/card', REQ, { fetch: async () => { throw thrown; } }), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
+      assert.equal(e.message, `GET http://x.invalid/card failed: ${text}`);
+      return true;
+    });
+  }
+});
+
+// A body that breaks off is a failed source, even when what arrived is a whole card: the SDKs'
+// fetch fails on it (undici: "terminated"), so the gate never reads the part that came.
+test('a body that breaks off after a whole card is an AgentCardFetchError, the card never read', async () => {
+  const card = JSON.stringify(FRESH);
+  const broken = async () =>
+    new Response(
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(card));
+          controller.error(new Error('connection reset'));
+        },
+      }),
+      { headers: { 'x-replica-lag-ms': '0' } },
+    );
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/card', REQ, { fetch: broken }), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError && !(e instanceof cg.CardGateError), `${e.name}: ${e.message}`);
+    assert.equal(e.message, 'GET http://x.invalid/card: reading the body failed: connection reset');
+    assert.equal(e.status, 200);
+    return true;
+  });
+  // Over HTTP: a declared length longer than the card, the connection closed after the card.
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', 'content-length': String(card.length + 100) });
+    res.write(card, () => setTimeout(() => res.socket.destroy(), 20));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const at = `http://127.0.0.1:${server.address().port}/card.json`;
+  try {
+    await assert.rejects(cg.resolveAgentCard(at, REQ), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError && !(e instanceof cg.CardGateError), `${e.name}: ${e.message}`);
+      assert.match(e.message, /: reading the body failed: /);
+      return true;
+    });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
 
 test('an injected fetch is used, with extra request headers', async () => {

@@ -303,6 +303,49 @@ test('re-resolution: a fresh replica card lacking a capability is final (the pri
   assert.equal(primaryHits.card, hits, 'no request reached the primary');
 });
 
+// Each of the three signs @a2a-js/sdk's resolver reads a card by (`isProtoAgentCard`) makes
+// CardGateResolver refuse the card as it is, alone: a card-level `security` list whose first
+// requirement has `schemes`, the same in any one skill, a first security scheme without `type`.
+// The SDK's own normalization shows which cards it converts; empty lists and plain requirements
+// are no sign.
+test('each sign of a proto-shaped card alone makes CardGateResolver refuse it, as the SDK converts it', () => {
+  const base = {
+    name: 'worker-7',
+    description: 'd',
+    version: '3.0.0',
+    supportedInterfaces: [{ url: 'https://new.example/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    capabilities: {},
+    securitySchemes: { b: { type: 'http', scheme: 'bearer' } },
+    defaultInputModes: [],
+    defaultOutputModes: [],
+    skills: [
+      { id: 'a', name: 'n', description: 'd', tags: [] },
+      { id: 'b', name: 'n', description: 'd', tags: [] },
+    ],
+  };
+  const withSkill = (extra) => ({ ...base, skills: [base.skills[0], { ...base.skills[1], ...extra }] });
+  const cases = [
+    ['card security', { ...base, security: [{ schemes: ['x'] }] }, true],
+    ['second skill security', withSkill({ security: [{ schemes: ['x'] }] }), true],
+    ['first scheme without type', { ...base, securitySchemes: { b: { httpAuthSecurityScheme: { scheme: 'bearer' } } } }, true],
+    ['plain requirements', { ...withSkill({ security: [{ b: [] }] }), security: [{ b: [] }] }, false],
+    ['empty lists and schemes', { ...withSkill({ security: [] }), security: [], securitySchemes: {} }, false],
+  ];
+  for (const [what, card, proto] of cases) {
+    const body = JSON.stringify(card);
+    const pinned = { pin: cg.cardHash(body) };
+    assert.equal(cg.evaluate(body, pinned, {}).verdict, 'valid', what);
+    const sdkConverts = JSON.stringify(new DefaultAgentCardResolver().normalizeAgentCard(structuredClone(card))) !== body;
+    assert.equal(sdkConverts, proto, `${what}: the SDK's resolver ${proto ? 'converts' : 'keeps'} it`);
+    const resolver = new cg.CardGateResolver({ requirement: pinned });
+    if (proto) {
+      assert.throws(() => resolver.normalizeAgentCard(card), (e) => e instanceof TypeError && /is proto-shaped/.test(e.message), what);
+    } else {
+      assert.equal(resolver.normalizeAgentCard(card), card, what);
+    }
+  }
+});
+
 // Third review (scn3js): a proto-shaped card is read by the SDK's own resolver through
 // AgentCard.fromJSON, and the gate reads it so; CardGateResolver returned it as it is, and the
 // client built from that picked another interface than the one the gate checked.

@@ -372,9 +372,14 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
     [replicaBase, '/agents/w8/.well-known/agent-card.json', /out of that source/],
     [replicaBase, '..%2F..%2Fw8%2Fcard', /out of that source/],
     [replicaBase, '..;/..;/w8/card', /out of that source/],
+    // An escaped dot segment with `;parameters`, which the URL parser leaves as it is.
+    [replicaBase, '%2e%2e;x/%2e%2e;x/w8/card', /out of that source/],
   ]) {
     await assert.rejects(r.resolve(base, path), (e) => e instanceof TypeError && pattern.test(e.message), `${base} ${path}`);
   }
+  // A sibling directory whose name starts with the source's (`replica`, `replicas`).
+  const one = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase] });
+  await assert.rejects(one.resolve(replicaBase, '../replicas/.well-known/agent-card.json'), (e) => e instanceof TypeError && /out of that source/.test(e.message));
   // A source given without a trailing slash is its own directory for a path given per call:
   // `w8/card` from `…/w7` would be `…/w8/card`, another agent. The resolver's own path resolves
   // as the SDK resolves it (`https://host/a2a` + the default path is the host's card).

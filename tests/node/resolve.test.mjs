@@ -501,6 +501,22 @@ test('a fetch that does not return a Response is an AgentCardFetchError (a faile
     const fallback = async (url) => (url.includes('a.invalid') ? a : new Response(JSON.stringify(FRESH), { headers: { 'x-replica-lag-ms': '0' } }));
     assert.deepEqual(await cg.resolveAgentCard(['http://a.invalid/', 'http://b.invalid/'], REQ, { fetch: fallback }), FRESH);
   }
+  // Headers that can only be read (`get`, no `keys`) are taken as they are; headers whose names
+  // cannot be listed cannot be shown to be tokens: a failed source, saying why.
+  const get = (n) => (n.toLowerCase() === 'x-replica-lag-ms' ? '0' : null);
+  const getOnly = async () => ({ ok: true, status: 200, headers: { get }, arrayBuffer: async () => body });
+  assert.deepEqual(await cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: getOnly }), FRESH);
+  for (const [thrown, why] of [[new Error('no names'), 'no names'], ['no names', 'no names']]) {
+    const keys = () => {
+      throw thrown;
+    };
+    const unlisted = async () => ({ ok: true, status: 200, headers: { get, keys }, arrayBuffer: async () => body });
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: unlisted }), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
+      assert.ok(e.message.startsWith(`GET http://x.invalid/ answered with a header name that is not an HTTP token: "(the header names could not be listed: ${why})"`), e.message);
+      return true;
+    });
+  }
 });
 
 test('CardGateResolver.lastResolution does not keep an earlier decision after a resolve that ended without one', async () => {

@@ -120,7 +120,7 @@ function createApi(raw, env) {
   // ---------------------------------------------------------------- input conversion
 
   function describe(value) {
-    if (value === null) return 'null';
+    if (value === null || value === undefined) return String(value);
     if (Array.isArray(value)) return 'an array';
     return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
   }

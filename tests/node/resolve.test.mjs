@@ -288,6 +288,12 @@ test('non-2xx and network failures are AgentCardFetchError, not gate decisions',
       return true;
     });
   }
+  // A status without a reason phrase (HTTP/2, or a caller's fetch) is named by its number alone.
+  const bare = async () => new Response('no', { status: 503 });
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/card', REQ, { fetch: bare }), (e) => {
+    assert.equal(e.message, 'GET http://x.invalid/card answered 503, not 2xx');
+    return true;
+  });
   // A port nobody listens on: bind one, close it, connect to it.
   const probe = createServer();
   await new Promise((r) => probe.listen(0, '127.0.0.1', r));
@@ -486,15 +492,19 @@ test('a caller signal that fired before the answer is never ignored, even by a f
 test('a fetch that does not return a Response is an AgentCardFetchError (a failed source), not a TypeError', async () => {
   const body = new TextEncoder().encode(JSON.stringify(FRESH)).buffer;
   const answers = [
-    null,
-    undefined,
-    { ok: true, status: 200, arrayBuffer: async () => body },
-    { ok: true, status: 200, headers: { get() { throw new Error('headers gone'); } }, arrayBuffer: async () => body },
+    [null, /^GET http:\/\/x\.invalid\/: fetch returned null without headers, not a Response$/],
+    [undefined, /^GET http:\/\/x\.invalid\/: fetch returned undefined without headers, not a Response$/],
+    [{ ok: true, status: 200, arrayBuffer: async () => body }, /: fetch returned .* without headers, not a Response$/],
+    [
+      { ok: true, status: 200, headers: { get() { throw new Error('headers gone'); } }, arrayBuffer: async () => body },
+      /^GET http:\/\/x\.invalid\/: reading the header content-encoding failed: headers gone$/,
+    ],
   ];
-  for (const a of answers) {
+  for (const [a, message] of answers) {
     const fetch = async () => a;
     await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch }), (e) => {
       assert.ok(e instanceof cg.AgentCardFetchError, `${String(a)}: ${e.name}: ${e.message}`);
+      assert.match(e.message, message);
       return true;
     });
     // With sources, a failed source: the next one is asked.

@@ -184,10 +184,14 @@ async function onTheWire(list, o) {
     req.on('end', () => { res.writeHead(500, { 'content-type': 'application/json', connection: 'close' }); res.end('{}'); });
   });
   server.maxHeaderSize = 64 * 1024;
-  // A four-digit port, so that `:0PORT` is five digits.
+  // A four-digit port, so that `:0PORT` is five digits, and not one the Fetch standard's "bad
+  // port" list blocks in that range: fetch refuses to connect there, so the JS clients would send
+  // nothing (seen: 4045 in a CI run).
+  const BLOCKED = new Set([2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697]);
   let port;
   for (let tries = 0; port === undefined && tries < 50; tries++) {
     const p = 2000 + Math.floor(Math.random() * 7000);
+    if (BLOCKED.has(p)) continue;
     port = await new Promise((ok) => {
       server.once('error', () => ok(undefined));
       server.listen({ port: p, host: '::', ipv6Only: false }, () => ok(p));

@@ -67,6 +67,12 @@ const STREAMS = {
     res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', 'content-length': String(body.length) });
     res.write(body.slice(0, 40));
   },
+  // Declares more than the card, sends the whole card, then closes the connection.
+  '/broken-after-card.json': (req, res) => {
+    const body = JSON.stringify(FRESH);
+    res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', 'content-length': String(body.length + 100) });
+    res.write(body, () => setTimeout(() => res.socket.destroy(), 20));
+  },
   // Answers after 300 ms.
   '/slow.json': (req, res) => {
     setTimeout(() => {
@@ -337,22 +343,11 @@ test('a body that breaks off after a whole card is an AgentCardFetchError, the c
     return true;
   });
   // Over HTTP: a declared length longer than the card, the connection closed after the card.
-  const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', 'content-length': String(card.length + 100) });
-    res.write(card, () => setTimeout(() => res.socket.destroy(), 20));
+  await assert.rejects(cg.resolveAgentCard(`${base}/broken-after-card.json`, REQ), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError && !(e instanceof cg.CardGateError), `${e.name}: ${e.message}`);
+    assert.match(e.message, /: reading the body failed: /);
+    return true;
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const at = `http://127.0.0.1:${server.address().port}/card.json`;
-  try {
-    await assert.rejects(cg.resolveAgentCard(at, REQ), (e) => {
-      assert.ok(e instanceof cg.AgentCardFetchError && !(e instanceof cg.CardGateError), `${e.name}: ${e.message}`);
-      assert.match(e.message, /: reading the body failed: /);
-      return true;
-    });
-  } finally {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  }
 });
 
 test('an injected fetch is used, with extra request headers', async () => {

@@ -11,14 +11,17 @@ runs that glue's tests, the short ones first, the long ones only if the mutant s
 A mutant the tests pass ("MISSED") is glue no test checks.
 
     .tools/py/bin/python tests/mutants.py js|envoy [--only N ...] [--out DIR]
-    .tools/py/bin/python tests/mutants.py api [--mutate js/api.js:FROM-TO] [--tests FILE ...] [--out DIR]
+    .tools/py/bin/python tests/mutants.py api [--mutate js/api.js:FROM-TO ...] [--tests FILE ...] [--out DIR]
 
 `api` is the package's hand-written JavaScript (`js/api.js`), which cargo-mutants does not read:
 Stryker (`.ci/setup.sh mutants` installs it in .tools/stryker) mutates it (by default every line
 before createApi's export list, whose text js/build.mjs reads) in a sandbox of the worktree's js/
 and tests/, and for each mutant the sandbox wraps the same wasm-bindgen output
 (built once from HEAD with the fast profile) with the mutated file (js/build.mjs) and runs the
-Node tests (by default the short ones; `--tests` names others). Stryker's report goes to
+Node tests (by default the short ones; `--tests` names others, Chromium's `tests/browser/` files
+among them for the browser build's own paths, run one mutant at a time). Stryker runs every
+runner in one sandbox, so the package is wrapped there once, before the first mutant, and never
+while a test reads it. Stryker's report goes to
 DIR/mutation.json, its surviving mutants one per line to DIR/survived.txt. About 6 s a mutant
 with the seven files the forty-third session named (1 036 mutants of lines 100-795 in 52 min;
 1 115 of lines 976-1857 in 63 min with nine files and three runners). Name every short Node file
@@ -93,6 +96,9 @@ def worktree(out):
 # files they read (gitignore syntax; everything else stays out of the copy).
 STRYKER_KEEP = ["/*", "!/js", "!/tests", "/tests/*", "!/tests/node", "!/tests/vectors",
                 "!/Cargo.toml", "!/LICENSE", "!/package.json", "!/policies"]
+# With Chromium tests named (`--tests tests/browser/...`): those tests, and the inspector's site,
+# whose server they start themselves when CARDGATE_WWW_URL is unset.
+STRYKER_KEEP_BROWSER = ["!/tests/browser", "!/www", "/www/pkg"]
 
 
 def mutated_lines(tree, pattern):
@@ -114,8 +120,8 @@ def mutated_lines(tree, pattern):
 def api(args, out, env):
     """js/api.js under Stryker (see the module's docstring)."""
     tree = worktree(out)
-    mutate = mutated_lines(tree, args.mutate)
-    if mutate is None:
+    mutate = [mutated_lines(tree, pattern) for pattern in args.mutate or [None]]
+    if None in mutate:
         return 1
     subprocess.run(["cargo", "build", "-q", "--release", "--bin", "cardgate"], cwd=tree, env=env, check=True)
     if run(GLUES["js"]["build"], tree, dict(env, **FAST), 900) != 0:
@@ -129,26 +135,52 @@ def api(args, out, env):
         subprocess.run(["wasm-bindgen", "--target", target, "--out-dir", str(stage / folder),
                         "--out-name", "cardgate", str(wasm)], env=env, check=True)
     tests = args.tests or GLUES["js"]["tiers"](tree)[0]
+    # Chromium tests (the browser build's own paths: hiddenWatermark, browserRedirect) load the
+    # web build from pkg/web and www/pkg/web, as `make test-browser` serves it.
+    browser = any(t.startswith("tests/browser/") for t in tests)
     script = out / "run-tests.sh"
     script.write_text("\n".join([
         "set -e",
-        f"[ -e node_modules ] || ln -s {ROOT / 'node_modules'} node_modules",
-        f"[ -e .tools ] || ln -s {ROOT / '.tools'} .tools",
-        f"mkdir -p target/release && ln -sf {tree / 'target' / 'release' / 'cardgate'} target/release/cardgate",
-        f"rm -rf pkg && cp -r {stage} pkg && node js/build.mjs pkg > /dev/null",
-        "exec node --test " + " ".join(tests) + " > /dev/null 2>&1",
+        # Stryker runs every runner in one sandbox and switches mutants by an env variable, so
+        # what the tests read is made once, by the dry run (which runs alone), under a lock: a
+        # runner that rebuilt pkg/ while another runner's tests read it failed those tests, and
+        # so counted that runner's mutant as killed.
+        "exec 9> .cardgate-setup.lock",
+        "flock 9",
+        "if [ ! -e .cardgate-setup.done ]; then",
+        f"  ln -sfn {ROOT / 'node_modules'} node_modules",
+        f"  ln -sfn {ROOT / '.tools'} .tools",
+        f"  mkdir -p target/release && ln -sf {tree / 'target' / 'release' / 'cardgate'} target/release/cardgate",
+        f"  rm -rf pkg && cp -r {stage} pkg && node js/build.mjs pkg > /dev/null",
+        "  cp pkg/web/index.js .cardgate-web-index.js",
+        "  touch .cardgate-setup.done",
+        "fi",
+        "flock -u 9",
+        *([
+            # Stryker's instrumented code reads the active mutant from `process.env`, which a
+            # page has none of: the web build is told it (its `__stryker__.activeMutant`, which
+            # that code reads first). Each run rewrites the build, hence one runner.
+            '{ if [ -n "${__STRYKER_ACTIVE_MUTANT__:-}" ]; then',
+            '    printf \'globalThis.__stryker__ = globalThis.__stryker__ || {}; '
+            'globalThis.__stryker__.activeMutant = "%s";\\n\' "$__STRYKER_ACTIVE_MUTANT__"; fi;',
+            '  cat .cardgate-web-index.js; } > pkg/web/index.js',
+            "rm -rf www/pkg && mkdir -p www/pkg && cp -r pkg/web www/pkg/web",
+            "unset CARDGATE_WWW_URL",
+        ] if browser else []),
+        "exec node --test " + ("--test-concurrency=1 " if browser else "") + " ".join(tests) + " > /dev/null 2>&1",
         ""]))
     config = out / "stryker.config.json"
     config.write_text(json.dumps({
         "testRunner": "command",
         "commandRunner": {"command": f"sh {script}"},
-        "mutate": [mutate],
+        "mutate": mutate,
         # A third runner: a mutant that stops a timer or a stream leaves its run idle until the
         # timeout (the dry run's time x 1.5 + timeoutMS), which is why that slack stays short.
-        "concurrency": 3,
+        # One with Chromium tests (each run rewrites the web build in the shared sandbox).
+        "concurrency": 1 if browser else 3,
         "coverageAnalysis": "off",
         "timeoutMS": 15000,
-        "ignorePatterns": STRYKER_KEEP,
+        "ignorePatterns": STRYKER_KEEP + (STRYKER_KEEP_BROWSER if browser else []),
         "reporters": ["clear-text", "json", "progress-append-only"],
         "jsonReporter": {"fileName": str(out / "mutation.json")},
         "tempDirName": str(out / "stryker-tmp"),
@@ -181,10 +213,12 @@ def main():
     ap.add_argument("glue", choices=sorted(GLUES) + ["api"])
     ap.add_argument("--only", type=int, nargs="*", help="mutant indices (in cargo-mutants' list order)")
     ap.add_argument("--out", help="results and worktree (default target/mutants-GLUE)")
-    ap.add_argument("--mutate", help="api: js/api.js:FROM-TO, those lines (default: all before the export list)")
+    ap.add_argument("--mutate", nargs="+",
+                    help="api: js/api.js:FROM-TO ..., those lines (default: all before the export list)")
     ap.add_argument("--tests", nargs="*", help="api: the Node test files (default: the short ones)")
     args = ap.parse_args()
-    out = Path(args.out or ROOT / "target" / f"mutants-{args.glue}")
+    # Absolute: Stryker and the glues run in the worktree, where a relative path would not lead.
+    out = Path(args.out or ROOT / "target" / f"mutants-{args.glue}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PATH=f"{ROOT / '.tools' / 'node' / 'bin'}:{os.environ['PATH']}",
                CARDGATE_ENVOY=str(ROOT / ".tools" / "envoy-1.40.0" / "bin" / "envoy"))

@@ -108,17 +108,17 @@ after(async () => {
 
 /** Opens `origin`'s page, loads the browser build there and resolves each list of sources:
  * `[source, final_url or '-', error or verdict]` of each attempt. */
-async function resolveOn(origin, sources) {
+async function resolveOn(origin, sources, watermark = { corsExposed: true }) {
   const page = await context.newPage();
   try {
     await page.goto(`${origin}/`);
-    return await page.evaluate(async ({ sources, req }) => {
+    return await page.evaluate(async ({ sources, req, watermark }) => {
       const cardgate = await import('/pkg/web/index.js');
       await cardgate.default();
       let info = null;
-      await cardgate.resolveAgentCard(sources, req, { watermark: { corsExposed: true }, onResolution: (_, i) => (info = i) }).catch(() => {});
+      await cardgate.resolveAgentCard(sources, req, { watermark, onResolution: (_, i) => (info = i) }).catch(() => {});
       return info.attempts.map((a) => [a.source, a.final_url ?? '-', a.error ?? a.verdict]);
-    }, { sources, req: REQ });
+    }, { sources, req: REQ, watermark });
   } finally {
     await page.close();
   }
@@ -143,4 +143,13 @@ test('http page: a redirected https source fails (the hops are not shown), one t
   assert.ok(got[0][2].startsWith(`${urls.tls}/down redirected to ${urls.plain}/card${DOWNGRADE}`), got[0][2]);
   assert.equal(got[1][1], `${urls.tls}/card`);
   assert.match(got[1][2], /on a page that is not https the browser does not block http hops/);
+});
+
+test('a same-origin answer, redirected or not, shows every header: it is read without the caller stating that its server exposes them', async () => {
+  // Only a cross-origin (`cors`) answer can hide headers (http-cache.test.mjs); here the page,
+  // the source and the redirect target share the https origin.
+  const got = await resolveOn(urls.tls, [`${urls.tls}/card`, `${urls.tls}/hop`], {});
+  assert.deepEqual(got, [[`${urls.tls}/card`, '-', 'valid']]);
+  const hop = await resolveOn(urls.tls, [`${urls.tls}/hop`], {});
+  assert.deepEqual(hop, [[`${urls.tls}/hop`, `${urls.tls}/card`, 'valid']]);
 });

@@ -74,7 +74,7 @@ before(async () => {
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
     '-subj', '/CN=page.test', '-addext', 'subjectAltName=DNS:page.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
   ], { stdio: 'pipe' });
-  plain = http.createServer(handler('plain', {}));
+  plain = http.createServer(handler('plain', { '/hop': () => '/card' }));
   tls = https.createServer(
     { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
     handler('tls', {
@@ -143,6 +143,11 @@ test('http page: a redirected https source fails (the hops are not shown), one t
   assert.ok(got[0][2].startsWith(`${urls.tls}/down redirected to ${urls.plain}/card${DOWNGRADE}`), got[0][2]);
   assert.equal(got[1][1], `${urls.tls}/card`);
   assert.match(got[1][2], /on a page that is not https the browser does not block http hops/);
+});
+
+test('http page: a source asked over http is followed wherever it redirects (it was never protected)', async () => {
+  const got = await resolveOn(urls.plain, [`${urls.plain}/hop`]);
+  assert.deepEqual(got, [[`${urls.plain}/hop`, `${urls.plain}/card`, 'valid']]);
 });
 
 test('a same-origin answer, redirected or not, shows every header: it is read without the caller stating that its server exposes them', async () => {

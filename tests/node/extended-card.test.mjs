@@ -209,6 +209,15 @@ test('a value the core cannot read as a card is MalformedAgentCardError', async 
   }
 });
 
+test('after() leaves alone what is not a getAgentCard result, however it is called', async () => {
+  // The SDK's client always passes {result: {method, value}}; a caller invoking the interceptor
+  // itself may pass less, and nothing there is an extended card to check.
+  const interceptor = cg.extendedCardInterceptor({ require: ['task.execute.v3'] });
+  for (const args of [undefined, null, {}, { result: null }, { result: { method: 'sendMessage', value: null } }]) {
+    assert.equal(await interceptor.after(args), undefined, JSON.stringify(args));
+  }
+});
+
 test('a bad requirement is refused when the interceptor is made, with the exact error', () => {
   const notRequirement = 'extendedCardInterceptor: requirement must be a requirement object or its JSON text';
   for (const [requirement, name, message] of [

@@ -407,6 +407,18 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
   const elsewhere = new cg.CardGateResolver({ requirement: REQ, sources: async (b) => [b.replace('/replica/', '/primary/')] });
   assert.deepEqual(await elsewhere.resolve(replicaBase), V3);
   assert.equal(elsewhere.lastResolution.url, `${primaryBase}.well-known/agent-card.json`);
+  // Sources that are (or a function returns) no list, or an empty one: refused before any request,
+  // in the resolver's words.
+  const before = [...hits.values()].reduce((a, b) => a + b, 0);
+  for (const sources of [[], 'https://replica.example/', async () => [], async () => null]) {
+    const none = new cg.CardGateResolver({ requirement: REQ, sources });
+    await assert.rejects(none.resolve(replicaBase), (e) => {
+      assert.ok(e instanceof TypeError, `${e.name}: ${e.message}`);
+      assert.equal(e.message, 'CardGateResolver: options.sources must be (or return) a non-empty array of base URLs');
+      return true;
+    });
+  }
+  assert.equal([...hits.values()].reduce((a, b) => a + b, 0), before, 'no request was sent');
   // Refused: lastResolution says why, with the attempts.
   const staleOnly = new cg.CardGateResolver({ requirement: REQ, sources: [replicaBase] });
   await assert.rejects(staleOnly.resolve(replicaBase), cg.StaleAgentCardError);

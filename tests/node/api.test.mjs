@@ -469,3 +469,68 @@ test('toError and assertValid refuse what is not a decision with their own words
   assert.throws(() => cg.toError({ verdict: 'rejected' }), { name: 'TypeError', message: 'toError: unknown error_class undefined' });
   assert.equal(cg.toError({ verdict: 'valid' }), null);
 });
+
+test('the error classes built from partial decisions and bare arguments: documented defaults, names and no cause', () => {
+  // A decision lacking every member: the documented defaults, never `undefined` or a text of it.
+  const bare = new cg.StaleAgentCardError({});
+  assert.deepEqual(
+    [bare.name, bare.message, bare.reasons, bare.missingCapabilities, bare.stalenessMs, bare.agent, bare.url, bare.cardHash],
+    ['StaleAgentCardError', 'Agent Card rejected', [], [], null, null, null, null],
+  );
+  // Members of the wrong type are the defaults too; a url given as undefined is no url.
+  const odd = new cg.CapabilityMismatchError(
+    { title: 7, detail: 8, reasons: 'x', missing_capabilities: 'y', staleness_ms: '5', agent: undefined },
+    { url: undefined },
+  );
+  assert.deepEqual(
+    [odd.name, odd.message, odd.reasons, odd.missingCapabilities, odd.stalenessMs, odd.agent, odd.url],
+    ['CapabilityMismatchError', 'Agent Card rejected', [], [], null, null, null],
+  );
+  const titled = new cg.MalformedAgentCardError({ title: 'T', detail: 'D', staleness_ms: 0, agent: null }, { url: new URL('https://a.example/card') });
+  assert.deepEqual([titled.message, titled.stalenessMs, titled.agent, titled.url], ['T: D', 0, null, 'https://a.example/card']);
+  // Transport errors: their own names, and no `cause` unless one was given.
+  const fetchError = new cg.AgentCardFetchError('GET x failed', 'https://a.example/', 503);
+  assert.deepEqual([fetchError.name, 'cause' in fetchError, fetchError.status, fetchError.finalUrl], ['AgentCardFetchError', false, 503, null]);
+  const why = new Error('reset');
+  assert.equal(new cg.AgentCardFetchError('GET x failed', 'https://a.example/', null, why).cause, why);
+  const timeout = new cg.AgentCardTimeoutError('https://a.example/', 5);
+  assert.deepEqual(
+    [timeout.name, timeout.message, 'cause' in timeout, timeout.timeoutMs, timeout instanceof cg.AgentCardFetchError],
+    ['AgentCardTimeoutError', 'GET https://a.example/ did not complete within 5 ms', false, 5, true],
+  );
+});
+
+test("the inspector's helpers name the input at fault, each in its own words", () => {
+  const card = JSON.stringify({ name: 'w', version: '1.0.0', skills: [] });
+  const notBytes = (what, type) => `${what} must be a string, a Uint8Array/Buffer, an ArrayBuffer or an object, not ${type}`;
+  const eof = 'not valid I-JSON: EOF while parsing an object, found end of input at byte 1';
+  for (const [call, message] of [
+    [() => cg.cardHash(42), notBytes('card', 'a number')],
+    [() => cg.cardHash('{'), `invalid card: card is ${eof}`],
+    [() => cg.declaredCapabilities(42), notBytes('card', 'a number')],
+    [() => cg.declaredCapabilities('{'), `invalid card: card is ${eof}`],
+    [() => cg.compareCards(42, card, {}, {}, {}), notBytes('replica', 'a number')],
+    [() => cg.compareCards(card, 42, {}, {}, {}), notBytes('primary', 'a number')],
+    [() => cg.compareCards(card, card, {}, { lag_ms: 1n }, {}), 'invalid replica_observation at /lag_ms: a BigInt (JSON has no BigInt: JSON.stringify throws)'],
+    [() => cg.compareCards(card, card, {}, {}, { lag_ms: 1n }), 'invalid primary_observation at /lag_ms: a BigInt (JSON has no BigInt: JSON.stringify throws)'],
+    [() => cg.compareCards(card, card, { require: ['\ud800'] }, {}, {}), 'invalid requirement at /require/0: a string with a lone surrogate'],
+    [() => cg.compareCards(card, card, {}, {}, Object.create({ lag_ms: '0' })), "invalid primary_observation: an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...); the gate and the caller could read it differently (pass plain JSON data, or JSON text)"],
+    [() => cg.compareCards(card, card, { min_version: 5 }, {}, {}), 'invalid requirement at /min_version: invalid type: integer `5`, expected a string'],
+    [() => cg.canonicalize(undefined), notBytes('json', 'undefined')],
+    [() => cg.canonicalize('{'), `invalid json: ${eof}`],
+    [() => cg.checkPolicy(42), notBytes('policy', 'a number')],
+    [() => cg.checkPolicy('{'), `invalid policy: policy is ${eof}`],
+  ]) {
+    assert.throws(call, (e) => e instanceof TypeError && e.message === message, message);
+  }
+});
+
+test('a host clock that is not a valid time is a RangeError, not a decision without a clock', () => {
+  const getTime = Date.prototype.getTime;
+  Date.prototype.getTime = () => NaN;
+  try {
+    assert.throws(() => cg.evaluateRaw(FRESH_CARD, REQ, { lag_ms: 0 }), (e) => e instanceof RangeError && e.message === 'observation.now is not a valid time');
+  } finally {
+    Date.prototype.getTime = getTime;
+  }
+});

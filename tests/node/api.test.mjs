@@ -534,3 +534,23 @@ test('a host clock that is not a valid time is a RangeError, not a decision with
     Date.prototype.getTime = getTime;
   }
 });
+
+test('a card URL carrying user information is refused before any request, whichever part it has', async () => {
+  let fetches = 0;
+  const fetch = () => {
+    fetches += 1;
+    throw new Error('no request may be sent');
+  };
+  const says = (what, host) =>
+    `${what}: the URL for ${JSON.stringify(host)} carries user information (user:password@): ` +
+    'the gate sends no credentials and would print them in the decision; give the URL without them';
+  for (const [url, message] of [
+    ['https://user:pw@a.example/card', says('url', 'a.example')],
+    ['https://user@a.example/card', says('url', 'a.example')],
+    ['https://:pw@a.example/card', says('url', 'a.example')],
+    [['https://a.example/card', 'http://u:p@b.example:8080/card'], says('sources[1]', 'b.example:8080')],
+  ]) {
+    await assert.rejects(cg.resolveAgentCard(url, REQ, { fetch }), (e) => e instanceof TypeError && e.message === message, JSON.stringify(url));
+  }
+  assert.equal(fetches, 0);
+});

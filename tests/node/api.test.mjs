@@ -554,3 +554,22 @@ test('a card URL carrying user information is refused before any request, whiche
   }
   assert.equal(fetches, 0);
 });
+
+test('CardGateResolver remembers the last 256 cards it accepted, no more: an older one is a card from elsewhere', async () => {
+  const cardFor = (i) => ({ ...FRESH_CARD, description: `replica card ${i}` });
+  const fetch = async (url) => {
+    const i = Number(new URL(url).pathname.split('/')[1]);
+    return new Response(JSON.stringify(cardFor(i)), { headers: { 'content-type': 'application/json', 'x-replica-lag-ms': '0' } });
+  };
+  // A requirement given as a function names none for a card handed over from elsewhere.
+  const resolver = new cg.CardGateResolver({ requirement: async () => REQ, fetch });
+  for (let i = 0; i <= 256; i++) await resolver.resolve(`https://agents.example/${i}/`);
+  // The 256 newest are found again (re-checked with their aged watermark) ...
+  for (const i of [1, 128, 256]) assert.equal(resolver.normalizeAgentCard(cardFor(i)).description, `replica card ${i}`);
+  // ... the oldest was forgotten: judged as a card from elsewhere, unverifiable.
+  assert.throws(() => resolver.normalizeAgentCard(cardFor(0)), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError, `${e.name}: ${e.message}`);
+    assert.deepEqual(e.reasons.map((r) => r.code), ['freshness_unverifiable']);
+    return true;
+  });
+});

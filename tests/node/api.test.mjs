@@ -573,3 +573,9 @@ test('CardGateResolver remembers the last 256 cards it accepted, no more: an old
     return true;
   });
 });
+
+test('CardGateResolver.lastResolution records gate decisions only: a fetch that failed leaves it as it was', async () => {
+  const resolver = new cg.CardGateResolver({ requirement: {}, fetch: async () => { throw new Error('down'); } });
+  await assert.rejects(resolver.resolve('https://a.example/'), cg.AgentCardFetchError);
+  assert.equal(resolver.lastResolution, null);
+});

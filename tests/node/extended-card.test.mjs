@@ -325,3 +325,11 @@ for (const sdk of SDKS) {
     }
   });
 }
+
+test('a requirement without `require` still checks the version floor; `capabilities: null` reads as none', async () => {
+  const card = { name: 'worker-7', version: '3.1.0', skills: [{ id: 'task.execute.v3', name: 'x', description: 'x', tags: [] }] };
+  const interceptor = cg.extendedCardInterceptor({ min_version: '3.0.0' });
+  assert.equal(await interceptor.after({ result: { method: 'getAgentCard', value: card } }), undefined);
+  assert.equal(await interceptor.after({ result: { method: 'getAgentCard', value: { ...card, capabilities: null } } }), undefined);
+  await assert.rejects(interceptor.after({ result: { method: 'getAgentCard', value: { ...card, version: '2.0.0' } } }), cg.StaleAgentCardError);
+});

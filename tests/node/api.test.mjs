@@ -579,3 +579,24 @@ test('CardGateResolver.lastResolution records gate decisions only: a fetch that 
   await assert.rejects(resolver.resolve('https://a.example/'), cg.AgentCardFetchError);
   assert.equal(resolver.lastResolution, null);
 });
+
+test('resolving from several sources: bad arguments get their exact messages, before any request', async () => {
+  let fetches = 0;
+  const fetch = async () => {
+    fetches += 1;
+    throw new Error('no request may be sent');
+  };
+  for (const [call, message] of [
+    [() => cg.resolveAgentCard([], {}, { fetch }), 'sources must be a non-empty array of URLs, not an empty array'],
+    [() => cg.resolveAgentCard(['https://a.example/c', 'https://b.example/c'], { require: [1n] }, { fetch }), 'invalid requirement at /require/0: a BigInt (JSON has no BigInt: JSON.stringify throws)'],
+    [() => new cg.CardGateResolver({ requirement: {}, sources: ['nope'], fetch }).resolve('https://a.example/'), 'options.sources[0] is not an absolute URL: "nope"'],
+    [
+      () => new cg.CardGateResolver({ requirement: {}, sources: ['https://a.example/', 'https://b.example/'], fetch }).resolve('https://a.example/', 'https://c.example/card'),
+      'CardGateResolver: the card path "https://c.example/card" leads https://a.example/ to https://c.example/card, out of that source ' +
+        '(another origin, or outside its directory): with options.sources, give a path within each source (a source ending in / is a directory)',
+    ],
+  ]) {
+    await assert.rejects(call(), (e) => e instanceof TypeError && e.message === message, message);
+  }
+  assert.equal(fetches, 0);
+});

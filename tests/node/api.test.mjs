@@ -535,12 +535,20 @@ test('a host clock that is not a valid time is a RangeError, not a decision with
   }
 });
 
-test('a card URL carrying user information is refused before any request, whichever part it has', async () => {
-  let fetches = 0;
-  const fetch = () => {
-    fetches += 1;
-    throw new Error('no request may be sent');
+/** A fetch for calls that must be refused before any request: `sent()` counts its calls. */
+function noRequests() {
+  let sent = 0;
+  return {
+    fetch: async () => {
+      sent += 1;
+      throw new Error('no request may be sent');
+    },
+    sent: () => sent,
   };
+}
+
+test('a card URL carrying user information is refused before any request, whichever part it has', async () => {
+  const { fetch, sent } = noRequests();
   const says = (what, host) =>
     `${what}: the URL for ${JSON.stringify(host)} carries user information (user:password@): ` +
     'the gate sends no credentials and would print them in the decision; give the URL without them';
@@ -552,7 +560,7 @@ test('a card URL carrying user information is refused before any request, whiche
   ]) {
     await assert.rejects(cg.resolveAgentCard(url, REQ, { fetch }), (e) => e instanceof TypeError && e.message === message, JSON.stringify(url));
   }
-  assert.equal(fetches, 0);
+  assert.equal(sent(), 0);
 });
 
 test('CardGateResolver remembers the last 256 cards it accepted, no more: an older one is a card from elsewhere', async () => {
@@ -581,11 +589,7 @@ test('CardGateResolver.lastResolution records gate decisions only: a fetch that 
 });
 
 test('resolving from several sources: bad arguments get their exact messages, before any request', async () => {
-  let fetches = 0;
-  const fetch = async () => {
-    fetches += 1;
-    throw new Error('no request may be sent');
-  };
+  const { fetch, sent } = noRequests();
   for (const [call, message] of [
     [() => cg.resolveAgentCard([], {}, { fetch }), 'sources must be a non-empty array of URLs, not an empty array'],
     [() => cg.resolveAgentCard(['https://a.example/c', 'https://b.example/c'], { require: [1n] }, { fetch }), 'invalid requirement at /require/0: a BigInt (JSON has no BigInt: JSON.stringify throws)'],
@@ -598,5 +602,5 @@ test('resolving from several sources: bad arguments get their exact messages, be
   ]) {
     await assert.rejects(call(), (e) => e instanceof TypeError && e.message === message, message);
   }
-  assert.equal(fetches, 0);
+  assert.equal(sent(), 0);
 });

@@ -29,7 +29,9 @@ test('ES module and CommonJS entries expose one API and one set of classes', () 
 test('statusWithoutCard: 204, 205 and 206 carry no whole card (the core rule), other statuses null', () => {
   for (const status of [204, 205, 206]) assert.match(cg.statusWithoutCard(status), new RegExp(`^HTTP ${status} `));
   for (const status of [0, 200, 201, 203, 207, 299, 65535]) assert.equal(cg.statusWithoutCard(status), null);
-  for (const bad of ['206', 206.5, -1, 65536, null]) assert.throws(() => cg.statusWithoutCard(bad), TypeError);
+  for (const [bad, what] of [['206', 'a string'], [206.5, 'a number'], [-1, 'a number'], [65536, 'a number'], [null, 'null']]) {
+    assert.throws(() => cg.statusWithoutCard(bad), { name: 'TypeError', message: `statusWithoutCard: status must be an integer HTTP status, not ${what}` });
+  }
 });
 
 test('the incident: evaluate returns the decision object, evaluateRaw the CLI bytes', () => {

@@ -215,16 +215,19 @@ test("a Location of raw bytes is read as UTF-8, as fetch reads it when it follow
   }
 });
 
-test('credentials stay on their origin: Authorization and Cookie are dropped on a cross-origin hop', async () => {
-  const headers = { authorization: 'Bearer secret', cookie: 'a=b', 'x-trace': '1' };
+test('credentials stay on their origin: Authorization, Cookie and Proxy-Authorization are dropped on a cross-origin hop', async () => {
+  const headers = { Authorization: 'Bearer secret', cookie: 'a=b', 'Proxy-Authorization': 'Basic cHJveHk6cHc=', 'x-trace': '1' };
   await cg.resolveAgentCard(`${http.base}/same`, REQ, { headers });
   const same = http.requests.at(-1);
   assert.equal(same.headers.authorization, 'Bearer secret');
+  assert.equal(same.headers.cookie, 'a=b');
+  assert.equal(same.headers['proxy-authorization'], 'Basic cHJveHk6cHc=');
   await cg.resolveAgentCard(`${http.base}/cross`, REQ, { headers });
   const cross = http.requests.at(-1);
   assert.equal(cross.headers.host, other.replace('http://', ''));
   assert.equal(cross.headers.authorization, undefined);
   assert.equal(cross.headers.cookie, undefined);
+  assert.equal(cross.headers['proxy-authorization'], undefined);
   assert.equal(cross.headers['x-trace'], '1');
 });
 
@@ -341,6 +344,23 @@ test("a caller's fetch that shows its redirect only by response.url or only by r
     assert.equal(decision.verdict, 'valid', asked);
     assert.deepEqual(urls(info.attempts), [[asked, '-', 'valid']], asked);
   }
+  // Asked alone, the refusal's error carries no URL that answered when the fetch kept none.
+  await assert.rejects(cg.resolveAgentCard('https://a.example/card', REQ, { fetch: shown('', true) }), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
+    assert.equal(e.finalUrl, null);
+    return true;
+  });
+});
+
+test('a fetch that fails after a redirect says where it had been sent', async () => {
+  const calls = [];
+  const fetch = fakeFetch({ 'https://a.example/card': [302, { location: 'https://b.example/card' }, ''] }, calls);
+  await assert.rejects(cg.resolveAgentCard('https://a.example/card', REQ, { fetch }), (e) => {
+    assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
+    assert.equal(e.message, 'GET https://a.example/card failed (redirected to https://b.example/card): fetch failed: no route for https://b.example/card');
+    return true;
+  });
+  assert.deepEqual(calls.map((c) => c.url), ['https://a.example/card', 'https://b.example/card']);
 });
 
 test('the browser build lets the browser follow and checks the URL that answered', async () => {

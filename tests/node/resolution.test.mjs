@@ -338,6 +338,8 @@ test('bad sources and options are refused before any request', async () => {
     [ok, { timeoutMs: -1 }, RangeError, /timeoutMs/],
     [ok, { signal: 'soon' }, TypeError, /signal/],
     [ok, { signal: {} }, TypeError, /^options\.signal must be an AbortSignal, not /],
+    // A function is no AbortSignal, even with the method's name.
+    [ok, { signal: Object.assign(() => {}, { addEventListener() {}, removeEventListener() {} }) }, TypeError, /^options\.signal must be an AbortSignal, not /],
   ]) {
     await assert.rejects(cg.resolveAgentCard(sources, REQ, opts), (e) => e instanceof Ctor && pattern.test(e.message) && !e.message.includes('s3cret'), JSON.stringify([sources, opts]));
   }
@@ -374,6 +376,8 @@ test('CardGateResolver({sources}): the path rule on each source, the accepted so
     [replicaBase, '..;/..;/w8/card', /out of that source/],
     // An escaped dot segment with `;parameters`, which the URL parser leaves as it is.
     [replicaBase, '%2e%2e;x/%2e%2e;x/w8/card', /out of that source/],
+    // A single dot with `;parameters` is a dot segment to such a server as well.
+    [replicaBase, '.;x/card', /out of that source/],
   ]) {
     await assert.rejects(r.resolve(base, path), (e) => e instanceof TypeError && pattern.test(e.message), `${base} ${path}`);
   }
@@ -485,5 +489,21 @@ test('the resolution vectors end to end through resolveAgentCard over HTTP', asy
       }
     }
     assert.deepEqual(diffs(c.expect, named, tried), [], `${c.name}: ${JSON.stringify(named)}`);
+  }
+});
+
+test('a signal of null is no signal; a source whose own directory reads as an escape still serves the cards under it', async () => {
+  const asked = [];
+  const fetch = async (u) => {
+    asked.push(u);
+    return new Response(JSON.stringify(V3), { headers: { 'x-replica-lag-ms': '0' } });
+  };
+  assert.deepEqual(await cg.resolveAgentCard(['http://a.invalid/card'], REQ, { fetch, signal: null }), V3);
+  // Only the path below the source's directory is searched for encoded slashes and dot segments:
+  // the source itself was the caller's choice.
+  for (const source of ['http://a.invalid/reg%2Fistry/w7/', 'http://a.invalid/x/..;/w7/']) {
+    const r = new cg.CardGateResolver({ requirement: REQ, sources: [source], fetch });
+    assert.deepEqual(await r.resolve(source, 'card.json'), V3, source);
+    assert.equal(asked.at(-1), `${source}card.json`);
   }
 });

@@ -261,7 +261,15 @@ test('an oversized body is body_too_large after reading one byte past the limit,
     e instanceof cg.MalformedAgentCardError && e.decision.reasons[0].code === 'body_encoded');
   // Same through a fetch whose Response has no stream (arrayBuffer only): the whole size.
   const plain = async () => ({ ok: true, status: 200, headers: new Map([['x-replica-lag-ms', '0']]), arrayBuffer: async () => new ArrayBuffer(70000) });
-  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: plain }), (e) => tooLarge(e).bytes === 70000);
+  await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: plain }), (e) => {
+    assert.equal(tooLarge(e).message, 'card body is 70000 bytes, more than the limit of 65536 bytes');
+    return true;
+  });
+  // A body that is no stream (a caller's fetch: a string, a Node Buffer) is read by arrayBuffer().
+  for (const body of ['a string', Buffer.from('bytes'), {}]) {
+    const other = async () => ({ ok: true, status: 200, headers: new Headers({ 'x-replica-lag-ms': '0' }), body, arrayBuffer: async () => new TextEncoder().encode(JSON.stringify(FRESH)).buffer });
+    assert.deepEqual(await cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: other }), FRESH, typeof body);
+  }
   // An exactly-at-the-limit body is read whole (65536 bytes of valid card).
   const pad = 65536 - JSON.stringify({ ...FRESH, pad: '' }).length;
   const exact = JSON.stringify({ ...FRESH, pad: 'p'.repeat(pad) });
@@ -271,9 +279,46 @@ test('an oversized body is body_too_large after reading one byte past the limit,
   // The same through a fetch without a stream (arrayBuffer only).
   const whole = async () => ({ ok: true, status: 200, headers: new Headers({ 'x-replica-lag-ms': '0' }), arrayBuffer: async () => new TextEncoder().encode(exact).buffer });
   assert.equal((await cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: whole })).pad.length, pad);
+  // A card of exactly the limit followed by one more byte, the limit reached at a chunk's end:
+  // over the limit, never the card before the extra byte read as the whole body.
+  const chunks = (...parts) =>
+    new ReadableStream({
+      start(controller) {
+        for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+        controller.close();
+      },
+    });
+  for (const extra of [' ', 'x']) {
+    const tail = async () => new Response(chunks(exact, extra), { headers: { 'x-replica-lag-ms': '0' } });
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: tail }), (e) => {
+      assert.equal(tooLarge(e).message, 'card body is at least 65537 bytes, more than the limit of 65536 bytes');
+      return true;
+    });
+  }
+  // A declared length is the exact size whatever the identity coding's case, up to 2^32 - 1;
+  // spaces around it (a caller's headers need not trim them, as fetch's Headers do) are no part.
+  const declaring = (declared, coding) => async () => {
+    const headers = { 'x-replica-lag-ms': '0', 'content-length': declared, ...(coding ? { 'content-encoding': coding } : {}) };
+    return {
+      ok: true,
+      status: 200,
+      headers: { get: (n) => headers[n.toLowerCase()] ?? null, keys: () => Object.keys(headers)[Symbol.iterator]() },
+      body: new Blob([BIG]).stream(),
+    };
+  };
+  for (const [declared, coding, size] of [
+    ['71030', 'IDENTITY', 71030],
+    [' 71030 ', 'Identity ', 71030],
+    ['4294967295', undefined, 4294967295],
+  ]) {
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: declaring(declared, coding) }), (e) => {
+      assert.equal(tooLarge(e).message, `card body is ${size} bytes, more than the limit of 65536 bytes`, `${declared} ${coding}`);
+      return true;
+    });
+  }
   // A declared length smaller than what arrived (a caller's fetch may pass any header) is no size:
   // the bytes read stay the lower bound. A declared length that is no plain number is none either.
-  for (const declared of ['100', ' 65536 ', '+80000', '80000x', 'x80000']) {
+  for (const declared of ['100', ' 65536 ', '+80000', '80000x', 'x80000', '1e5', '0x1ffff', '4294967296']) {
     const lying = async () => new Response(new Blob([BIG]).stream(), { headers: { 'x-replica-lag-ms': '0', 'content-length': declared } });
     await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: lying }), (e) => {
       const t = tooLarge(e);
@@ -348,6 +393,15 @@ test('a body that breaks off after a whole card is an AgentCardFetchError, the c
     assert.match(e.message, /: reading the body failed: /);
     return true;
   });
+  // A body reader that throws no Error at all.
+  for (const [thrown, text] of [[null, 'null'], ['gone', 'gone'], [undefined, 'undefined']]) {
+    const odd = async () => ({ ok: true, status: 200, headers: new Headers({ 'x-replica-lag-ms': '0' }), arrayBuffer: async () => { throw thrown; } });
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/card', REQ, { fetch: odd }), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
+      assert.equal(e.message, `GET http://x.invalid/card: reading the body failed: ${text}`);
+      return true;
+    });
+  }
 });
 
 test('an injected fetch is used, with extra request headers', async () => {
@@ -370,6 +424,30 @@ test('bad requirement throws before any request is sent', async () => {
   await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, { max_stale: 'soon' }), RangeError);
   await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, 5), TypeError);
   await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, { require: ['x'], extra: 1 }), /requirement at \/extra/);
+  // Named as the requirement, in the words of the check that refused it.
+  for (const [requirement, message] of [
+    [5, 'invalid requirement: requirement must be an object or JSON text, not a number'],
+    [{ require: [1n] }, 'invalid requirement at /require/0: a BigInt (JSON has no BigInt: JSON.stringify throws)'],
+    [
+      Object.create({ require: ['x'] }),
+      'invalid requirement: an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...); ' +
+        'the gate and the caller could read it differently (pass plain JSON data, or JSON text)',
+    ],
+  ]) {
+    await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, requirement), (e) => {
+      assert.ok(e instanceof TypeError, `${e.name}: ${e.message}`);
+      assert.equal(e.message, message);
+      return true;
+    });
+  }
+  // A fetch option that is no function is said so, not called.
+  for (const fetch of ['http://x.invalid/', {}, 5]) {
+    await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { fetch }), (e) => {
+      assert.ok(e instanceof TypeError && !(e instanceof cg.AgentCardFetchError), `${e.name}: ${e.message}`);
+      assert.equal(e.message, 'resolveAgentCard: no fetch available; pass options.fetch');
+      return true;
+    });
+  }
   assert.equal(seen.length, before, 'no request was sent');
 });
 
@@ -494,6 +572,14 @@ test('a fetch that does not return a Response is an AgentCardFetchError (a faile
       { ok: true, status: 200, headers: { get() { throw new Error('headers gone'); } }, arrayBuffer: async () => body },
       /^GET http:\/\/x\.invalid\/: reading the header content-encoding failed: headers gone$/,
     ],
+    // A header reader that throws no Error at all.
+    [
+      { ok: true, status: 200, headers: { get() { throw null; } }, arrayBuffer: async () => body },
+      /^GET http:\/\/x\.invalid\/: reading the header content-encoding failed: null$/,
+    ],
+    // Headers that are null, or an object without `get`, are no Headers object.
+    [{ ok: true, status: 200, headers: null, arrayBuffer: async () => body }, /: fetch returned .* without headers, not a Response$/],
+    [{ ok: true, status: 200, headers: {}, arrayBuffer: async () => body }, /: fetch returned .* without headers, not a Response$/],
   ];
   for (const [a, message] of answers) {
     const fetch = async () => a;
@@ -518,7 +604,12 @@ test('a fetch that does not return a Response is an AgentCardFetchError (a faile
     const unlisted = async () => ({ ok: true, status: 200, headers: { get, keys }, arrayBuffer: async () => body });
     await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: unlisted }), (e) => {
       assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
-      assert.ok(e.message.startsWith(`GET http://x.invalid/ answered with a header name that is not an HTTP token: "(the header names could not be listed: ${why})"`), e.message);
+      assert.equal(
+        e.message,
+        `GET http://x.invalid/ answered with a header name that is not an HTTP token: "(the header names could not be listed: ${why})" ` +
+          '(RFC 9112 forbids whitespace before the colon; a proxy would trim it and pass another header, say a second ' +
+          'watermark the gate never saw, so the answer is refused as `cardgate resolve` and httpx refuse it)',
+      );
       return true;
     });
   }

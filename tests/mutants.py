@@ -13,6 +13,12 @@ A mutant the tests pass ("MISSED") is glue no test checks.
     .tools/py/bin/python tests/mutants.py js|envoy [--only N ...] [--out DIR]
     .tools/py/bin/python tests/mutants.py api [--mutate js/api.js:FROM-TO ...] [--tests FILE ...] [--out DIR]
 
+`www` is the inspector's `www/app.js`, mutated the same way and tested in Chromium (by default the
+inspector's own files: inspector, inspector-redirect, compare; one mutant at a time, since the page
+is told its mutant by a line written in front of the file; `--mutate www/app.js:FROM-TO`).
+
+    .tools/py/bin/python tests/mutants.py www [--mutate www/app.js:FROM-TO ...] [--tests FILE ...] [--out DIR]
+
 `api` is the package's hand-written JavaScript (`js/api.js`), which cargo-mutants does not read:
 Stryker (`.ci/setup.sh mutants` installs it in .tools/stryker) mutates it (by default every line
 before createApi's export list, whose text js/build.mjs reads) in a sandbox of the worktree's js/
@@ -101,10 +107,23 @@ STRYKER_KEEP = ["/*", "!/js", "!/tests", "/tests/*", "!/tests/node", "!/tests/ve
 STRYKER_KEEP_BROWSER = ["!/tests/browser", "!/www", "/www/pkg"]
 
 
-def mutated_lines(tree, pattern):
+# The inspector's tests (`www`): the Chromium files that open its page.
+WWW_TESTS = ["tests/browser/inspector.test.mjs", "tests/browser/inspector-redirect.test.mjs",
+             "tests/browser/compare.test.mjs"]
+
+
+def mutated_lines(tree, pattern, glue):
     """Stryker's mutate pattern: `pattern`, or every line of js/api.js before createApi's export
     list; None (with the reason printed) when `pattern` reaches that list. js/build.mjs reads the
-    list's text, which Stryker's instrumentation rewrites, so every test run would fail the build."""
+    list's text, which Stryker's instrumentation rewrites, so every test run would fail the build.
+    For `www`, `pattern` (www/app.js:FROM-TO) or the whole of www/app.js."""
+    if glue == "www":
+        if pattern is None:
+            return "www/app.js"
+        if not pattern.startswith("www/app.js:"):
+            print("--mutate must be www/app.js:FROM-TO")
+            return None
+        return pattern
     lines = (tree / "js" / "api.js").read_text().split("\n")
     exports = max(i for i, line in enumerate(lines, 1) if line == "  return {")
     if pattern is None:
@@ -118,9 +137,10 @@ def mutated_lines(tree, pattern):
 
 
 def api(args, out, env):
-    """js/api.js under Stryker (see the module's docstring)."""
+    """js/api.js or www/app.js under Stryker (see the module's docstring)."""
     tree = worktree(out)
-    mutate = [mutated_lines(tree, pattern) for pattern in args.mutate or [None]]
+    mutated = "www/app.js" if args.glue == "www" else "js/api.js"
+    mutate = [mutated_lines(tree, pattern, args.glue) for pattern in args.mutate or [None]]
     if None in mutate:
         return 1
     subprocess.run(["cargo", "build", "-q", "--release", "--bin", "cardgate"], cwd=tree, env=env, check=True)
@@ -134,10 +154,13 @@ def api(args, out, env):
     for target, folder in (("nodejs", "node"), ("web", "web")):
         subprocess.run(["wasm-bindgen", "--target", target, "--out-dir", str(stage / folder),
                         "--out-name", "cardgate", str(wasm)], env=env, check=True)
-    tests = args.tests or GLUES["js"]["tiers"](tree)[0]
-    # Chromium tests (the browser build's own paths: hiddenWatermark, browserRedirect) load the
-    # web build from pkg/web and www/pkg/web, as `make test-browser` serves it.
+    tests = args.tests or (WWW_TESTS if args.glue == "www" else GLUES["js"]["tiers"](tree)[0])
+    # Chromium tests (the browser build's own paths: hiddenWatermark, browserRedirect; the
+    # inspector) load the web build from pkg/web and www/pkg/web, as `make test-browser` serves it.
     browser = any(t.startswith("tests/browser/") for t in tests)
+    # The file Stryker instruments in the sandbox, kept aside once, and the one a page loads: the
+    # web build's index.js (js/api.js is wrapped into it) or the inspector's app.js.
+    served = "www/app.js" if args.glue == "www" else "pkg/web/index.js"
     script = out / "run-tests.sh"
     script.write_text("\n".join([
         "set -e",
@@ -152,7 +175,7 @@ def api(args, out, env):
         f"  ln -sfn {ROOT / '.tools'} .tools",
         f"  mkdir -p target/release && ln -sf {tree / 'target' / 'release' / 'cardgate'} target/release/cardgate",
         f"  rm -rf pkg && cp -r {stage} pkg && node js/build.mjs pkg > /dev/null",
-        "  cp pkg/web/index.js .cardgate-web-index.js",
+        f"  cp {served} .cardgate-served.js",
         "  touch .cardgate-setup.done",
         "fi",
         "flock -u 9",
@@ -163,7 +186,7 @@ def api(args, out, env):
             '{ if [ -n "${__STRYKER_ACTIVE_MUTANT__:-}" ]; then',
             '    printf \'globalThis.__stryker__ = globalThis.__stryker__ || {}; '
             'globalThis.__stryker__.activeMutant = "%s";\\n\' "$__STRYKER_ACTIVE_MUTANT__"; fi;',
-            '  cat .cardgate-web-index.js; } > pkg/web/index.js',
+            f'  cat .cardgate-served.js; }} > {served}',
             "rm -rf www/pkg && mkdir -p www/pkg && cp -r pkg/web www/pkg/web",
             "unset CARDGATE_WWW_URL",
         ] if browser else []),
@@ -189,9 +212,9 @@ def api(args, out, env):
     if subprocess.run([str(stryker), "run", str(config)], cwd=tree, env=env).returncode != 0:
         return 1
     report = json.loads((out / "mutation.json").read_text())
-    lines = (tree / "js" / "api.js").read_text().split("\n")
+    lines = (tree / mutated).read_text().split("\n")
     with open(out / "survived.txt", "w") as survived:
-        for m in sorted(report["files"]["js/api.js"]["mutants"], key=lambda m: m["location"]["start"]["line"]):
+        for m in sorted(report["files"][mutated]["mutants"], key=lambda m: m["location"]["start"]["line"]):
             if m["status"] in ("Survived", "NoCoverage"):
                 at = m["location"]["start"]
                 survived.write(f"{at['line']}:{at['column']}\t{m['mutatorName']}\t{m.get('replacement', '')!r}"
@@ -210,19 +233,21 @@ def run(cmd, cwd, env, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("glue", choices=sorted(GLUES) + ["api"])
+    ap.add_argument("glue", choices=sorted(GLUES) + ["api", "www"])
     ap.add_argument("--only", type=int, nargs="*", help="mutant indices (in cargo-mutants' list order)")
     ap.add_argument("--out", help="results and worktree (default target/mutants-GLUE)")
     ap.add_argument("--mutate", nargs="+",
-                    help="api: js/api.js:FROM-TO ..., those lines (default: all before the export list)")
-    ap.add_argument("--tests", nargs="*", help="api: the Node test files (default: the short ones)")
+                    help="api: js/api.js:FROM-TO ..., those lines (default: all before the export list); "
+                         "www: www/app.js:FROM-TO ... (default: all of it)")
+    ap.add_argument("--tests", nargs="*", help="api: the Node test files (default: the short ones); www: the Chromium files "
+                         "(default: the inspector's)")
     args = ap.parse_args()
     # Absolute: Stryker and the glues run in the worktree, where a relative path would not lead.
     out = Path(args.out or ROOT / "target" / f"mutants-{args.glue}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PATH=f"{ROOT / '.tools' / 'node' / 'bin'}:{os.environ['PATH']}",
                CARDGATE_ENVOY=str(ROOT / ".tools" / "envoy-1.40.0" / "bin" / "envoy"))
-    if args.glue == "api":
+    if args.glue in ("api", "www"):
         return api(args, out, env)
     glue = GLUES[args.glue]
     listed = subprocess.run(

@@ -597,6 +597,22 @@ test('a fetch that does not return a Response is an AgentCardFetchError (a faile
   const get = (n) => (n.toLowerCase() === 'x-replica-lag-ms' ? '0' : null);
   const getOnly = async () => ({ ok: true, status: 200, headers: { get }, arrayBuffer: async () => body });
   assert.deepEqual(await cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: getOnly }), FRESH);
+  // A name with whitespace before its colon, as undici before Node 24 keeps it (`x-replica-lag-ms
+  // : 50000`; a caller's fetch may too): refused, whatever the other names say.
+  // A name that is no string at all (a caller's headers) is no token either.
+  for (const [names, shown] of [[['x-replica-lag-ms', 'x-replica-lag-ms '], '"x-replica-lag-ms "'], [['x-replica-lag-ms', 42], '"42"']]) {
+    const named = async () => ({
+      ok: true,
+      status: 200,
+      headers: { get, keys: () => names[Symbol.iterator]() },
+      arrayBuffer: async () => body,
+    });
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: named }), (e) => {
+      assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
+      assert.ok(e.message.startsWith(`GET http://x.invalid/ answered with a header name that is not an HTTP token: ${shown} `), e.message);
+      return true;
+    });
+  }
   for (const [thrown, why] of [[new Error('no names'), 'no names'], ['no names', 'no names']]) {
     const keys = () => {
       throw thrown;

@@ -156,6 +156,65 @@ describe('cardgate inspector in Chromium', () => {
     await context.close();
   });
 
+  // The verdict's own sentences, word for word: which freshness proof made a card valid, the
+  // typed error and retry a rejection maps to, and where in a malformed card the fault is (the
+  // member and byte, each said once: a core message that already names one is not repeated).
+  test('the verdict says how freshness was proven, the typed error, and where a malformed card is at fault', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const submit = () => page.locator('#inputs button[type=submit]').click();
+    await page.locator('#load-fresh').click();
+    await verdictIs(page, 'valid');
+    assert.equal(await text(page, '#verdict-detail'), 'worker-7 3.0.0: every condition holds, staleness 1200 ms within tolerance.');
+    assert.equal(await page.locator('#verdict .verdict-extra').count(), 0);
+    const hash = await page.evaluate(() => window.cardgate.cardHash(document.getElementById('card').value));
+    await page.locator('#req-pin').fill(hash);
+    await submit();
+    await page.waitForFunction(() => /pinned hash/.test(document.getElementById('verdict-detail').textContent));
+    assert.equal(await text(page, '#verdict-detail'), 'worker-7 3.0.0: every condition holds, freshness proven by the pinned hash.');
+    assert.match(await text(page, '#cond-b'), /Proven by the pinned hash: the watermark was not consulted\./);
+
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    assert.deepEqual(await page.locator('#verdict .verdict-extra').allInnerTexts(), [
+      'Error class stale_agent_card · the Node package throws StaleAgentCardError with retry re-resolve · Envoy answers 503',
+    ]);
+
+    // Each case: the card, the verdict's detail, and its extra line (a byte offset gives a button).
+    const extra = (status, more = '') => `Error class malformed_card · the Node package throws MalformedAgentCardError with retry re-resolve · Envoy answers ${status}${more}`;
+    for (const [card, detail, line] of [
+      // The message names the byte, not the member: the member is added.
+      [
+        DUPLICATE_VERSION_CARD,
+        'card is not valid I-JSON: duplicate member name "version" at byte 37 (at /version). No condition was evaluated.',
+        extra(502, ' · Show byte 37 in the card'),
+      ],
+      // The message names the member and there is no byte: nothing is added, and no button.
+      [
+        '{"name":1,"version":"1","capabilities":{},"skills":[]}',
+        'card member /name must be a string, found number. No condition was evaluated.',
+        extra(502),
+      ],
+    ]) {
+      await page.locator('#card').fill(card);
+      await submit();
+      await verdictIs(page, 'malformed');
+      await page.waitForFunction((d) => document.getElementById('verdict-detail').textContent === d, detail, { timeout: 5000 })
+        .catch(() => {});
+      assert.equal(await text(page, '#verdict-detail'), detail);
+      assert.deepEqual(await page.locator('#verdict .verdict-extra').allInnerTexts(), [line]);
+    }
+    const show = page.getByRole('button', { name: /^Show byte/ });
+    assert.equal(await show.count(), 0);
+    await page.locator('#card').fill(DUPLICATE_VERSION_CARD);
+    await submit();
+    await page.waitForFunction(() => /at \/version/.test(document.getElementById('verdict-detail').textContent));
+    assert.equal(await show.getAttribute('type'), 'button');
+    assert.equal(await show.getAttribute('class'), 'link');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('a card file opened or dropped is evaluated as its exact bytes', async () => {
     const { context, page } = await openPage(browser);
     await gotoInspector(page, site.url);

@@ -297,15 +297,12 @@ test('an oversized body is body_too_large after reading one byte past the limit,
   }
   // A declared length is the exact size whatever the identity coding's case, up to 2^32 - 1;
   // spaces around it (a caller's headers need not trim them, as fetch's Headers do) are no part.
-  const declaring = (declared, coding) => async () => {
-    const headers = { 'x-replica-lag-ms': '0', 'content-length': declared, ...(coding ? { 'content-encoding': coding } : {}) };
-    return {
-      ok: true,
-      status: 200,
-      headers: { get: (n) => headers[n.toLowerCase()] ?? null, keys: () => Object.keys(headers)[Symbol.iterator]() },
-      body: new Blob([BIG]).stream(),
-    };
-  };
+  const declaring = (declared, coding) => async () => ({
+    ok: true,
+    status: 200,
+    headers: new Map([['x-replica-lag-ms', '0'], ['content-length', declared], ...(coding ? [['content-encoding', coding]] : [])]),
+    body: new Blob([BIG]).stream(),
+  });
   for (const [declared, coding, size] of [
     ['71030', 'IDENTITY', 71030],
     [' 71030 ', 'Identity ', 71030],
@@ -600,13 +597,8 @@ test('a fetch that does not return a Response is an AgentCardFetchError (a faile
   // A name with whitespace before its colon, as undici before Node 24 keeps it (`x-replica-lag-ms
   // : 50000`; a caller's fetch may too): refused, whatever the other names say.
   // A name that is no string at all (a caller's headers) is no token either.
-  for (const [names, shown] of [[['x-replica-lag-ms', 'x-replica-lag-ms '], '"x-replica-lag-ms "'], [['x-replica-lag-ms', 42], '"42"']]) {
-    const named = async () => ({
-      ok: true,
-      status: 200,
-      headers: { get, keys: () => names[Symbol.iterator]() },
-      arrayBuffer: async () => body,
-    });
+  for (const [name, shown] of [['x-replica-lag-ms ', '"x-replica-lag-ms "'], [42, '"42"']]) {
+    const named = async () => ({ ok: true, status: 200, headers: new Map([['x-replica-lag-ms', '0'], [name, '50000']]), arrayBuffer: async () => body });
     await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: named }), (e) => {
       assert.ok(e instanceof cg.AgentCardFetchError, `${e.name}: ${e.message}`);
       assert.ok(e.message.startsWith(`GET http://x.invalid/ answered with a header name that is not an HTTP token: ${shown} `), e.message);

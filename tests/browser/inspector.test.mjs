@@ -215,6 +215,105 @@ describe('cardgate inspector in Chromium', () => {
     await context.close();
   });
 
+  // Each condition's box, word for word: its badge and class, its message, each reason's code
+  // (its message only where the condition's does not already say it), figures with their
+  // units and lists, and the advice; then the canonical note and the problem's caption.
+  test('each condition shows its badge, reasons, figures and advice; the canonical and problem captions', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const submit = () => page.locator('#inputs button[type=submit]').click();
+    const incident = JSON.parse(INCIDENT_CARD);
+    await page.locator('#card').fill(JSON.stringify(incident));
+    await page.locator('#req-max-stale').fill('10s');
+    await page.locator('#obs-lag-ms').fill('100');
+    await page.locator('#obs-lag-s').fill('5');
+    await submit();
+    await page.waitForFunction(() => /watermark_contradictory/.test(document.getElementById('cond-b').innerText));
+    const box = (c) => page.evaluate((id) => {
+      const li = document.getElementById(id);
+      return {
+        class: li.className,
+        badge: li.querySelector('.badge').textContent,
+        body: [...li.querySelector('.cond-body').children].map((n) => n.className === 'reason'
+          ? {
+            line: n.firstElementChild.textContent,
+            code: n.querySelector('p > code')?.textContent,
+            figures: [...n.querySelectorAll('dl.figures > *')].map((f) => `${f.tagName} ${f.textContent}`),
+            advice: [...n.querySelectorAll('p.advice')].map((p) => p.textContent),
+          }
+          : `${n.tagName} ${n.className} ${n.textContent}`),
+      };
+    }, `cond-${c}`);
+    assert.deepEqual(await box('a'), {
+      class: 'cond pass', badge: '✓ passed', body: ['P cond-msg no minimum version required (card version "2.0.0")'],
+    });
+    assert.deepEqual(await box('b'), {
+      class: 'cond fail',
+      badge: '✗ failed',
+      body: [
+        'P cond-msg watermarks disagree by 4900 ms (more than 1000 ms): lag_ms 100 ms, lag_s 5 s',
+        {
+          // The condition says the reason's message: only its code is shown.
+          line: 'watermark_contradictory',
+          code: 'watermark_contradictory',
+          figures: ['DT max_stale_ms', 'DD 10000 ms', 'DT skew_ms', 'DD 1000 ms', 'DT watermarks', 'DD lag_ms 100 ms, lag_s 5 s'],
+          advice: ['Two lag sources disagree by more than a second, so neither can be trusted.'],
+        },
+      ],
+    });
+    assert.deepEqual(await box('c'), { class: 'cond pass', badge: '✓ passed', body: ['P cond-msg no capabilities required'] });
+    assert.equal(await text(page, '#canon-note'), 'The card as the core parsed it, in canonical form.');
+    assert.equal(await text(page, '#problem-caption'),
+      "Rejected: Envoy answers HTTP 503 with this application/problem+json body; the Node package's StaleAgentCardError carries the same decision.");
+    const problem = await page.locator('#problem').textContent();
+    assert.equal(await page.locator('#problem-pretty').textContent(), JSON.stringify(JSON.parse(problem), null, 2));
+
+    // Figures that are strings and numbers not in ms; the version's advice.
+    await page.locator('#req-min-version').fill('2.1.0');
+    await page.locator('#obs-lag-s').fill('');
+    await page.locator('#obs-lag-ms').fill('-5');
+    await submit();
+    await page.waitForFunction(() => /version_below_minimum/.test(document.getElementById('cond-a').innerText));
+    assert.deepEqual((await box('a')).body[1], {
+      line: 'version_below_minimum',
+      code: 'version_below_minimum',
+      figures: ['DT card_version', 'DD 2.0.0', 'DT min_version', 'DD 2.1.0'],
+      advice: ['The registry served an older card than you accept: re-resolve from the primary, or lower the minimum if the old version really is fine.'],
+    });
+    assert.deepEqual((await box('b')).body.slice(1), [{
+      line: 'watermark_invalid',
+      code: 'watermark_invalid',
+      figures: ['DT max_stale_ms', 'DD 10000 ms', 'DT value', 'DD -5', 'DT watermark', 'DD lag_ms'],
+      advice: ['A watermark value does not parse (or is negative); an unreadable watermark is treated as stale.'],
+    }]);
+
+    // A valid card with top-level signatures: the note says the hash leaves them out.
+    incident.signatures = [{ protected: 'eyJhbGciOiJFUzI1NiJ9', signature: 'c2ln' }];
+    await page.locator('#card').fill(JSON.stringify(incident));
+    await page.locator('#req-min-version').fill('');
+    await page.locator('#obs-lag-ms').fill('100');
+    await submit();
+    await verdictIs(page, 'valid');
+    await page.waitForFunction(() => /signatures/.test(document.getElementById('canon-note').textContent));
+    assert.equal(await text(page, '#canon-note'),
+      'The card as the core parsed it, in canonical form. The hash covers this without the top-level signatures member.');
+    assert.equal(await text(page, '#problem-caption'),
+      'Valid: the Node package returns this decision and Envoy forwards the card unchanged (200).');
+    assert.equal(await page.locator('#canonical').textContent(),
+      await page.evaluate((card) => window.cardgate.canonicalize(card), JSON.stringify(incident)));
+
+    // A card that does not parse: no condition evaluated, and no canonical form.
+    await page.locator('#card').fill(DUPLICATE_VERSION_CARD);
+    await submit();
+    await verdictIs(page, 'malformed');
+    for (const c of ['a', 'b', 'c']) {
+      assert.deepEqual(await box(c), { class: 'cond na', badge: 'not evaluated', body: [] });
+    }
+    assert.equal(await page.locator('#canonical').textContent(), '(the card did not parse, so it has no canonical form)');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('a card file opened or dropped is evaluated as its exact bytes', async () => {
     const { context, page } = await openPage(browser);
     await gotoInspector(page, site.url);

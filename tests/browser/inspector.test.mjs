@@ -314,6 +314,84 @@ describe('cardgate inspector in Chromium', () => {
     await context.close();
   });
 
+  // The capability table row by row: kind, name (breakable after . / :), whether required, and
+  // what the card grants, sorted by kind with the required first; a capability only some SDK
+  // readings have, with the readings that lack it; a declared binding or flag the decision still
+  // finds missing, with why; and the one-line tables.
+  test('the capability table, row by row', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const card = JSON.stringify({
+      name: 'w',
+      version: '1',
+      capabilities: { push_notifications: true, streaming: true, extensions: [{ uri: 'urn:example:trace/v1' }] },
+      skills: [{ id: 's1' }, { id: 'task.run/v2' }],
+      supportedInterfaces: [
+        { url: 'https://a.example/x', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'https://a.example/g', protocolBinding: 'GRPC', protocolVersion: '0.3' },
+      ],
+    });
+    const rows = async (cardText, require, title) => {
+      await page.locator('#card').fill(cardText);
+      await page.locator('#req-require').fill(require.join('\n'));
+      await page.locator('#req-max-stale').fill('10s');
+      await page.locator('#obs-lag-ms').fill('5');
+      await page.locator('#inputs button[type=submit]').click();
+      await page.waitForFunction((t) => document.getElementById('verdict-title').textContent.startsWith(t), title, { timeout: 5000 })
+        .catch(() => {});
+      assert.match(await text(page, '#verdict-title'), new RegExp(`^${title.replace(/[()]/g, '\\$&')}`));
+      return page.evaluate(() => [...document.querySelectorAll('#caps-body tr')].map((tr) =>
+        [tr.className, tr.dataset.agree, ...[...tr.children].map((td) => td.textContent)].join(' | ')));
+    };
+    const pushNote = 'not granted (not read by @a2a-js/sdk default resolver, @a2a-js/sdk with legacyCompat)';
+    assert.deepEqual(await rows(card, ['task.run/v2', 's9', 'capability:streaming', 'binding:GRPC', 'task.run/v2',
+      'extension:urn:example:trace/v1'], 'Rejected: Agent Card Capability Mismatch (409)'), [
+      'ok | true | skill | task.run/v2 | required | ✓ declared',
+      'missing | true | skill | s9 | required | ✗ missing',
+      ' | true | skill | s1 | — | declared',
+      'ok | true | extension | urn:example:trace/v1 | required | ✓ declared',
+      'ok | true | flag | streaming | required | ✓ declared',
+      ` | true | flag | pushNotifications | — | ${pushNote}`,
+      'ok | true | binding | GRPC | required | ✓ declared',
+      ' | true | binding | JSONRPC | — | declared',
+      ' | true | protocol | 1.0 | — | declared',
+      ' | true | protocol | 0.3 | — | declared',
+    ]);
+    assert.equal(await page.locator('#caps-body tr:first-child code').innerHTML(), 'task.<wbr>run/<wbr>v2');
+    // GRPC is declared, at 0.3 only: with protocol:1.0 required, the decision finds it missing;
+    // HTTP+JSON is not declared at all, so it gets no note.
+    assert.deepEqual(await rows(card, ['binding:GRPC', 'protocol:1.0', 'binding:HTTP+JSON'], 'Rejected: Agent Card Capability Mismatch (409)'), [
+      ' | true | skill | s1 | — | declared',
+      ' | true | skill | task.run/v2 | — | declared',
+      ' | true | extension | urn:example:trace/v1 | — | declared',
+      ' | true | flag | streaming | — | declared',
+      ` | true | flag | pushNotifications | — | ${pushNote}`,
+      'missing | true | binding | GRPC | required | ✗ missing (declared, but the interface a client picks for it is not at a required protocol version, or a pre-1.0 client sends it elsewhere)',
+      'missing | true | binding | HTTP+JSON | required | ✗ missing',
+      ' | true | binding | JSONRPC | — | declared',
+      'ok | true | protocol | 1.0 | required | ✓ declared',
+      ' | true | protocol | 0.3 | — | declared',
+    ]);
+    // A caller naming only protocol:0.3 may be on a pre-1.0 SDK.
+    const extended = JSON.stringify({
+      name: 'w', version: '1', capabilities: { extendedAgentCard: true }, skills: [],
+      supportedInterfaces: [{ url: 'https://a.example/x', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }],
+    });
+    assert.deepEqual(await rows(extended, ['capability:extendedAgentCard', 'protocol:0.3'], 'Rejected: Agent Card Capability Mismatch (409)'), [
+      'missing | true | flag | extendedAgentCard | required | ✗ missing (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK, whose clients fetch the extended card only with supportsAuthenticatedExtendedCard)',
+      ' | true | binding | JSONRPC | — | declared',
+      'ok | true | protocol | 0.3 | required | ✓ declared',
+    ]);
+    assert.deepEqual(await rows('{"name":"w","version":"1","capabilities":{},"skills":[]}', [], 'Valid for delegation (200)'),
+      [' |  | No capability required or declared.']);
+    assert.deepEqual(await rows('{"name":1}', [], 'Malformed Agent Card (502)'),
+      [' |  | The card is malformed: the gate reads no capability from it.']);
+    assert.deepEqual(await rows('{"name":', [], 'Malformed Agent Card (502)'),
+      [' |  | The card did not parse: the gate reads no capability from it.']);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('a card file opened or dropped is evaluated as its exact bytes', async () => {
     const { context, page } = await openPage(browser);
     await gotoInspector(page, site.url);

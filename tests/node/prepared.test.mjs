@@ -536,6 +536,67 @@ test('a remembered requirement or observation object is compared member by membe
   assert.equal(cg.evaluateRaw(CARD_TEXT, one, obs), fresh(CARD_TEXT, JSON.stringify(one), JSON.stringify(obs)), 'renamed');
 });
 
+test('a remembered object changed in place to other kinds of values, or emptied of a member, is read again', () => {
+  // Each change below turns a decision the core gave into another (or into a refusal): a
+  // comparison that stopped early, or compared a list with an object, a primitive with an object
+  // or an empty object with one that gained members, reused the slot of the old data. Mutation
+  // testing of js/api.js found these changes untested (every earlier step kept the decision).
+  const outcome = (fn) => {
+    try {
+      return fn();
+    } catch (e) {
+      // The package's TypeError names its input and path; the raw export throws the core's
+      // {kind, message, path}, its path under /requirement or /observation.
+      return e instanceof Error
+        ? `${e.name} ${e.input}${e.path}: ${e.message.replace(/^invalid [^:]*: /, '')}`
+        : `TypeError ${e.path.slice(1)}: ${e.message}`;
+    }
+  };
+  const check = (req, obs, label) => {
+    const want = outcome(() => fresh(CARD_TEXT, JSON.stringify(req), JSON.stringify(obs)));
+    assert.equal(outcome(() => cg.evaluateRaw(CARD_TEXT, req, obs)), want, label);
+    return want;
+  };
+  const steps = (req, obs, list) => {
+    let before = check(req, obs, 'as read');
+    assert.equal(outcome(() => cg.evaluateRaw(CARD_TEXT, req, obs)), before, 'again');
+    for (const [label, change] of list) {
+      change();
+      const now = check(req, obs, label);
+      assert.notEqual(now, before, `${label} changes the outcome`);
+      before = now;
+    }
+  };
+  unique += 1;
+  // An empty requirement that gains a member; the last member removed.
+  const empty = {};
+  const obs = { lag_ms: String(unique), now: NOW };
+  steps(empty, obs, [
+    ['a member added to an empty object', () => { empty.max_stale = '10s'; }],
+    ['a second member added', () => { empty.min_version = '9.0.0'; }],
+    ['the last member removed', () => { delete empty.min_version; }],
+    ['a list added', () => { empty.require = ['task.execute.v3', `task.${unique}`]; }],
+    ['a list made a string', () => { empty.require = 'task.execute.v3'; }],
+  ]);
+  // A list made an object with the same indices; a number made an empty object.
+  unique += 1;
+  const req = { require: [`task.${unique}`], max_stale: '10s' };
+  // (No other primitive member: a comparison of primitives made false would hide the object one.)
+  const numbers = { lag_ms: 5 };
+  steps(req, numbers, [
+    ['a list made an object with its indices', () => { req.require = { 0: `task.${unique}` }; }],
+  ]);
+  req.require = ['task.execute.v3'];
+  steps(req, numbers, [
+    ['an observation number made an empty object', () => { numbers.lag_ms = {}; }],
+  ]);
+  numbers.lag_ms = 7;
+  steps(req, numbers, [
+    ['an observation member made null', () => { numbers.lag_ms = null; }],
+    ['null made an empty object', () => { numbers.lag_ms = {}; }],
+  ]);
+});
+
 test('an observation object whose now is undefined takes the host clock, as one without now does', () => {
   // `now: undefined` is absent (as in its JSON text): a synced_at watermark is judged against the
   // host clock, not refused as clock_missing (a mutant of takesClock reading the own member

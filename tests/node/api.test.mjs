@@ -405,6 +405,52 @@ test('string inputs with a lone surrogate are refused, not read with U+FFFD', ()
   assert.throws(() => cg.checkPolicy('{"agents":{}}\uD800'), TypeError);
 });
 
+// Mutation testing of js/api.js: a lone high surrogate followed by U+E000 to U+FFFF was taken
+// for a pair by two mutants of loneSurrogate (the text then went to the core with U+FFFD, and was
+// `valid`), one looped forever on a pair before a lone surrogate, and others moved the byte the
+// refusal names. Each lone surrogate is refused at its own byte, in every layout.
+test('a lone surrogate is refused at its own byte: after a pair, before U+E000 to U+FFFF, at the end, twice', () => {
+  const card = (name) => `{"name":"${name}","version":"1","capabilities":{},"skills":[]}`;
+  const obs = { lag_ms: '0', now: NOW };
+  const utf8 = (s) => new TextEncoder().encode(s).length;
+  for (const [name, at] of [
+    ['w\uD800\uE000', 'w'],
+    ['w\uDBFF\uFFFF', 'w'],
+    ['w\uD800\uDBFF\uDC00', 'w'],
+    ['w\uD83D\uDE00\uD800', 'w\uD83D\uDE00'],
+    ['w\uD83D\uDE00\uDC00', 'w\uD83D\uDE00'],
+    ['w\uD83D\uDE00x\uD800\uD83D\uDE00', 'w\uD83D\uDE00x'],
+    ['w\uDC00x\uD800', 'w'],
+    ['\uD800', ''],
+    ['w\uDFFF', 'w'],
+    ['w\uDC00\uDC00', 'w'],
+    ['w\uE000\uD800', 'w\uE000'],
+    // Pairs at the ends of the ranges (D800-DBFF, DC00-DFFF), then a lone one.
+    ['w\uDBFF\uDC00\uD800', 'w\uDBFF\uDC00'],
+    ['w\uD800\uDC00\uD800', 'w\uD800\uDC00'],
+    ['w\uD800\uDFFF\uDBFF', 'w\uD800\uDFFF'],
+  ]) {
+    const text = card(name);
+    const d = JSON.parse(cg.evaluateRaw(text, { max_stale: '10s' }, obs));
+    assert.equal(d.verdict, 'rejected', JSON.stringify(name));
+    assert.deepEqual(d.reasons.map((r) => [r.code, r.offset]), [['invalid_utf8', utf8(`{"name":"${at}`)]], JSON.stringify(name));
+  }
+  // At the very end of the text.
+  const whole = card('w');
+  const d = JSON.parse(cg.evaluateRaw(`${whole}\uD800`, { max_stale: '10s' }, obs));
+  assert.deepEqual(d.reasons.map((r) => [r.code, r.offset]), [['invalid_utf8', utf8(whole)]]);
+  // Requirement and observation text: the surrogate and its character, in a TypeError for that input.
+  for (const [call, input, code, index] of [
+    [() => cg.evaluateRaw(whole, '{"require":["a\uD83D\uDE00\uDBFF"]}', obs), 'requirement', 'DBFF', 16],
+    [() => cg.evaluateRaw(whole, '{"require":["\uDC00"]}', obs), 'requirement', 'DC00', 13],
+    [() => cg.evaluateRaw(whole, '{"require":["\uE000\uFFFF\uDC00"]}', obs), 'requirement', 'DC00', 15],
+    [() => cg.evaluateRaw(whole, {}, `{"lag_ms":"0\uDABC"}`), 'observation', 'DABC', 12],
+  ]) {
+    assert.throws(call, (e) => e instanceof TypeError && e.input === input && e.path === '' &&
+      e.message === `invalid ${input}: ${input} is not valid JSON: lone surrogate U+${code} at character ${index}`, `${input} ${code}`);
+  }
+});
+
 test('compareCards: each side is the decision evaluate gives it, the cards compared, and re-resolution accepts the fresh primary', () => {
   const ro = { lag_ms: '40000', now: NOW };
   const po = { lag_ms: '0', now: NOW };

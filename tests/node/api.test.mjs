@@ -451,6 +451,46 @@ test('a lone surrogate is refused at its own byte: after a pair, before U+E000 t
   }
 });
 
+// Mutation testing of js/api.js: what an input of the wrong kind is told, word for word, and
+// compareCards' host clock (a mutant that gave compareCards no clock, or replaced the caller's
+// `now` with it, passed every test).
+test('inputs of the wrong kind are told what they are and where; compareCards judges a sync time by the right clock', () => {
+  const card = JSON.stringify(FRESH_CARD);
+  const kinds = 'must be a string, a Uint8Array/Buffer, an ArrayBuffer or an object';
+  for (const [value, what] of [[null, 'null'], [undefined, 'undefined'], [5, 'a number'], [true, 'a boolean']]) {
+    assert.throws(() => cg.evaluateRaw(value, REQ, {}), (e) => e instanceof TypeError && e.message === `card ${kinds}, not ${what}`, what);
+  }
+  const clock = 'observation.now must be an RFC 3339 string, a Date or a number of ms';
+  for (const [now, what] of [[[], 'an array'], [{}, 'an object'], [true, 'a boolean']]) {
+    assert.throws(() => cg.evaluateRaw(card, REQ, { lag_ms: '1', now }), (e) => e instanceof TypeError && e.message === `${clock}, not ${what}`, what);
+  }
+  const getter = { max_stale: '10s' };
+  Object.defineProperty(getter, 'a/b~c', { get: () => 1, enumerable: true });
+  const plain = '; the gate and the caller could read it differently (pass plain JSON data, or JSON text)';
+  for (const [call, input, path, message] of [
+    // `now` is a clock value in an observation only.
+    [() => cg.evaluateRaw(card, { ...REQ, now: new Date(0) }, {}), 'requirement', '/now',
+      `invalid requirement at /now: an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...)${plain}`],
+    [() => cg.evaluateRaw(card, getter, {}), 'requirement', '/a~1b~0c', `invalid requirement at /a~1b~0c: a getter or setter${plain}`],
+    [() => cg.evaluateRaw(card, REQ, { lag_ms: () => 1 }), 'observation', '/lag_ms', `invalid observation at /lag_ms: a function is not JSON${plain}`],
+    [() => cg.evaluateRaw(card, REQ, { lag_ms: { now: () => 1 } }), 'observation', '/lag_ms/now', `invalid observation at /lag_ms/now: a function is not JSON${plain}`],
+    [() => cg.evaluateRaw(card, { ...REQ, min_version: 3n }, {}), 'requirement', '/min_version',
+      'invalid requirement at /min_version: a BigInt (JSON has no BigInt: JSON.stringify throws)'],
+  ]) {
+    assert.throws(call, (e) => e instanceof TypeError && e.input === input && e.path === path && e.message === message, message);
+  }
+  // compareCards: a sync time without `now` is judged by the host clock, with `now` by that.
+  const synced = new Date(Date.now() - 2000).toISOString();
+  const byHost = cg.compareCards(card, card, REQ, { synced_at: synced }, { synced_at: synced });
+  for (const side of [byHost.replica, byHost.primary]) {
+    assert.equal(side.verdict, 'valid');
+    assert.ok(side.staleness_ms >= 2000 && side.staleness_ms < 60000, String(side.staleness_ms));
+  }
+  const at = { synced_at: '2026-11-09T12:00:37Z', now: NOW };
+  const byCaller = cg.compareCards(card, card, REQ, at, at);
+  assert.deepEqual([byCaller.replica.staleness_ms, byCaller.primary.staleness_ms], [3000, 3000]);
+});
+
 test('compareCards: each side is the decision evaluate gives it, the cards compared, and re-resolution accepts the fresh primary', () => {
   const ro = { lag_ms: '40000', now: NOW };
   const po = { lag_ms: '0', now: NOW };

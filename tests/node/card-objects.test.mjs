@@ -413,3 +413,86 @@ test('a polluted Object.prototype member that isLegacyAgentCard reads is refused
   c.security = [Object.create({ schemes: {} })];
   assert.equal(safe('inherited schemes', c).refused?.path, '/security/0', 'an element with a prototype is refused first');
 });
+
+// Mutation testing of js/api.js (lines 100-795, run again with the fixed harness): a card object
+// holding null, or a list element or skill that is not an object, made mutants of the presence
+// and plain-data walks throw (`'schemes' in null`) or refuse; a later skill's undefined schemes
+// went unseen when the walk stopped at the first skill. These cards decide as their text does,
+// or are refused where their text is not what the SDK reads.
+test('card objects with null and non-object elements where the walks look decide as their text', () => {
+  const variants = [
+    ['null members', (c) => { c.description = null; c.capabilities.streaming = null; c.iconUrl = null; }],
+    ['security elements that are null, a string, a number', (c) => { c.security = [null, 'x', 5, { schemes: { a: { list: [] } } }]; }],
+    ["a skill's security elements that are null or a string", (c) => { c.skills[0].security = [null, 'x']; }],
+    ['skills that are null, a string, a number', (c) => { c.skills.push(null, 'x', 5); }],
+    ['securitySchemes null', (c) => { c.securitySchemes = null; }],
+    ['securitySchemes values that are null or a string', (c) => { c.securitySchemes = { a: null, b: 'x' }; }],
+  ];
+  for (const [label, change] of variants) {
+    const c = card();
+    change(c);
+    const text = JSON.stringify(c);
+    for (const require of [['task.execute.v3'], ['capability:streaming', 'binding:JSONRPC']]) {
+      assert.equal(cg.evaluateRaw(c, { require }, {}), cg.evaluateRaw(text, { require }, {}), label);
+    }
+  }
+  // The second skill's security holds an undefined schemes: refused, whatever the first holds.
+  const c = card();
+  c.skills[0].security = [{ schemes: { a: { list: [] } } }];
+  c.skills.push({ id: 'task.other', name: 'n', description: 'd', tags: [], security: [{ schemes: undefined }] });
+  assert.throws(() => cg.evaluateRaw(c, { require: [] }, {}), (e) => e instanceof TypeError && e.path === '/skills/1/security/0/schemes');
+});
+
+test("a card object's TypeError says what is wrong and where, word for word", () => {
+  const tail = '; an SDK would not read this object as its JSON text (pass plain JSON data, or the card\'s bytes)';
+  const hidden = (value, i) => {
+    const list = ['text/plain', 'text/plain'];
+    Object.defineProperty(list, i, value);
+    return list;
+  };
+  const cases = [
+    ['a class instance', () => Object.assign(new Box(1), card()), '', 'an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...)'],
+    ['NaN', (c) => { c.x = NaN; }, '/x', 'the number NaN is not JSON'],
+    ['a function', (c) => { c.x = fn; }, '/x', 'a function is not JSON'],
+    ['an undefined element', (c) => { c.x = [1, undefined]; }, '/x/1', 'undefined is not JSON'],
+    ['an Array subclass', (c) => { c.x = Object.setPrototypeOf([], class extends Array {}.prototype); }, '/x', 'an array whose prototype is not Array.prototype'],
+    ['a hole', (c) => { c.x = [1, , 2]; }, '/x/1', 'a hole in an array'], // eslint-disable-line no-sparse-arrays
+    ['an element that is not enumerable', (c) => { c.defaultInputModes = hidden({ value: 'x', enumerable: false }, 1); }, '/defaultInputModes/1', 'an element that is not enumerable'],
+    ['an element getter', (c) => { c.defaultInputModes = hidden({ get: () => 'x', enumerable: true }, 0); }, '/defaultInputModes/0', 'a getter or setter'],
+    ['an array with another member', (c) => { c.x = Object.assign([1], { y: 2 }); }, '/x', 'an array with members other than its elements'],
+    ['a member that is not enumerable', (c) => { Object.defineProperty(c.capabilities, 'x', { value: 1, enumerable: false }); }, '/capabilities/x', 'a member that is not enumerable'],
+    ['a name with / and ~', (c) => { c['a/b~c'] = fn; }, '/a~1b~0c', 'a function is not JSON'],
+    // `now` is a clock value in an observation only: in a card it is a member like any other.
+    ['a top-level now', (c) => { c.now = fn; }, '/now', 'a function is not JSON'],
+    ['a nested now', (c) => { c.capabilities.now = new Date(0); }, '/capabilities/now', 'an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...)'],
+    ['an own undefined member the SDK tests', (c) => { c.preferredTransport = undefined; }, '/preferredTransport', 'undefined here is not absent: @a2a-js/sdk tests whether the member is present'],
+    ['a securitySchemes value undefined', (c) => { c.securitySchemes = { a: undefined }; }, '/securitySchemes/a', 'undefined here is not absent: @a2a-js/sdk tests whether the member is present'],
+  ];
+  for (const [label, change, path, what] of cases) {
+    const c = card();
+    const object = change(c) ?? c;
+    assert.throws(() => cg.evaluateRaw(object, { require: [] }, {}), (e) => e instanceof TypeError && e.input === 'card' &&
+      e.path === path && e.message === `card${path === '' ? '' : ` at ${path}`}: ${what}${tail}`, label);
+  }
+  // Inherited through a polluted Object.prototype: read by the SDK, absent from the text.
+  whilePolluted(Object.prototype, 'preferredTransport', { value: 'GRPC' }, () => {
+    assert.throws(() => cg.evaluateRaw(card(), { require: [] }, {}), (e) => e instanceof TypeError && e.path === '/preferredTransport' &&
+      e.message === `card at /preferredTransport: an inherited member (a polluted prototype?): @a2a-js/sdk reads it, the JSON text does not have it${tail}`);
+  });
+  // JSON.stringify's own TypeError, its message kept.
+  assert.throws(() => cg.evaluateRaw(Object.assign(card(), { version: 3n }), { require: [] }, {}),
+    (e) => e instanceof TypeError && e.message === 'card: cannot be serialized as JSON (Do not know how to serialize a BigInt)');
+});
+
+test('the walk stops at 1000 levels exactly: one level less is read as its text', () => {
+  const nested = (levels) => {
+    let v = 1;
+    for (let i = 0; i < levels; i++) v = [v];
+    return Object.assign(card(), { x: v });
+  };
+  // `x` is one level; its arrays the others. The core refuses the text as too deep (malformed).
+  const under = nested(999);
+  assert.equal(cg.evaluateRaw(under, { require: [] }, {}), cg.evaluateRaw(JSON.stringify(under), { require: [] }, {}));
+  assert.throws(() => cg.evaluateRaw(nested(1000), { require: [] }, {}), (e) => e instanceof TypeError &&
+    e.message.startsWith(`card at /x${'/0'.repeat(999)}: nested deeper than 1000 levels, or circular;`));
+});

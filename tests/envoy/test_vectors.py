@@ -164,6 +164,16 @@ def view_of_response(resp):
     return view_of_decision(problem)
 
 
+POOL_RESET_RETRIES = 16
+
+
+def is_pool_reset(resp):
+    """Whether `resp` is Envoy's router reply for an upstream connection reset before any
+    response header (503, text/plain), not an answer that went through the filter."""
+    return (resp.status == 503 and resp.header("content-type") == "text/plain"
+            and resp.body.startswith(b"upstream connect error or disconnect/reset before headers"))
+
+
 @pytest.fixture(scope="module")
 def served(registry, workdir):
     """Registers every replayable case with the registry; writes the policy for the CLI."""
@@ -193,10 +203,19 @@ def test_vector_through_envoy_matches_native_and_expect(case_id, file, case, ser
     _, extra, skip = plans[case_id]
     if skip:
         pytest.skip(skip)
-    if "envelope" in extra:
-        resp = vector_gate.get("/vector-envelopes/%s/%s/card" % (extra["envelope"][0], case_id))
-    else:
-        resp = vector_gate.get("/vectors/%s/card" % case_id)
+    path = ("/vector-envelopes/%s/%s/card" % (extra["envelope"][0], case_id) if "envelope" in extra
+            else "/vectors/%s/card" % case_id)
+    resp = vector_gate.get(path)
+    # Envoy 1.36.2 sometimes answers its own 503 for the cases right after the 200 kB
+    # body_too_large case: pooled connections to the fixture registry found closed as the
+    # request went out (2 of 7 full e2e runs on 2026-12-07, 3 and 9 cases in a row; never on
+    # 1.40.0; cause not found). The filter never answers text/plain, so this is no decision: the
+    # request is sent again, each attempt draining one closed connection, and the first answer
+    # that is not that reply is judged like any other.
+    for _ in range(POOL_RESET_RETRIES):
+        if not is_pool_reset(resp):
+            break
+        resp = vector_gate.get(path)
     got = view_of_response(resp)
     expect = case["expect"]
     if "headers" in case:

@@ -39,6 +39,11 @@ async function text(page, selector) {
   return (await page.locator(selector).innerText()).replace(/\s+/g, ' ').trim();
 }
 
+/** Submits the inputs form (the inspector evaluates on submit). */
+async function submit(page) {
+  await page.locator('#inputs button[type=submit]').click();
+}
+
 async function classOf(page, selector) {
   return page.locator(selector).getAttribute('class');
 }
@@ -162,14 +167,13 @@ describe('cardgate inspector in Chromium', () => {
   test('the verdict says how freshness was proven, the typed error, and where a malformed card is at fault', async () => {
     const { context, page, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
-    const submit = () => page.locator('#inputs button[type=submit]').click();
     await page.locator('#load-fresh').click();
     await verdictIs(page, 'valid');
     assert.equal(await text(page, '#verdict-detail'), 'worker-7 3.0.0: every condition holds, staleness 1200 ms within tolerance.');
     assert.equal(await page.locator('#verdict .verdict-extra').count(), 0);
     const hash = await page.evaluate(() => window.cardgate.cardHash(document.getElementById('card').value));
     await page.locator('#req-pin').fill(hash);
-    await submit();
+    await submit(page);
     await page.waitForFunction(() => /pinned hash/.test(document.getElementById('verdict-detail').textContent));
     assert.equal(await text(page, '#verdict-detail'), 'worker-7 3.0.0: every condition holds, freshness proven by the pinned hash.');
     assert.match(await text(page, '#cond-b'), /Proven by the pinned hash: the watermark was not consulted\./);
@@ -197,7 +201,7 @@ describe('cardgate inspector in Chromium', () => {
       ],
     ]) {
       await page.locator('#card').fill(card);
-      await submit();
+      await submit(page);
       await verdictIs(page, 'malformed');
       await page.waitForFunction((d) => document.getElementById('verdict-detail').textContent === d, detail, { timeout: 5000 })
         .catch(() => {});
@@ -207,7 +211,7 @@ describe('cardgate inspector in Chromium', () => {
     const show = page.getByRole('button', { name: /^Show byte/ });
     assert.equal(await show.count(), 0);
     await page.locator('#card').fill(DUPLICATE_VERSION_CARD);
-    await submit();
+    await submit(page);
     await page.waitForFunction(() => /at \/version/.test(document.getElementById('verdict-detail').textContent));
     assert.equal(await show.getAttribute('type'), 'button');
     assert.equal(await show.getAttribute('class'), 'link');
@@ -221,13 +225,12 @@ describe('cardgate inspector in Chromium', () => {
   test('each condition shows its badge, reasons, figures and advice; the canonical and problem captions', async () => {
     const { context, page, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
-    const submit = () => page.locator('#inputs button[type=submit]').click();
     const incident = JSON.parse(INCIDENT_CARD);
     await page.locator('#card').fill(JSON.stringify(incident));
     await page.locator('#req-max-stale').fill('10s');
     await page.locator('#obs-lag-ms').fill('100');
     await page.locator('#obs-lag-s').fill('5');
-    await submit();
+    await submit(page);
     await page.waitForFunction(() => /watermark_contradictory/.test(document.getElementById('cond-b').innerText));
     const box = (c) => page.evaluate((id) => {
       const li = document.getElementById(id);
@@ -272,7 +275,7 @@ describe('cardgate inspector in Chromium', () => {
     await page.locator('#req-min-version').fill('2.1.0');
     await page.locator('#obs-lag-s').fill('');
     await page.locator('#obs-lag-ms').fill('-5');
-    await submit();
+    await submit(page);
     await page.waitForFunction(() => /version_below_minimum/.test(document.getElementById('cond-a').innerText));
     assert.deepEqual((await box('a')).body[1], {
       line: 'version_below_minimum',
@@ -292,7 +295,7 @@ describe('cardgate inspector in Chromium', () => {
     await page.locator('#card').fill(JSON.stringify(incident));
     await page.locator('#req-min-version').fill('');
     await page.locator('#obs-lag-ms').fill('100');
-    await submit();
+    await submit(page);
     await verdictIs(page, 'valid');
     await page.waitForFunction(() => /signatures/.test(document.getElementById('canon-note').textContent));
     assert.equal(await text(page, '#canon-note'),
@@ -304,7 +307,7 @@ describe('cardgate inspector in Chromium', () => {
 
     // A card that does not parse: no condition evaluated, and no canonical form.
     await page.locator('#card').fill(DUPLICATE_VERSION_CARD);
-    await submit();
+    await submit(page);
     await verdictIs(page, 'malformed');
     for (const c of ['a', 'b', 'c']) {
       assert.deepEqual(await box(c), { class: 'cond na', badge: 'not evaluated', body: [] });
@@ -336,7 +339,7 @@ describe('cardgate inspector in Chromium', () => {
       await page.locator('#req-require').fill(require.join('\n'));
       await page.locator('#req-max-stale').fill('10s');
       await page.locator('#obs-lag-ms').fill('5');
-      await page.locator('#inputs button[type=submit]').click();
+      await submit(page);
       await page.waitForFunction((t) => document.getElementById('verdict-title').textContent.startsWith(t), title, { timeout: 5000 })
         .catch(() => {});
       assert.match(await text(page, '#verdict-title'), new RegExp(`^${title.replace(/[()]/g, '\\$&')}`));
@@ -479,7 +482,7 @@ describe('cardgate inspector in Chromium', () => {
     const { context, page, requests, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
     await page.locator('#card').fill(DUPLICATE_VERSION_CARD);
-    await page.locator('#inputs button[type=submit]').click();
+    await submit(page);
     await verdictIs(page, 'malformed');
     const v = await text(page, '#verdict');
     assert.match(v, /Malformed Agent Card/);
@@ -514,14 +517,14 @@ describe('cardgate inspector in Chromium', () => {
     const { context, page } = await openPage(browser);
     await gotoInspector(page, site.url);
     await page.locator('#card').fill('this is not json');
-    await page.locator('#inputs button[type=submit]').click();
+    await submit(page);
     await verdictIs(page, 'malformed');
     assert.match(await text(page, '#verdict'), /json_syntax/);
 
     await page.locator('#load-incident').click();
     await verdictIs(page, 'rejected');
     await page.locator('#req-max-stale').fill('ten seconds');
-    await page.locator('#inputs button[type=submit]').click();
+    await submit(page);
     await verdictIs(page, 'error');
     assert.ok(await page.locator('#page-error').isVisible());
     const err = await text(page, '#page-error');
@@ -530,7 +533,7 @@ describe('cardgate inspector in Chromium', () => {
 
     // Back to a good input: the error goes away.
     await page.locator('#req-max-stale').fill('10s');
-    await page.locator('#inputs button[type=submit]').click();
+    await submit(page);
     await verdictIs(page, 'rejected');
     assert.ok(await page.locator('#page-error').isHidden());
     await context.close();

@@ -867,7 +867,7 @@ function createApi(raw, env) {
   });
 
   function headerValue(headers, name) {
-    if (name === undefined || name === null || name === false || name === '') return undefined;
+    if (name === null || name === false || name === '') return undefined;
     const value = headers.get(name);
     return value === null ? undefined : value;
   }
@@ -885,21 +885,28 @@ function createApi(raw, env) {
     if (typeof watermark !== 'object' || Array.isArray(watermark)) {
       throw new TypeError(`options.watermark must be an object, not ${describe(watermark)}`);
     }
+    // A member set to `undefined` is absent, as everywhere in the package: it keeps its default.
+    // (Copied over, `age: undefined` had switched Age off, so a card's time in caches was not
+    // counted; `consul: undefined` likewise.)
+    const w = Object.assign({}, DEFAULT_WATERMARK);
     for (const key of Object.keys(watermark)) {
       const v = watermark[key];
       if (WATERMARK_HEADERS.includes(key)) {
-        if (v === undefined || v === null || v === false || v === '' || (typeof v === 'string' && TOKEN.test(v))) continue;
-        throw new TypeError(`options.watermark.${key} must be a header name (a token), null or false, not ${describe(v)}`);
+        if (!(v === undefined || v === null || v === false || v === '' || (typeof v === 'string' && TOKEN.test(v)))) {
+          throw new TypeError(`options.watermark.${key} must be a header name (a token), null or false, not ${describe(v)}`);
+        }
+      } else if (WATERMARK_FLAGS.includes(key)) {
+        if (!(v === undefined || typeof v === 'boolean')) {
+          throw new TypeError(`options.watermark.${key} must be a boolean, not ${describe(v)}`);
+        }
+      } else {
+        throw new TypeError(
+          `options.watermark.${key} is not a watermark option (${WATERMARK_HEADERS.concat(WATERMARK_FLAGS).join(', ')})`,
+        );
       }
-      if (WATERMARK_FLAGS.includes(key)) {
-        if (v === undefined || typeof v === 'boolean') continue;
-        throw new TypeError(`options.watermark.${key} must be a boolean, not ${describe(v)}`);
-      }
-      throw new TypeError(
-        `options.watermark.${key} is not a watermark option (${WATERMARK_HEADERS.concat(WATERMARK_FLAGS).join(', ')})`,
-      );
+      if (v !== undefined) w[key] = v;
     }
-    return Object.assign({}, DEFAULT_WATERMARK, watermark);
+    return w;
   }
 
   /** The watermark headers a browser may have hidden from `response` (a list for the message),

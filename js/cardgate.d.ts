@@ -237,7 +237,7 @@ export type FetchLike = (
 ) => Promise<ResponseLike>;
 
 /** Which response headers carry the watermark. A header name set to `null` or `false` is not
- * read. Defaults in `DEFAULT_WATERMARK`. */
+ * read. Defaults in `DEFAULT_WATERMARK`; a member set to `undefined` keeps its default. */
 /** Another member, a header name that is not an HTTP token or a flag that is not a boolean
  * throws a TypeError naming it (before any request). */
 export interface WatermarkOptions {

@@ -27,6 +27,7 @@ const ROUTES = {
   '/other-agent-lacking.json': () => [200, { 'x-replica-lag-ms': '0' }, JSON.stringify({ ...FRESH, name: 'billing', skills: STALE.skills })],
   '/no-watermark.json': () => [200, {}, JSON.stringify(FRESH)],
   '/age-only.json': () => [200, { age: '2' }, JSON.stringify(FRESH)],
+  '/lag-and-age.json': () => [200, { 'x-replica-lag-ms': '0', age: '120' }, JSON.stringify(FRESH)],
   '/consul.json': () => [200, { 'x-consul-lastcontact': '500', 'x-consul-knownleader': 'true', age: '2' }, JSON.stringify(FRESH)],
   '/consul-no-leader.json': () => [200, { 'x-consul-lastcontact': '5', 'x-consul-knownleader': 'false' }, JSON.stringify(FRESH)],
   '/lag-s.json': () => [200, { 'x-replica-lag-s': '12' }, JSON.stringify(FRESH)],
@@ -522,6 +523,12 @@ test('every resolution has a timeout (default 10 s), combined with the caller si
   for (const [timeoutMs, Ctor] of [[0, RangeError], [-1, RangeError], ['10s', TypeError], [NaN, TypeError]]) {
     await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { timeoutMs }), Ctor, String(timeoutMs));
   }
+  await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { timeoutMs: '10s' }), {
+    message: 'options.timeoutMs must be a number of milliseconds (Infinity: none), not a string',
+  });
+  await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { timeoutMs: -1 }), {
+    message: 'options.timeoutMs must be more than 0 ms (Infinity: none), not -1',
+  });
   await assert.rejects(cg.resolveAgentCard(`${base}/fresh.json`, REQ, { signal: 'soon' }), TypeError);
   assert.equal(seen.length, before, 'no request was sent');
 });
@@ -546,6 +553,14 @@ test('a caller signal that fired before the answer is never ignored, even by a f
     return answer();
   };
   await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: aborting, signal: during.signal }), /aborted by the caller: cancelled/);
+  // A reason that is not an Error is said as its text.
+  for (const [reason, said] of [['stop', 'stop'], [{ message: 5 }, '[object Object]'], [7, '7']]) {
+    const told = new AbortController();
+    told.abort(reason);
+    await assert.rejects(cg.resolveAgentCard('http://x.invalid/', REQ, { fetch: async () => answer(), signal: told.signal }), {
+      name: 'AgentCardFetchError', message: `GET http://x.invalid/ was aborted by the caller: ${said}`,
+    });
+  }
   // A list of sources ends there too (the caller cancelled: not a failed source).
   const again = new AbortController();
   const second = async (url) => {
@@ -669,6 +684,46 @@ test('bad watermark options are a TypeError naming the member, before the networ
     assert.deepEqual(cg.observationFromHeaders(every, { lagMsHeader: off, lagSHeader: off, syncedAtHeader: off }, null),
       { consul_last_contact_ms: '7', consul_known_leader: 'true', age_s: '8', now: null }, String(off));
   }
+  // A switched-off name is not looked up as the text of its value (Headers.get(null) asks for a
+  // header named "null"): headers named so are never read.
+  const named = new Headers({ null: '1', false: '2', undefined: '3', 'x-consul-lastcontact': '7' });
+  for (const off of [null, false, '']) {
+    assert.deepEqual(cg.observationFromHeaders(named, { lagMsHeader: off, lagSHeader: off, syncedAtHeader: off, age: false }, null),
+      { consul_last_contact_ms: '7', now: null }, String(off));
+  }
+  // The flags switch their headers off.
+  assert.deepEqual(cg.observationFromHeaders(every, { consul: false, age: false }, null),
+    { lag_ms: '5', lag_s: '6', synced_at: NOW_TEXT, now: null });
+  // The message lists every option, and the clock is named when it is not one.
+  assert.throws(() => cg.observationFromHeaders(every, { lag_ms_header: 'x-lag' }), {
+    name: 'TypeError',
+    message: 'options.watermark.lag_ms_header is not a watermark option (lagMsHeader, lagSHeader, syncedAtHeader, consul, age, corsExposed)',
+  });
+  assert.throws(() => cg.observationFromHeaders(every, {}, {}), {
+    name: 'TypeError', message: 'now must be an RFC 3339 string, a Date or a number of ms, not an object',
+  });
+  assert.throws(() => cg.observationFromHeaders(every, {}, NaN), { name: 'RangeError', message: 'now is not a valid time' });
+});
+
+// A member set to `undefined` is absent everywhere in the package, so it keeps its default. The
+// watermark options had copied it over: `age: undefined` switched Age off, and a card that had
+// spent 120 s in caches was `valid` under a 10 s tolerance (`consul: undefined` likewise).
+test('a watermark option set to undefined keeps its default', async () => {
+  const every = new Headers({ 'x-replica-lag-ms': '5', 'x-replica-lag-s': '6', 'x-replica-synced-at': NOW_TEXT,
+    'x-consul-lastcontact': '7', 'x-consul-knownleader': 'true', age: '8' });
+  const all = { lag_ms: '5', lag_s: '6', synced_at: NOW_TEXT, consul_last_contact_ms: '7', consul_known_leader: 'true', age_s: '8', now: null };
+  const unset = { lagMsHeader: undefined, lagSHeader: undefined, syncedAtHeader: undefined, consul: undefined, age: undefined, corsExposed: undefined };
+  assert.deepEqual(cg.observationFromHeaders(every, unset, null), all);
+  for (const key of Object.keys(unset)) {
+    assert.deepEqual(cg.observationFromHeaders(every, { [key]: undefined }, null), all, key);
+  }
+  await assert.rejects(cg.resolveAgentCard(`${base}/lag-and-age.json`, REQ, { watermark: { age: undefined } }), (e) => {
+    assert.ok(e instanceof cg.StaleAgentCardError, `${e.name}: ${e.message}`);
+    assert.deepEqual(e.reasons.map((r) => r.code), ['watermark_exceeded']);
+    return true;
+  });
+  // What `age: false` states, on the same answer.
+  assert.deepEqual(await cg.resolveAgentCard(`${base}/lag-and-age.json`, REQ, { watermark: { age: false } }), FRESH);
 });
 
 test('every card request is sent with cache: no-store (a browser cache would answer with a stored card and its old headers)', async () => {

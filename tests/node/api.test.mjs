@@ -376,6 +376,16 @@ test('a requirement or observation holding a Map, a Set or a BigInt is a TypeErr
   for (const [call, input, path] of cases) {
     assert.throws(call, (e) => e instanceof TypeError && e.input === input && e.path === path, String(call));
   }
+  // compareCards names which observation is at fault, in the message too.
+  const map = 'an object whose prototype is not Object.prototype or null (a Date, Map, Set, class instance...); ' +
+    'the gate and the caller could read it differently (pass plain JSON data, or JSON text)';
+  for (const [bad, why] of [[1n, 'a BigInt (JSON has no BigInt: JSON.stringify throws)'], [new Map(), map]]) {
+    for (const [ro, po, input] of [[{ ...obs, lag_ms: bad }, obs, 'replica_observation'], [obs, { ...obs, lag_ms: bad }, 'primary_observation']]) {
+      assert.throws(() => cg.compareCards(card, card, REQ, ro, po), {
+        name: 'TypeError', input, path: '/lag_ms', message: `invalid ${input} at /lag_ms: ${why}`,
+      });
+    }
+  }
 });
 
 // Third review (adversarial) found the same: a card named "w\uD800" passed as text was `valid`

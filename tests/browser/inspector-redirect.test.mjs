@@ -6,7 +6,10 @@
 //   crossed the network in the clear), as in the package;
 // - an https source that was redirected, on this http page, may have passed an http hop the
 //   browser neither blocks nor shows: its watermark headers are not used (no watermark: not fresh);
-// - the same source asked without a redirect fills the watermark (the control).
+// - the same source asked without a redirect fills the watermark (the control);
+// - what the fetch asks (JSON, no cache), a scheme named only in the query, a redirect back to the
+//   URL asked, a same-origin answer (read without the "server exposes" box), and the page's words
+//   for a URL that does not parse, a port where nothing listens and an answer that never ends.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -36,11 +39,37 @@ let context;
 const hits = [];
 const base = {};
 
+// The request headers of the last request each server saw.
+const asked = {};
+// `/bounce` redirects to `/back` once, which redirects to `/bounce` again: the answer's URL is the
+// one asked, though it was redirected.
+let bounced = false;
+// Answers `/stall` left open.
+const stalled = [];
+
 function handler(name) {
   return (req, res) => {
     hits.push(`${name} ${req.url}`);
+    asked[name] = req.headers;
     const cors = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSE };
-    if (req.url === '/card') {
+    // A query is not a route: `/card?x=https:` is the card (the https tests read the scheme only).
+    const path = req.url.split('?')[0];
+    if (path === '/bounce' || path === '/back') {
+      const last = path === '/bounce' && bounced;
+      bounced = path === '/bounce' ? !bounced : bounced;
+      if (!last) {
+        res.writeHead(302, { location: path === '/bounce' ? '/back' : '/bounce', ...cors });
+        return res.end();
+      }
+    }
+    if (path === '/stall') {
+      // Headers and part of the card, then nothing: held open until the test ends it.
+      res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', ...cors });
+      res.write(CARD.slice(0, 10));
+      stalled.push(res);
+      return undefined;
+    }
+    if (path === '/card' || path === '/bounce') {
       res.writeHead(200, { 'content-type': 'application/json', 'x-replica-lag-ms': '0', ...cors });
       return res.end(CARD);
     }
@@ -165,4 +194,102 @@ test('the inspector: an https source answering over http is a failed fetch; a re
   assert.match(same.freshness, /freshness_unverifiable/);
   assert.doesNotMatch(same.verdict, /\bvalid\b/);
   await page.close();
+});
+
+// What the fetch asks and where its answer came from, read from the parsed URLs; and the page's
+// words for a URL that does not parse and a server that does not answer (each a failed fetch).
+test('the inspector: what "load from a URL" asks, a scheme named in the query, a redirect back to the URL asked, and failed fetches', async () => {
+  const page = await context.newPage();
+  await gotoInspector(page, site.url);
+
+  // Asked as a card request that no cache may answer: JSON, and the Fetch standard's no-store.
+  const direct = await load(page, `${base.plain}/card`);
+  assert.equal(direct.error, null);
+  assert.equal(asked.plain.accept, 'application/json');
+  assert.equal(asked.plain['cache-control'], 'no-cache');
+  assert.equal(asked.plain.pragma, 'no-cache');
+  // The status lists each header read, and nothing else.
+  assert.match(direct.status, new RegExp(`^HTTP 200, ${CARD.length} bytes\\. Headers read:`));
+  const unread = (h, k) => `${h} → ${k}: not readable (absent, or not exposed by CORS)`;
+  assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(), [
+    'x-replica-lag-ms → lag_ms: 0', unread('x-replica-lag-s', 'lag_s'), unread('x-replica-synced-at', 'synced_at'),
+    unread('x-consul-lastcontact', 'consul_last_contact_ms'), unread('x-consul-knownleader', 'consul_known_leader'),
+    unread('age', 'age_s'),
+  ]);
+
+  // "https:" in an http URL's query is not an https source, and "http:" in an https URL's query
+  // is no downgrade: the scheme is the parsed URL's.
+  for (const url of [`${base.plain}/card?from=https://x`, `${base.tls}/card?from=http://x`]) {
+    const got = await load(page, url);
+    assert.equal(got.error, null, url);
+    assert.equal(got.lag, '0', url);
+    assert.match(got.verdict, /\bvalid\b/, url);
+  }
+
+  // Redirected back to the URL asked: the answer's URL is the one asked, but it went through
+  // another, so on this http page its watermark is not used.
+  bounced = false;
+  hits.length = 0;
+  const bounce = await load(page, `${base.tls}/bounce`);
+  assert.deepEqual(hits, ['tls /bounce', 'tls /back', 'tls /bounce']);
+  assert.equal(bounce.error, null);
+  assert.equal(bounce.lag, '');
+  assert.match(bounce.freshness, /freshness_unverifiable/);
+  assert.doesNotMatch(bounce.verdict, /\bvalid\b/);
+  assert.equal(await page.locator('#fetch-status .cors-note').count(), 1);
+  assert.match(await page.locator('#fetch-status .cors-note').innerText(), /cannot be checked/);
+
+  // A URL that does not parse, and a port where nothing listens.
+  // (The error box's title and message, as its text content reads them.)
+  const bad = await load(page, 'http://[');
+  assert.equal(bad.error, 'Could not fetch http://["http://[" is not a URL.');
+  const closed = http.createServer();
+  await new Promise((ok) => closed.listen(0, '127.0.0.1', ok));
+  const gone = `http://127.0.0.1:${closed.address().port}/card`;
+  await new Promise((ok) => closed.close(ok));
+  const refused = await load(page, gone);
+  assert.equal(refused.error, `Could not fetch ${gone}Failed to fetch. The server may be unreachable, or it does not allow this page's origin (CORS).`);
+  assert.doesNotMatch(refused.verdict, /\bvalid\b/);
+  await page.close();
+});
+
+// A same-origin answer shows every header: it is read without the "server exposes" box ticked.
+test('the inspector: a same-origin answer fills the watermark without the "server exposes them" box', async () => {
+  const page = await context.newPage();
+  await gotoInspector(page, site.url);
+  await page.route(`${site.url}/same-origin-card.json`, (route) =>
+    route.fulfill({ status: 200, headers: { 'content-type': 'application/json', 'x-replica-lag-ms': '0' }, body: CARD }));
+  await page.evaluate((url) => {
+    document.getElementById('cors-exposed').checked = false;
+    document.getElementById('req-require').value = 'task.execute.v3';
+    document.getElementById('req-max-stale').value = '10s';
+    document.getElementById('card-url').value = url;
+    document.getElementById('fetch-card').click();
+  }, `${site.url}/same-origin-card.json`);
+  await page.waitForFunction(() => document.getElementById('obs-lag-ms').value === '0', null, { timeout: 10000 });
+  assert.equal(await page.locator('#fetch-status .cors-note').count(), 0);
+  await page.locator('#inputs button[type=submit]').click();
+  assert.match(await page.locator('#verdict').getAttribute('class'), /\bvalid\b/);
+  await page.close();
+});
+
+// A source that never finishes its answer fails after the package's default timeout (10 s), with
+// the page saying so, rather than leaving the page fetching.
+test('the inspector: an answer that never finishes is a failed fetch after the default timeout', async () => {
+  const page = await context.newPage();
+  await gotoInspector(page, site.url);
+  const url = `${base.plain}/stall`;
+  try {
+    await page.evaluate((url) => {
+      document.getElementById('card-url').value = url;
+      document.getElementById('fetch-card').click();
+    }, url);
+    await page.waitForFunction(() => !document.getElementById('page-error').hidden, null, { timeout: 30000 });
+    const error = (await page.locator('#page-error').textContent()).replace(/\s+/g, ' ');
+    assert.equal(error, `Could not fetch ${url}No whole answer from ${url} within 10000 ms.`);
+    assert.equal(await page.locator('#obs-lag-ms').inputValue(), '');
+  } finally {
+    for (const res of stalled.splice(0)) res.destroy();
+    await page.close();
+  }
 });

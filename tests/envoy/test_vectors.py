@@ -24,6 +24,7 @@ import json
 import os
 import re
 import subprocess
+import warnings
 
 import pytest
 
@@ -212,6 +213,12 @@ def test_vector_through_envoy_matches_native_and_expect(case_id, file, case, ser
     # 1.40.0; cause not found). The filter never answers text/plain, so this is no decision: the
     # request is sent again, each attempt draining one closed connection, and the first answer
     # that is not that reply is judged like any other.
+    # Each time it happens, the pytest summary shows the front Envoy's upstream connection
+    # counters, to tell Envoy's own closes (`destroy_local`) from the registry's (`destroy_remote`).
+    if is_pool_reset(resp):
+        counters = {k: v for k, v in vector_gate.envoy.stats().items()
+                    if k.startswith("cluster.registry_edge.upstream_cx") and v}
+        warnings.warn("%s: Envoy's upstream-reset 503, asked again; %s" % (case_id, counters))
     for _ in range(POOL_RESET_RETRIES):
         if not is_pool_reset(resp):
             break

@@ -54,13 +54,10 @@ function handler(name) {
     const cors = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSE };
     // A query is not a route: `/card?x=https:` is the card (the https tests read the scheme only).
     const path = req.url.split('?')[0];
-    if (path === '/bounce' || path === '/back') {
-      const last = path === '/bounce' && bounced;
-      bounced = path === '/bounce' ? !bounced : bounced;
-      if (!last) {
-        res.writeHead(302, { location: path === '/bounce' ? '/back' : '/bounce', ...cors });
-        return res.end();
-      }
+    if (path === '/bounce') bounced = !bounced;
+    if (path === '/back' || (path === '/bounce' && bounced)) {
+      res.writeHead(302, { location: path === '/bounce' ? '/back' : '/bounce', ...cors });
+      return res.end();
     }
     if (path === '/stall') {
       // Headers and part of the card, then nothing: held open until the test ends it.

@@ -209,7 +209,7 @@ def test_vector_through_envoy_matches_native_and_expect(case_id, file, case, ser
     resp = vector_gate.get(path)
     # Envoy 1.36.2 sometimes answers its own 503 for the cases right after the 200 kB
     # body_too_large case: pooled connections to the fixture registry found closed as the
-    # request went out (2 of 7 full e2e runs on 2026-12-07, 3 and 9 cases in a row; never on
+    # request went out (2 of 12 full e2e runs on 2026-12-07, 3 and 9 cases in a row; never on
     # 1.40.0; cause not found). The filter never answers text/plain, so this is no decision: the
     # request is sent again, each attempt draining one closed connection, and the first answer
     # that is not that reply is judged like any other.

@@ -41,6 +41,8 @@ before(async () => {
       '/replica/.well-known/agent-card.json': ['replica', REPLICA_BODY, '40000'],
       '/primary/.well-known/agent-card.json': ['primary', PRIMARY_BODY, '0'],
       '/truncated/.well-known/agent-card.json': ['replica', REPLICA_BODY.slice(0, 120), '0'],
+      // The primary's card after a pause: the page's status while both are fetched can be read.
+      '/slow/.well-known/agent-card.json': ['primary', PRIMARY_BODY, '0', 1500],
     };
     const route = routes[req.url];
     if (!route) {
@@ -50,8 +52,10 @@ before(async () => {
     }
     hits[route[0]] += 1;
     headers['x-replica-lag-ms'] = route[2];
-    res.writeHead(200, headers);
-    res.end(route[1]);
+    setTimeout(() => {
+      res.writeHead(200, headers);
+      res.end(route[1]);
+    }, route[3] || 0);
   });
   await new Promise((ok) => fixture.listen(0, '127.0.0.1', ok));
   other = `http://127.0.0.1:${fixture.address().port}`;
@@ -105,6 +109,8 @@ describe('replica vs primary in Chromium', () => {
     assert.equal(hits.primary - before.primary, 1, 'one GET to the primary');
     // Keyboard: Enter in the URL field submitted, and focus moved to the outcome.
     assert.equal(await page.evaluate(() => document.activeElement.id), 'compare-resolution');
+    // Both answered, on another origin that exposes every header read: the status says nothing.
+    assert.equal(await page.locator('#compare-status').textContent(), '');
 
     // Each verdict, from its own watermark header.
     assert.match(await page.locator('#side-replica').getAttribute('class'), /\brejected\b/);
@@ -186,6 +192,90 @@ describe('replica vs primary in Chromium', () => {
     assert.match(await text(page, '#compare-resolution-detail'), /HTTP 404/);
     assert.match(await text(page, '#side-replica'), /Stale Agent Card \(503\)/);
     assert.match(await page.locator('#side-primary').getAttribute('class'), /\berror\b/);
+    // The failed side has nothing for the core to judge: no error from it.
+    assert.ok(await page.locator('#page-error').isHidden());
+    await context.close();
+  });
+
+  test('neither source answers with a card: both are named, and there is nothing to compare', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await compare(page, '/gone', '/also-gone');
+    assert.match(await page.locator('#compare-resolution').getAttribute('class'), /\berror\b/);
+    assert.equal(await text(page, '#compare-resolution-title'),
+      'Cannot compare: the replica and the primary did not answer with a card');
+    assert.equal(await text(page, '#compare-resolution-detail'),
+      'replica: HTTP 404 Not Found; the body was not loaded as a card. primary: HTTP 404 Not Found; the body was not loaded as a card.');
+    for (const side of ['replica', 'primary']) {
+      assert.match(await page.locator(`#side-${side}`).getAttribute('class'), /\berror\b/);
+    }
+    assert.equal(await text(page, '#diff-body'), 'Nothing to compare.');
+    assert.equal(await text(page, '#diff-summary'), '');
+    assert.ok(await page.locator('#page-error').isHidden());
+    // Chromium logs each 404 to the console; nothing else went wrong.
+    assert.deepEqual(problems.filter((m) => !/status of 404 \(Not Found\)/.test(m)), []);
+    await context.close();
+  });
+
+  test('an empty URL field is asked for first, with the focus on it, and nothing is fetched', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const before = { ...hits };
+    const replica = `${other}/replica/.well-known/agent-card.json`;
+    const primary = `${other}/primary/.well-known/agent-card.json`;
+    // Spaces only are empty: the URL fields are trimmed.
+    for (const [r, p, side] of [['  ', primary, 'replica'], [replica, ' ', 'primary'], ['', '', 'replica']]) {
+      await page.locator('#replica-url').fill(r);
+      await page.locator('#primary-url').fill(p);
+      await page.locator('#compare-run').click();
+      assert.equal(await page.locator('#compare-status').textContent(), `Enter the ${side} URL first.`);
+      assert.equal(await page.evaluate(() => document.activeElement.id), `${side}-url`);
+      assert.ok(await page.locator('#compare-results').isHidden());
+    }
+    assert.deepEqual(hits, before, 'nothing was fetched');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('while both are fetched, the status names the two URLs', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const replica = `${other}/replica/.well-known/agent-card.json`;
+    const primary = `${other}/slow/.well-known/agent-card.json`;
+    await page.locator('#cors-exposed').check();
+    await page.locator('#replica-url').fill(replica);
+    await page.locator('#primary-url').fill(primary);
+    await page.locator('#compare-run').click();
+    assert.equal(await page.locator('#compare-status').textContent(), `Fetching ${replica} and ${primary}…`);
+    await page.waitForFunction(() => document.getElementById('compare-resolution-title').textContent !== '', null, { timeout: 10000 });
+    assert.equal(await page.locator('#compare-status').textContent(), '');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a requirement the core refuses: the page says so, with or without both cards, and shows no comparison', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const refused = async (replicaPath, primaryPath) => {
+      await page.evaluate(() => { document.getElementById('page-error').hidden = true; });
+      await page.locator('#cors-exposed').check();
+      await page.locator('#req-max-stale').fill('soon');
+      await page.locator('#replica-url').fill(`${other}${replicaPath}`);
+      await page.locator('#primary-url').fill(`${other}${primaryPath}`);
+      await page.locator('#compare-run').click();
+      await page.waitForFunction(() => !document.getElementById('page-error').hidden, null, { timeout: 10000 });
+      return text(page, '#page-error');
+    };
+    // Both cards fetched: compareCards refuses the requirement.
+    let err = await refused('/replica/.well-known/agent-card.json', '/primary/.well-known/agent-card.json');
+    assert.match(err, /^The core refused an input /);
+    assert.match(err, /max_stale/);
+    assert.ok(await page.locator('#compare-results').isHidden());
+    // One side failed: the other is judged alone, and evaluate refuses the requirement.
+    err = await refused('/replica/.well-known/agent-card.json', '/gone');
+    assert.match(err, /^The core refused an input /);
+    assert.match(err, /max_stale/);
+    assert.equal(await text(page, '#compare-resolution-title'), 'Cannot compare: the primary did not answer with a card');
     await context.close();
   });
 

@@ -290,3 +290,51 @@ test('the inspector: an answer that never finishes is a failed fetch after the d
     await page.close();
   }
 });
+
+// "Replica vs primary" says of each side why its headers were not used, and only of that side.
+test('replica vs primary: each side gets its own note (a redirected https answer on this http page, an answer from another origin)', async () => {
+  const page = await context.newPage();
+  await gotoInspector(page, site.url);
+  await page.route(`${site.url}/same-origin-card.json`, (route) =>
+    route.fulfill({ status: 200, headers: { 'content-type': 'application/json', 'x-replica-lag-ms': '0' }, body: CARD }));
+  const compare = async (replica, primary, exposed) => {
+    await page.evaluate(({ replica, primary, exposed }) => {
+      document.getElementById('cors-exposed').checked = exposed;
+      document.getElementById('req-require').value = 'task.execute.v3';
+      document.getElementById('req-max-stale').value = '10s';
+      document.getElementById('obs-use-clock').checked = true;
+      document.getElementById('compare-resolution-title').textContent = '';
+      document.getElementById('replica-url').value = replica;
+      document.getElementById('primary-url').value = primary;
+      document.getElementById('compare-run').click();
+    }, { replica, primary, exposed });
+    await page.waitForFunction(() => document.getElementById('compare-resolution-title').textContent !== '', null, { timeout: 10000 });
+    return page.evaluate(() => ({
+      status: document.getElementById('compare-status').textContent.replace(/\s+/g, ' '),
+      notes: [...document.querySelectorAll('#compare-status .cors-note')].map((n) => n.textContent.replace(/\s+/g, ' ')),
+      replica: document.getElementById('side-replica').className,
+      primary: document.getElementById('side-primary').className,
+    }));
+  };
+  // The replica redirected https -> https (its hops unseen from this http page), the primary
+  // asked directly; every header exposed.
+  let got = await compare(`${base.tls}/same`, `${base.tls}/card`, true);
+  assert.equal(got.notes.length, 1, got.status);
+  assert.ok(got.notes[0].startsWith(`${base.tls}/same redirected to ${base.tls}/card. On a page that is not https`), got.notes[0]);
+  assert.equal(got.status, got.notes[0], 'the status holds the note alone');
+  assert.match(got.replica, /\brejected\b/);
+  assert.match(got.primary, /\bvalid\b/);
+  // The same the other way round.
+  got = await compare(`${base.tls}/card`, `${base.tls}/same`, true);
+  assert.equal(got.notes.length, 1, got.status);
+  assert.ok(got.notes[0].startsWith(`${base.tls}/same redirected to ${base.tls}/card.`), got.notes[0]);
+  assert.match(got.replica, /\bvalid\b/);
+  assert.match(got.primary, /\brejected\b/);
+  // The box unticked: the same-origin replica's headers are read, the other origin's are not.
+  got = await compare(`${site.url}/same-origin-card.json`, `${base.tls}/card`, false);
+  assert.equal(got.notes.length, 1, got.status);
+  assert.ok(got.notes[0].startsWith(`${base.tls}/card is on another origin`), got.notes[0]);
+  assert.match(got.replica, /\bvalid\b/);
+  assert.match(got.primary, /\brejected\b/);
+  await page.close();
+});

@@ -546,6 +546,18 @@ describe('cardgate inspector in Chromium', () => {
     await verdictIs(page, 'error');
     assert.match(await text(page, '#verdict-title'), /could not be loaded/);
     assert.ok(await page.locator('#page-error').isVisible());
+    // "Fetch both and compare" without the core does nothing: nothing is fetched, the status is
+    // left empty and the error stays the build's.
+    const asked = [];
+    await page.route('http://cards.invalid/**', (route) => { asked.push(route.request().url()); return route.abort(); });
+    await page.locator('#replica-url').fill('http://cards.invalid/replica.json');
+    await page.locator('#primary-url').fill('http://cards.invalid/primary.json');
+    await page.locator('#compare-run').click();
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator('#compare-status').textContent(), '');
+    assert.match(await text(page, '#page-error'), /^The cardgate web build did not load/);
+    assert.ok(await page.locator('#compare-results').isHidden());
+    assert.deepEqual(asked, []);
     await context.close();
   });
 

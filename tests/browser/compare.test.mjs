@@ -20,12 +20,16 @@ const STALE = vector('incident: edge replica 40 s behind serves the task.execute
 const PRIMARY = vector('incident: the primary serves the fresh task.execute.v3 card');
 const REPLICA_BODY = JSON.stringify(STALE.card, null, 2);
 const PRIMARY_BODY = JSON.stringify(PRIMARY.card, null, 2);
+// The stale card with a version of the wrong type: readable JSON, a malformed card.
+const STALE_BODY_MALFORMED = JSON.stringify({ ...STALE.card, version: 2 });
 
 let site;
 let browser;
 let fixture;
 let other;
-const hits = { replica: 0, primary: 0 };
+const hits = { replica: 0, primary: 0, other: 0 };
+// Bodies a test sets: `/card/NAME` answers bodies[NAME], [body, lag ms].
+const bodies = {};
 
 before(async () => {
   site = await startSite();
@@ -44,7 +48,8 @@ before(async () => {
       // The primary's card after a pause: the page's status while both are fetched can be read.
       '/slow/.well-known/agent-card.json': ['primary', PRIMARY_BODY, '0', 1500],
     };
-    const route = routes[req.url];
+    const named = req.url.startsWith('/card/') ? bodies[req.url.slice('/card/'.length)] : undefined;
+    const route = named ? ['other', ...named] : routes[req.url];
     if (!route) {
       res.writeHead(404, headers);
       res.end('{}');
@@ -74,6 +79,8 @@ async function text(page, selector) {
 /** Fills the requirement (form step 2) and both URLs, then compares by keyboard. The fixture is
  * on another origin: `exposed` ticks "the server lists every one of these headers". */
 async function compare(page, replicaPath, primaryPath, { exposed = true } = {}) {
+  // The outcome's title is cleared first, so that the wait below is for this comparison's.
+  await page.evaluate(() => { document.getElementById('compare-resolution-title').textContent = ''; });
   await page.locator('#cors-exposed').setChecked(exposed);
   await page.locator('#req-require').fill(STALE.requirement.require.join('\n'));
   await page.locator('#req-max-stale').fill(STALE.requirement.max_stale);
@@ -276,6 +283,163 @@ describe('replica vs primary in Chromium', () => {
     assert.match(err, /^The core refused an input /);
     assert.match(err, /max_stale/);
     assert.equal(await text(page, '#compare-resolution-title'), 'Cannot compare: the primary did not answer with a card');
+    await context.close();
+  });
+
+  test('re-resolution outcomes in words: replica accepted, replica or primary lacking a capability, both stale', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const P3 = JSON.stringify(PRIMARY.card);
+    const S2 = JSON.stringify(STALE.card);
+    const outcome = async (replica, primary) => {
+      bodies.r = replica;
+      bodies.p = primary;
+      await compare(page, '/card/r', '/card/p');
+      return {
+        kind: (await page.locator('#compare-resolution').getAttribute('class')).replace('resolution ', ''),
+        title: await text(page, '#compare-resolution-title'),
+        detail: await text(page, '#compare-resolution-detail'),
+        core: JSON.parse(await page.locator('#compare-decision').textContent()),
+      };
+    };
+    // The replica's card is fresh and has the capability: the primary is not asked.
+    let o = await outcome([P3, '0'], [PRIMARY_BODY, '0']);
+    assert.equal(o.kind, 'valid');
+    assert.equal(o.title, 'No re-resolution needed: the replica\'s card is accepted at attempt 1');
+    assert.match(o.detail, /^The replica's card is valid; the primary is not asked\. Core: “[^”]+” \(outcome accepted, 1 attempt\)\.$/);
+    // The replica's card is fresh and lacks the capability: that is the agent's real card.
+    o = await outcome([S2, '0'], [P3, '0']);
+    assert.equal(o.kind, 'rejected');
+    assert.equal(o.title, 'Re-resolution stops at the replica: its fresh card lacks a required capability');
+    assert.equal(o.detail, 'The replica\'s card is capability_mismatch (409): that is the agent\'s real card, so asking the primary would not help; a host fails closed (409). '
+      + 'Core: “replica served a fresh card that lacks a required capability; re-resolution stops there (primary not asked)” (outcome capability_mismatch, 1 attempt).');
+    // The replica's card is stale, so the primary is asked, and its fresh card lacks the capability.
+    o = await outcome([P3, '40000'], [S2, '0']);
+    assert.equal(o.kind, 'rejected');
+    assert.equal(o.title, 'Re-resolution stops at the primary: its fresh card lacks a required capability');
+    assert.equal(o.detail, 'The replica\'s card is stale_agent_card (503), so the gate asks the primary next; its card is fresh but lacks a required capability, and that is the agent\'s real card: a host fails closed (409). '
+      + 'Core: “primary served a fresh card that lacks a required capability; no other source was asked” (outcome capability_mismatch, 2 attempts).');
+    assert.equal(o.core.resolution.source, 'primary');
+    // Both stale: no valid card from either.
+    o = await outcome([S2, '40000'], [P3, '40000']);
+    assert.equal(o.kind, 'rejected');
+    assert.equal(o.title, 'Re-resolution would fail closed (503): no valid card from either source');
+    assert.equal(o.detail, 'The replica\'s card is stale_agent_card (503), and the primary\'s is stale_agent_card (503). '
+      + 'Core: “no valid card from any of the 2 sources tried” (outcome sources_exhausted, 2 attempts).');
+    // The replica stale, the primary's body no card: the primary's class is said.
+    o = await outcome([S2, '40000'], ['{"name":', '0']);
+    assert.match(o.detail, /^The replica's card is stale_agent_card \(503\), and the primary's is malformed_card \(502\)\. /);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('each side: its verdict, figures, reasons and the headers read; a pinned card is fresh by its hash', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const P3 = JSON.stringify(PRIMARY.card);
+    const sideOf = async (side) => page.evaluate((side) => {
+      const box = document.getElementById(`side-${side}`);
+      const dl = box.querySelector('dl.figures');
+      return {
+        kind: box.className,
+        verdict: box.querySelector('.side-verdict')?.textContent,
+        lines: [...box.querySelectorAll('.side-body > p:not(.side-url):not(.side-verdict)')].map((p) => p.textContent),
+        url: box.querySelector('.side-url').textContent,
+        figures: dl ? [...dl.children].map((e) => e.textContent) : null,
+        headers: box.querySelector('details summary')?.textContent,
+      };
+    }, side);
+    bodies.r = [STALE_BODY_MALFORMED, '0'];
+    bodies.p = [P3, '40000'];
+    await compare(page, '/card/r', '/card/p');
+    const replica = await sideOf('replica');
+    assert.equal(replica.kind, 'side malformed');
+    assert.equal(replica.verdict, 'Malformed Agent Card (502)');
+    assert.equal(replica.url, `${other}/card/r`);
+    assert.equal(replica.lines.at(-1), 'Reasons: wrong_type');
+    assert.deepEqual(replica.figures, ['HTTP', `200, ${Buffer.byteLength(STALE_BODY_MALFORMED)} bytes`, 'card hash', replica.figures[3]]);
+    assert.match(replica.figures[3], /^sha256:[0-9a-f]{64}$/);
+    assert.equal(replica.headers, 'Watermark headers read');
+    const primary = await sideOf('primary');
+    assert.equal(primary.kind, 'side rejected');
+    assert.equal(primary.verdict, 'Rejected: Stale Agent Card (503)');
+    assert.equal(primary.lines.at(-1), 'Reasons: watermark_exceeded');
+    assert.deepEqual(primary.figures, ['version', '3.0.0', 'staleness', '40000 ms', 'HTTP', `200, ${P3.length} bytes`, 'card hash', PRIMARY.expect.card_hash]);
+    // Two reasons, listed with a comma.
+    bodies.r = [JSON.stringify({ ...STALE.card, version: '1.0.0' }), '40000'];
+    await page.locator('#req-min-version').fill('2');
+    await compare(page, '/card/r', '/card/p');
+    assert.match((await sideOf('replica')).lines.at(-1), /^Reasons: [a-z_]+, [a-z_]+/);
+    await page.locator('#req-min-version').fill('');
+    // The primary's card pinned by its hash: fresh whatever its lag.
+    await page.locator('#req-pin').fill(PRIMARY.expect.card_hash);
+    await compare(page, '/card/r', '/card/p');
+    const pinned = await sideOf('primary');
+    assert.equal(pinned.kind, 'side valid');
+    assert.equal(pinned.verdict, 'Valid for delegation (200)');
+    assert.deepEqual(pinned.lines, ['worker-7 3.0.0, freshness proven by the pinned hash.']);
+    await page.locator('#req-pin').fill('');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the diff: the same card, versions older, equivalent or not comparable, uneven renames, bodies that are no card', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const card = (over) => JSON.stringify({ ...PRIMARY.card, ...over });
+    const diff = async (replica, primary) => {
+      bodies.r = [replica, '0'];
+      bodies.p = [primary, '0'];
+      await compare(page, '/card/r', '/card/p');
+      return page.evaluate(() => ({
+        summary: [...document.querySelectorAll('#diff-summary li')].map((li) => [li.className, li.textContent]),
+        rows: [...document.querySelectorAll('#diff-body tr')].map((tr) => [tr.className, tr.dataset.kind ?? null,
+          [...tr.children].map((c) => `${c.className}|${c.textContent}`)]),
+      }));
+    };
+    // The same card, spaced differently: one line, and the version row without a change.
+    let d = await diff(JSON.stringify(PRIMARY.card), PRIMARY_BODY);
+    assert.deepEqual(d.summary, [['same', 'The same card: both bodies have the same card hash.']]);
+    assert.deepEqual(d.rows[0], ['', null, ['|version', '|3.0.0', '|3.0.0']]);
+    assert.ok(d.rows.slice(1).every(([cls]) => cls === ''), JSON.stringify(d.rows));
+    assert.deepEqual(d.rows.find(([, kind]) => kind === 'skill'), ['', 'skill', ['|skill', '|task.execute.v3', '|task.execute.v3']]);
+    // Different bodies, nothing that counts changed.
+    d = await diff(card({ description: 'another text' }), PRIMARY_BODY);
+    assert.deepEqual(d.summary, [['same', 'No difference in version, endpoints or capabilities.']]);
+    // Versions.
+    for (const [replica, primary, word, tag] of [
+      ['3.0.0', '2.9.9', 'the primary is older', 'older'],
+      ['3.0', '3.0.0', 'the same version, written differently', 'equivalent'],
+      ['latest', '3.0.0', 'different, and not comparable', 'incomparable'],
+    ]) {
+      d = await diff(card({ version: replica }), card({ version: primary }));
+      assert.deepEqual(d.summary, [['changed', `version ${replica} → ${primary} (${word})`]]);
+      assert.deepEqual(d.rows[0], ['changed', null, ['|version', `|${replica}`, `|${primary} ${tag}`]]);
+    }
+    // Two skills gone, one come: the second removed one has an empty cell beside it; a flag that
+    // turned on is listed as added.
+    const skill = (id) => ({ id, name: id, description: 'x', tags: ['t'] });
+    d = await diff(card({ skills: [skill('a.one'), skill('a.two'), skill('keep')] }),
+      card({ skills: [skill('keep'), skill('b.three')], capabilities: { streaming: true, pushNotifications: true } }));
+    const skills = d.rows.filter(([, kind]) => kind === 'skill');
+    assert.deepEqual(skills, [
+      ['changed', 'skill', ['|skill', 'removed|a.one removed', 'added|b.three added']],
+      ['changed', 'skill', ['|skill', 'removed|a.two removed', 'absent|—']],
+      ['', 'skill', ['|skill', '|keep', '|keep']],
+    ]);
+    assert.deepEqual(d.summary, [
+      ['removed', 'skill a.one removed'], ['removed', 'skill a.two removed'], ['added', 'skill b.three added'],
+      ['added', 'flag pushNotifications added'],
+    ]);
+    // Neither body a card: both are said, one with the member at fault.
+    d = await diff('{"name":', card({ version: 3 }));
+    assert.equal(d.summary.length, 1);
+    assert.match(d.summary[0][1], /^Cannot compare: the replica's body is not a readable card \(json_syntax at \/name: card is not valid I-JSON: [^)]*\); the primary's body is not a readable card \(wrong_type at \/version: card member \/version must be a string, found number\)\.$/);
+    assert.deepEqual(d.rows, [['', null, ['muted|Nothing to compare.']]]);
+    // Only the primary's body is no card: only it is named.
+    d = await diff(PRIMARY_BODY, card({ version: 3 }));
+    assert.deepEqual(d.summary.map(([, t]) => t), ['Cannot compare: the primary\'s body is not a readable card (wrong_type at /version: card member /version must be a string, found number).']);
+    assert.deepEqual(problems, []);
     await context.close();
   });
 

@@ -820,7 +820,8 @@ function setResolution(kind, title, detail) {
 function renderResolution(result) {
   const r = result.re_resolution;
   const replica = result.replica;
-  const source = r.decision.resolution ? r.decision.resolution.source : r.outcome === 'accepted' ? 'replica' : null;
+  // One attempt: the decision is the replica's own, with no resolution member.
+  const source = r.decision.resolution ? r.decision.resolution.source : 'replica';
   const why = replica.verdict === 'valid' ? 'The replica\'s card is valid'
     : `The replica's card is ${replica.error_class} (${replica.status})`;
   let kind = 'rejected';

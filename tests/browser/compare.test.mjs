@@ -207,17 +207,25 @@ describe('replica vs primary in Chromium', () => {
   test('neither source answers with a card: both are named, and there is nothing to compare', async () => {
     const { context, page, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
+    // After a comparison that had two cards: what it showed is replaced.
+    await compare(page, '/replica/.well-known/agent-card.json', '/primary/.well-known/agent-card.json');
     await compare(page, '/gone', '/also-gone');
     assert.match(await page.locator('#compare-resolution').getAttribute('class'), /\berror\b/);
     assert.equal(await text(page, '#compare-resolution-title'),
       'Cannot compare: the replica and the primary did not answer with a card');
     assert.equal(await text(page, '#compare-resolution-detail'),
       'replica: HTTP 404 Not Found; the body was not loaded as a card. primary: HTTP 404 Not Found; the body was not loaded as a card.');
-    for (const side of ['replica', 'primary']) {
-      assert.match(await page.locator(`#side-${side}`).getAttribute('class'), /\berror\b/);
+    for (const [side, path] of [['replica', '/gone'], ['primary', '/also-gone']]) {
+      // The URL, "No card" and why; no figures.
+      assert.deepEqual(await page.evaluate((side) => {
+        const box = document.getElementById(`side-${side}`);
+        return [box.className, ...[...box.querySelector('.side-body').children].map((e) => `${e.className}|${e.textContent}`)];
+      }, side), ['side error', `side-url|${other}${path}`, 'side-verdict|No card', '|HTTP 404 Not Found; the body was not loaded as a card.']);
     }
-    assert.equal(await text(page, '#diff-body'), 'Nothing to compare.');
+    assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('#diff-body td')]
+      .map((td) => [td.className, td.getAttribute('colspan'), td.textContent])), [['muted', '3', 'Nothing to compare.']]);
     assert.equal(await text(page, '#diff-summary'), '');
+    assert.equal(await page.locator('#compare-decision').textContent(), '(none)');
     assert.ok(await page.locator('#page-error').isHidden());
     // Chromium logs each 404 to the console; nothing else went wrong.
     assert.deepEqual(problems.filter((m) => !/status of 404 \(Not Found\)/.test(m)), []);
@@ -283,6 +291,9 @@ describe('replica vs primary in Chromium', () => {
     assert.match(err, /^The core refused an input /);
     assert.match(err, /max_stale/);
     assert.equal(await text(page, '#compare-resolution-title'), 'Cannot compare: the primary did not answer with a card');
+    // The replica's card is there, but the core judged nothing: no verdict on that side.
+    assert.equal(await page.locator('#side-replica').getAttribute('class'), 'side error');
+    assert.equal(await page.locator('#side-replica .side-verdict').count(), 0);
     await context.close();
   });
 
@@ -357,6 +368,7 @@ describe('replica vs primary in Chromium', () => {
     assert.equal(replica.verdict, 'Malformed Agent Card (502)');
     assert.equal(replica.url, `${other}/card/r`);
     assert.equal(replica.lines.at(-1), 'Reasons: wrong_type');
+    assert.equal(await page.locator('#side-replica .side-reasons').textContent(), 'Reasons: wrong_type');
     assert.deepEqual(replica.figures, ['HTTP', `200, ${Buffer.byteLength(STALE_BODY_MALFORMED)} bytes`, 'card hash', replica.figures[3]]);
     assert.match(replica.figures[3], /^sha256:[0-9a-f]{64}$/);
     assert.equal(replica.headers, 'Watermark headers read');
@@ -365,6 +377,7 @@ describe('replica vs primary in Chromium', () => {
     assert.equal(primary.verdict, 'Rejected: Stale Agent Card (503)');
     assert.equal(primary.lines.at(-1), 'Reasons: watermark_exceeded');
     assert.deepEqual(primary.figures, ['version', '3.0.0', 'staleness', '40000 ms', 'HTTP', `200, ${P3.length} bytes`, 'card hash', PRIMARY.expect.card_hash]);
+    assert.equal(await page.locator('#side-primary dd.hash').textContent(), PRIMARY.expect.card_hash);
     // Two reasons, listed with a comma.
     bodies.r = [JSON.stringify({ ...STALE.card, version: '1.0.0' }), '40000'];
     await page.locator('#req-min-version').fill('2');
@@ -415,27 +428,52 @@ describe('replica vs primary in Chromium', () => {
       d = await diff(card({ version: replica }), card({ version: primary }));
       assert.deepEqual(d.summary, [['changed', `version ${replica} → ${primary} (${word})`]]);
       assert.deepEqual(d.rows[0], ['changed', null, ['|version', `|${replica}`, `|${primary} ${tag}`]]);
+      assert.equal(await page.locator('#diff-body tr:first-child span.tag.changed').textContent(), tag);
     }
     // Two skills gone, one come: the second removed one has an empty cell beside it; a flag that
     // turned on is listed as added.
     const skill = (id) => ({ id, name: id, description: 'x', tags: ['t'] });
     d = await diff(card({ skills: [skill('a.one'), skill('a.two'), skill('keep')] }),
-      card({ skills: [skill('keep'), skill('b.three')], capabilities: { streaming: true, pushNotifications: true } }));
+      card({ skills: [skill('keep'), skill('b.three')], capabilities: { streaming: true, pushNotifications: true, extensions: [{ uri: 'urn:ext:one' }] } }));
     const skills = d.rows.filter(([, kind]) => kind === 'skill');
     assert.deepEqual(skills, [
       ['changed', 'skill', ['|skill', 'removed|a.one removed', 'added|b.three added']],
       ['changed', 'skill', ['|skill', 'removed|a.two removed', 'absent|—']],
       ['', 'skill', ['|skill', '|keep', '|keep']],
     ]);
+    // Each row's kind is its header cell, for screen readers.
+    assert.deepEqual(await page.evaluate(() => [...new Set([...document.querySelectorAll('#diff-body tr')]
+      .map((tr) => `${tr.firstElementChild.tagName} ${tr.firstElementChild.getAttribute('scope')}`))]), ['TH row']);
+    // The tags are marked up as such, in the table and in the summary; an empty cell is muted.
+    assert.deepEqual(await page.evaluate(() => ['#diff-body span.tag.removed', '#diff-body span.tag.added', '#diff-body td.absent > span.muted',
+      '#diff-summary li > span.tag.removed', '#diff-summary li > span.tag.added'].map((q) => document.querySelectorAll(q).length)), [2, 3, 3, 2, 3]);
     assert.deepEqual(d.summary, [
       ['removed', 'skill a.one removed'], ['removed', 'skill a.two removed'], ['added', 'skill b.three added'],
-      ['added', 'flag pushNotifications added'],
+      ['added', 'extension urn:ext:one added'], ['added', 'flag pushNotifications added'],
     ]);
+    // More added than removed: the cells beside the added ones are empty.
+    d = await diff(card({ skills: [skill('keep')] }), card({ skills: [skill('keep'), skill('n.one'), skill('n.two')] }));
+    assert.deepEqual(d.rows.filter(([, kind]) => kind === 'skill'), [
+      ['changed', 'skill', ['|skill', 'absent|—', 'added|n.one added']],
+      ['changed', 'skill', ['|skill', 'absent|—', 'added|n.two added']],
+      ['', 'skill', ['|skill', '|keep', '|keep']],
+    ]);
+    // An endpoint is named whole, even one that begins like a capability's kind.
+    const odd = 'binding:odd';
+    d = await diff(PRIMARY_BODY, card({ supportedInterfaces: [{ ...PRIMARY.card.supportedInterfaces[0], url: odd }] }));
+    assert.ok(d.summary.some(([cls, t]) => cls === 'added' && t === `endpoint ${odd} added`), JSON.stringify(d.summary));
     // Neither body a card: both are said, one with the member at fault.
     d = await diff('{"name":', card({ version: 3 }));
     assert.equal(d.summary.length, 1);
     assert.match(d.summary[0][1], /^Cannot compare: the replica's body is not a readable card \(json_syntax at \/name: card is not valid I-JSON: [^)]*\); the primary's body is not a readable card \(wrong_type at \/version: card member \/version must be a string, found number\)\.$/);
     assert.deepEqual(d.rows, [['', null, ['muted|Nothing to compare.']]]);
+    assert.equal(await page.locator('#diff-body td').getAttribute('colspan'), '3');
+    // A body that is not JSON has no card hash: none is shown.
+    assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('#side-replica dl.figures > *')].map((e) => e.textContent)),
+      ['HTTP', '200, 8 bytes']);
+    // A defect with no member at fault is said without one.
+    d = await diff('[]', PRIMARY_BODY);
+    assert.match(d.summary[0][1], /^Cannot compare: the replica's body is not a readable card \([a-z_]+: [^)]+\)\.$/);
     // Only the primary's body is no card: only it is named.
     d = await diff(PRIMARY_BODY, card({ version: 3 }));
     assert.deepEqual(d.summary.map(([, t]) => t), ['Cannot compare: the primary\'s body is not a readable card (wrong_type at /version: card member /version must be a string, found number).']);

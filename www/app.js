@@ -836,8 +836,8 @@ function renderResolution(result) {
     title = 'No re-resolution needed: the replica\'s card is accepted at attempt 1';
     detail = `${why}; the primary is not asked.`;
   } else if (r.outcome === 'capability_mismatch' && source === 'primary') {
-    // The replica's card was not fresh, so the primary was asked: its fresh card is the one
-    // that lacks the capability.
+    // The replica's card was refused (stale or malformed), so the primary was asked:
+    // its fresh card is the one that lacks the capability.
     title = 'Re-resolution stops at the primary: its fresh card lacks a required capability';
     detail = `${why}, so the gate asks the primary next; its card is fresh but lacks a required capability, and that is the agent's real card: a host fails closed (${r.decision.status}).`;
   } else if (r.outcome === 'capability_mismatch') {

@@ -250,19 +250,27 @@ test('the inspector: what "load from a URL" asks, a scheme named in the query, a
   await page.close();
 });
 
+/** Serves the card with a lag of 0 from the inspector's own origin (Playwright's `route`: Chromium
+ * reports the answer as same-origin, as a real server there would); its URL. */
+async function serveSameOrigin(page) {
+  const url = `${site.url}/same-origin-card.json`;
+  await page.route(url, (route) =>
+    route.fulfill({ status: 200, headers: { 'content-type': 'application/json', 'x-replica-lag-ms': '0' }, body: CARD }));
+  return url;
+}
+
 // A same-origin answer shows every header: it is read without the "server exposes" box ticked.
 test('the inspector: a same-origin answer fills the watermark without the "server exposes them" box', async () => {
   const page = await context.newPage();
   await gotoInspector(page, site.url);
-  await page.route(`${site.url}/same-origin-card.json`, (route) =>
-    route.fulfill({ status: 200, headers: { 'content-type': 'application/json', 'x-replica-lag-ms': '0' }, body: CARD }));
+  const sameOrigin = await serveSameOrigin(page);
   await page.evaluate((url) => {
     document.getElementById('cors-exposed').checked = false;
     document.getElementById('req-require').value = 'task.execute.v3';
     document.getElementById('req-max-stale').value = '10s';
     document.getElementById('card-url').value = url;
     document.getElementById('fetch-card').click();
-  }, `${site.url}/same-origin-card.json`);
+  }, sameOrigin);
   await page.waitForFunction(() => document.getElementById('obs-lag-ms').value === '0', null, { timeout: 10000 });
   assert.equal(await page.locator('#fetch-status .cors-note').count(), 0);
   await page.locator('#inputs button[type=submit]').click();
@@ -295,8 +303,7 @@ test('the inspector: an answer that never finishes is a failed fetch after the d
 test('replica vs primary: each side gets its own note (a redirected https answer on this http page, an answer from another origin)', async () => {
   const page = await context.newPage();
   await gotoInspector(page, site.url);
-  await page.route(`${site.url}/same-origin-card.json`, (route) =>
-    route.fulfill({ status: 200, headers: { 'content-type': 'application/json', 'x-replica-lag-ms': '0' }, body: CARD }));
+  const sameOrigin = await serveSameOrigin(page);
   const compare = async (replica, primary, exposed) => {
     await page.evaluate(({ replica, primary, exposed }) => {
       document.getElementById('cors-exposed').checked = exposed;
@@ -331,7 +338,7 @@ test('replica vs primary: each side gets its own note (a redirected https answer
   assert.match(got.replica, /\bvalid\b/);
   assert.match(got.primary, /\brejected\b/);
   // The box unticked: the same-origin replica's headers are read, the other origin's are not.
-  got = await compare(`${site.url}/same-origin-card.json`, `${base.tls}/card`, false);
+  got = await compare(sameOrigin, `${base.tls}/card`, false);
   assert.equal(got.notes.length, 1, got.status);
   assert.ok(got.notes[0].startsWith(`${base.tls}/card is on another origin`), got.notes[0]);
   assert.match(got.replica, /\bvalid\b/);

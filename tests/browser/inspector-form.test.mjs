@@ -1,0 +1,621 @@
+// The inspector's form: what it sends to the core, what the page shows when there is nothing to
+// judge or the core refuses an input, and what its buttons, keys and events do (www/app.js:
+// headersFromModule, requirementFromForm, observationFromForm, evaluateNow, renderEmpty,
+// resetDetails, renderInputError, showPageError, loadExample, clearForm, wire, start). In Debian's
+// headless Chromium, driven by playwright-core; the page's own record of what it sent ("Inputs
+// sent to the core") is read back and checked member by member.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gotoInspector, launchBrowser, openPage, startSite } from './harness.mjs';
+
+let site;
+let browser;
+
+before(async () => {
+  site = await startSite();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (site) await site.close();
+});
+
+/** Sets form fields by id (text fields get their value, checkboxes `checked`), then submits. */
+async function fill(page, fields) {
+  await page.evaluate((f) => {
+    for (const [id, v] of Object.entries(f)) {
+      const node = document.getElementById(id);
+      if (typeof v === 'boolean') node.checked = v;
+      else node.value = v;
+    }
+    document.querySelector('#inputs button[type=submit]').click();
+  }, fields);
+}
+
+/** The requirement and observation the page last sent, as it recorded them. */
+async function sent(page) {
+  const record = await page.locator('#sent-inputs').textContent();
+  const m = /^requirement: ([\s\S]*)\nobservation: ([\s\S]*)$/.exec(record);
+  assert.ok(m, `the record reads "requirement: ...\\nobservation: ...": ${record}`);
+  return { requirement: JSON.parse(m[1]), observation: JSON.parse(m[2]), record };
+}
+
+async function verdictIs(page, kind) {
+  await page.waitForFunction((k) => document.getElementById('verdict').classList.contains(k), kind, { timeout: 5000 });
+}
+
+/** Every detail as resetDetails leaves it. */
+async function assertDetailsReset(page) {
+  for (const c of ['a', 'b', 'c']) {
+    assert.equal(await page.locator(`#cond-${c}`).getAttribute('class'), 'cond na', `condition ${c}`);
+    assert.equal(await page.locator(`#cond-${c} .badge`).textContent(), 'not evaluated', `condition ${c}`);
+    assert.equal(await page.locator(`#cond-${c} .cond-body`).innerHTML(), '', `condition ${c}`);
+  }
+  assert.equal(await page.locator('#caps-body').innerHTML(),
+    '<tr><td colspan="4" class="muted">No card evaluated yet.</td></tr>');
+  assert.equal(await page.locator('#card-hash').textContent(), '(none: the card did not parse)');
+  assert.ok(await page.locator('#copy-pin').isDisabled());
+  for (const id of ['canonical', 'problem', 'problem-pretty']) {
+    assert.equal(await page.locator(`#${id}`).textContent(), '(none)', id);
+  }
+  assert.equal(await page.locator('#problem-caption').textContent(), 'The exact canonical bytes for this input.');
+}
+
+describe('the inspector: what the form sends and shows', () => {
+  test('the requirement as typed: lines and fields trimmed, blank lines and empty fields left out, the card name untouched', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    const hash = await page.evaluate(() => window.cardgate.cardHash(document.getElementById('card').value));
+
+    await fill(page, {
+      'req-require': '  task.execute.v3 \n\n \t \nextension:https://example.com/ext/trace/v1\t\n',
+      'req-min-version': ' 2.0.0 ',
+      'req-max-stale': '\t10s ',
+      'req-pin': `  ${hash} `,
+      'req-pin-mode': true,
+      'req-card-name': ' worker-7 ',
+    });
+    await page.waitForFunction(() => /card_name/.test(document.getElementById('sent-inputs').textContent));
+    const typed = await sent(page);
+    assert.deepEqual(typed.requirement, {
+      require: ['task.execute.v3', 'extension:https://example.com/ext/trace/v1'],
+      min_version: '2.0.0',
+      max_stale: '10s',
+      pin: hash,
+      pin_mode: 'with_watermark',
+      card_name: ' worker-7 ',
+    });
+    // The record is the two objects, each as JSON.stringify(value, null, 2) writes it.
+    assert.equal(typed.record, `requirement: ${JSON.stringify(typed.requirement, null, 2)}\nobservation: ${JSON.stringify(typed.observation, null, 2)}`);
+    // The name is compared exactly: ' worker-7 ' is another agent's name.
+    assert.match(await page.locator('#cond-b').innerText(), /card_name_mismatch/);
+
+    // Only blanks, and the box unticked: no member at all (a card name of one space is a name).
+    await fill(page, {
+      'req-require': ' \n\t\n',
+      'req-min-version': '  ',
+      'req-max-stale': ' ',
+      'req-pin': '\t',
+      'req-pin-mode': false,
+      'req-card-name': '',
+    });
+    await page.waitForFunction(() => /requirement: \{\}/.test(document.getElementById('sent-inputs').textContent));
+    assert.deepEqual((await sent(page)).requirement, {});
+    await fill(page, { 'req-card-name': ' ' });
+    await page.waitForFunction(() => /card_name/.test(document.getElementById('sent-inputs').textContent));
+    assert.deepEqual((await sent(page)).requirement, { card_name: ' ' });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the observation as typed: header texts untouched, the time trimmed, the browser clock or no clock', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+
+    // Every header field, each passed as its text; the time trimmed.
+    await fill(page, {
+      'obs-lag-ms': '40000',
+      'obs-lag-s': '40',
+      'obs-synced-at': '2026-11-09T12:00:00Z',
+      'obs-consul-last-contact': '40000',
+      'obs-consul-known-leader': 'true',
+      'obs-age-s': '3',
+      'obs-now': '  2026-11-09T12:00:40Z\t',
+      'obs-use-clock': false,
+    });
+    await page.waitForFunction(() => /"age_s"/.test(document.getElementById('sent-inputs').textContent));
+    assert.deepEqual((await sent(page)).observation, {
+      lag_ms: '40000',
+      lag_s: '40',
+      synced_at: '2026-11-09T12:00:00Z',
+      consul_last_contact_ms: '40000',
+      consul_known_leader: 'true',
+      age_s: '3',
+      now: '2026-11-09T12:00:40Z',
+    });
+
+    // A header text is not trimmed (the core reads it as the header it stands for); an empty
+    // field is left out; no time and no clock is `now: null`, never the host's clock.
+    await fill(page, {
+      'obs-lag-ms': ' 40000',
+      'obs-lag-s': '',
+      'obs-synced-at': '',
+      'obs-consul-last-contact': '',
+      'obs-consul-known-leader': '',
+      'obs-age-s': '',
+      'obs-now': ' ',
+      'obs-use-clock': false,
+    });
+    await page.waitForFunction(() => /" 40000"/.test(document.getElementById('sent-inputs').textContent));
+    assert.deepEqual((await sent(page)).observation, { lag_ms: ' 40000', now: null });
+
+    // The browser's clock when the box is ticked and no time is typed.
+    const before = Date.now();
+    await fill(page, { 'obs-lag-ms': '40000', 'obs-now': '', 'obs-use-clock': true });
+    await page.waitForFunction(() => /"now": "/.test(document.getElementById('sent-inputs').textContent));
+    const { observation } = await sent(page);
+    assert.deepEqual(Object.keys(observation), ['lag_ms', 'now']);
+    assert.match(observation.now, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const at = Date.parse(observation.now);
+    assert.ok(at >= before - 1000 && at <= Date.now() + 1000, `${observation.now} is this browser's clock`);
+
+    // A typed time wins over the clock.
+    await fill(page, { 'obs-now': '2026-11-09T12:00:40Z', 'obs-use-clock': true });
+    await page.waitForFunction(() => /"now": "2026-11-09T12:00:40Z"/.test(document.getElementById('sent-inputs').textContent));
+    assert.equal((await sent(page)).observation.now, '2026-11-09T12:00:40Z');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('an empty card, or one of spaces only, brings back the prompt and resets every detail', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    for (const blank of ['', ' \n\t ']) {
+      await page.locator('#load-incident').click();
+      await verdictIs(page, 'rejected');
+      assert.notEqual(await page.locator('#problem').textContent(), '(none)');
+      const record = await page.locator('#sent-inputs').textContent();
+      await fill(page, { card: blank });
+      await verdictIs(page, 'pending');
+      assert.equal(await page.locator('#verdict').getAttribute('class'), 'verdict pending');
+      assert.equal(await page.locator('#verdict-title').textContent(), 'Paste, drop or fetch an Agent Card to begin');
+      assert.equal(await page.locator('#verdict-detail').textContent(),
+        'Or press “Load the incident” to see the seed incident: a replica 40 s behind serving a card without task.execute.v3.');
+      assert.equal(await page.locator('#verdict .verdict-extra').count(), 0, 'the rejected verdict\'s extra line is gone');
+      await assertDetailsReset(page);
+      // Nothing was sent: the record is the last evaluation's.
+      assert.equal(await page.locator('#sent-inputs').textContent(), record);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('an input the core refuses: the verdict and the page error give its type and message, and every detail is reset', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    await fill(page, { 'req-max-stale': 'ten seconds' });
+    await verdictIs(page, 'error');
+    // What the core throws for this input, asked directly.
+    const thrown = await page.evaluate(() => {
+      try {
+        window.cardgate.evaluate('{}', { max_stale: 'ten seconds' }, { now: null });
+      } catch (e) {
+        return `${e.name}: ${e.message}`;
+      }
+      return null;
+    });
+    assert.match(thrown, /^(TypeError|RangeError): .*max_stale/);
+    assert.equal(await page.locator('#verdict').getAttribute('class'), 'verdict error');
+    assert.equal(await page.locator('#verdict-title').textContent(), 'Cannot evaluate: the requirement or observation is invalid');
+    assert.equal(await page.locator('#verdict-detail').textContent(), thrown);
+    assert.equal(await page.locator('#verdict .verdict-extra').count(), 0);
+    assert.ok(await page.locator('#page-error').isVisible());
+    assert.equal(await page.locator('#page-error').innerHTML(),
+      `<strong>The core refused an input</strong><p>${thrown.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</p>`);
+    await assertDetailsReset(page);
+
+    // An observation the core refuses is reported the same way.
+    await fill(page, { 'req-max-stale': '10s', 'obs-now': 'yesterday' });
+    await page.waitForFunction(() => /yesterday/.test(document.getElementById('verdict-detail').textContent));
+    assert.equal(await page.locator('#verdict-title').textContent(), 'Cannot evaluate: the requirement or observation is invalid');
+    assert.match(await page.locator('#verdict-detail').textContent(), /^RangeError: invalid observation at \/now: .*"yesterday"/);
+    await assertDetailsReset(page);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('an unexpected error in the page is shown in it: an Error by its name and message, anything else as text', async () => {
+    const { context, page } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const shown = async () => {
+      await page.waitForFunction(() => !document.getElementById('page-error').hidden);
+      const html = await page.locator('#page-error').innerHTML();
+      await page.evaluate(() => { const b = document.getElementById('page-error'); b.hidden = true; b.replaceChildren(); });
+      return html;
+    };
+    await page.evaluate(() => setTimeout(() => { throw new RangeError('out of range'); }));
+    assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>RangeError: out of range</p>');
+    await page.evaluate(() => setTimeout(() => { throw 'a thrown string'; }));
+    assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>a thrown string</p>');
+    await page.evaluate(() => { Promise.reject(new TypeError('not a function')); });
+    assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>TypeError: not a function</p>');
+    // An error whose message is empty is not "Error: ": it is written as the value itself.
+    await page.evaluate(() => { Promise.reject(new Error('')); });
+    assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>Error</p>');
+    await page.evaluate(() => { Promise.reject(42); });
+    assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>42</p>');
+    await context.close();
+  });
+
+  test('the examples replace the whole form: every other field emptied, the page error and statuses cleared', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const fields = ['card', 'req-require', 'req-min-version', 'req-max-stale', 'req-pin', 'req-card-name',
+      'obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact', 'obs-consul-known-leader', 'obs-age-s',
+      'obs-now', 'card-url'];
+    const values = () => page.evaluate((ids) => Object.fromEntries(ids.map((id) => [id, document.getElementById(id).value])), fields);
+    const litter = async () => {
+      await page.evaluate((ids) => {
+        for (const id of ids) document.getElementById(id).value = `junk ${id}`;
+        document.getElementById('req-pin-mode').checked = true;
+        document.getElementById('fetch-status').textContent = 'an old status';
+        document.getElementById('copy-status').textContent = 'an old copy status';
+        const box = document.getElementById('page-error');
+        box.textContent = 'an old error';
+        box.hidden = false;
+      }, fields);
+    };
+    const examples = [
+      ['load-incident', 'rejected', {
+        version: '2.0.0', url: 'wss://worker-7.internal/a2a', skill: 'task.execute.v2', lag: '40000',
+      }],
+      ['load-fresh', 'valid', {
+        version: '3.0.0', url: 'wss://worker-7.internal/a2a/v3', skill: 'task.execute.v3', lag: '1200',
+      }],
+    ];
+    for (const [button, verdict, want] of examples) {
+      await litter(page);
+      await page.locator(`#${button}`).click();
+      await verdictIs(page, verdict);
+      const v = await values();
+      const card = JSON.parse(v.card);
+      assert.equal(v.card, JSON.stringify(card, null, 2), 'the card is pretty-printed, two spaces');
+      assert.equal(card.name, 'worker-7');
+      assert.equal(card.version, want.version);
+      assert.deepEqual(card.supportedInterfaces, [{ url: want.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+      assert.deepEqual(card.skills.map((k) => k.id), [want.skill]);
+      assert.deepEqual(v, {
+        card: v.card,
+        'req-require': 'task.execute.v3',
+        'req-min-version': '2.0.0',
+        'req-max-stale': '10s',
+        'req-pin': '',
+        'req-card-name': '',
+        'obs-lag-ms': want.lag,
+        'obs-lag-s': '',
+        'obs-synced-at': '',
+        'obs-consul-last-contact': '',
+        'obs-consul-known-leader': '',
+        'obs-age-s': '',
+        'obs-now': '',
+        'card-url': '',
+      });
+      assert.equal(await page.locator('#req-pin-mode').isChecked(), false);
+      assert.equal(await page.locator('#fetch-status').innerHTML(), '');
+      assert.equal(await page.locator('#copy-status').textContent(), '');
+      assert.ok(await page.locator('#page-error').isHidden());
+      assert.equal(await page.locator('#page-error').innerHTML(), '');
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'verdict');
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('"Clear" empties the form (the clock box kept), forgets a fetched card, and focuses the card', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    // A card fetched from the page's own server: its bytes are the card until the text changes.
+    const url = new URL('/fetched-card.json', site.url).href;
+    await page.route(url, (route) => route.fulfill({
+      status: 200, contentType: 'application/json', headers: { 'x-replica-lag-ms': '40000' }, body: '{"name":"worker-7"}',
+    }));
+    await page.locator('#card-url').fill(url);
+    await page.locator('#fetch-card').click();
+    await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+    await page.locator('#req-pin-mode').check();
+    await page.locator('#obs-use-clock').uncheck();
+    await page.evaluate(() => {
+      const box = document.getElementById('page-error');
+      box.textContent = 'an old error';
+      box.hidden = false;
+      document.getElementById('copy-status').textContent = 'an old copy status';
+    });
+    await page.locator('#clear').click();
+    await verdictIs(page, 'pending');
+    const left = await page.evaluate(() => [...document.querySelectorAll('#inputs input:not([type=checkbox]):not([type=file]), #inputs textarea')]
+      .filter((e) => e.value !== '').map((e) => e.id));
+    assert.deepEqual(left, []);
+    assert.equal(await page.locator('#req-pin-mode').isChecked(), false);
+    assert.equal(await page.locator('#obs-use-clock').isChecked(), false, 'the clock box is the user\'s choice: kept');
+    assert.equal(await page.locator('#fetch-status').innerHTML(), '');
+    assert.equal(await page.locator('#copy-status').textContent(), '');
+    assert.ok(await page.locator('#page-error').isHidden());
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'card');
+    await assertDetailsReset(page);
+    // The fetched bytes are forgotten: typing the same text again is text, not the old fetch.
+    await fill(page, { card: '{"name":"worker-7"}' });
+    await verdictIs(page, 'malformed');
+    assert.equal(await page.locator('#fetch-status').innerHTML(), '');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('what triggers an evaluation: typing (after a pause), the two boxes, submit; not the URL or file fields', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    // Each evaluation rewrites the record of what was sent: a marker there shows whether one ran.
+    const record = () => page.locator('#sent-inputs').textContent();
+    await page.evaluate(() => { document.getElementById('sent-inputs').textContent = 'marker'; });
+
+    // The URL field and the file field: no evaluation.
+    await page.locator('#card-url').pressSequentially('http://example.invalid/x');
+    await page.locator('#card-url').dispatchEvent('input');
+    await page.locator('#card-file').dispatchEvent('input');
+    await page.waitForTimeout(500);
+    assert.equal(await record(), 'marker');
+
+    // Typing evaluates soon after the typing stops (a 200 ms pause).
+    await page.locator('#req-min-version').fill('');
+    await page.locator('#req-min-version').pressSequentially('3.0.0', { delay: 20 });
+    await page.waitForFunction(() => document.getElementById('sent-inputs').textContent !== 'marker', null, { timeout: 1500 });
+    assert.match(await record(), /"min_version": "3.0.0"/);
+
+    // Ticking the pin-mode box, or the clock box, evaluates.
+    for (const [box, want] of [['req-pin-mode', /"pin_mode": "with_watermark"/], ['obs-use-clock', /"now": null/]]) {
+      await page.evaluate(() => { document.getElementById('sent-inputs').textContent = 'marker'; });
+      await page.locator(`#${box}`).click();
+      await page.waitForFunction(() => document.getElementById('sent-inputs').textContent !== 'marker', null, { timeout: 3000 });
+      assert.match(await record(), want);
+    }
+
+    // Enter in the URL field fetches that URL and does not submit the form.
+    await page.evaluate(() => { document.getElementById('sent-inputs').textContent = 'marker'; });
+    const asked = [];
+    await page.route('http://cards.invalid/**', (route) => { asked.push(route.request().url()); return route.abort(); });
+    await page.locator('#card-url').fill('http://cards.invalid/enter.json');
+    await page.locator('#card-url').press('Enter');
+    await page.waitForFunction(() => !document.getElementById('page-error').hidden);
+    assert.deepEqual(asked, ['http://cards.invalid/enter.json']);
+    assert.match(await page.locator('#page-error strong').textContent(), /^Could not fetch http:\/\/cards\.invalid\/enter\.json$/);
+    assert.equal(await record(), 'marker', 'Enter in the URL field does not evaluate the form');
+    assert.equal(new URL(page.url()).search, '', 'the form was not submitted to a new page');
+
+    // Submit evaluates at once and moves the focus to the verdict.
+    await page.locator('#req-min-version').focus();
+    await page.locator('#req-min-version').press('Enter');
+    await page.waitForFunction(() => document.getElementById('sent-inputs').textContent !== 'marker', null, { timeout: 1000 });
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'verdict');
+    // The one aborted fetch, which Chromium reports without its URL.
+    assert.deepEqual(problems, ['console: Failed to load resource: net::ERR_FAILED']);
+    await context.close();
+  });
+
+  test('dragging over the card field marks it; leaving or dropping unmarks it; dropped text is left to the field', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const marked = () => page.locator('#card').evaluate((a) => a.classList.contains('drop'));
+    const drag = (type, withFile) => page.evaluate(([t, f]) => {
+      const dt = new DataTransfer();
+      if (f) dt.items.add(new File(['{"name":"dropped"}'], 'dropped.json', { type: 'application/json' }));
+      else dt.setData('text/plain', 'some text');
+      const e = new DragEvent(t, { dataTransfer: dt, bubbles: true, cancelable: true });
+      document.getElementById('card').dispatchEvent(e);
+      return e.defaultPrevented;
+    }, [type, withFile]);
+    assert.equal(await drag('dragover', true), true, 'dragover is taken, so the field accepts a drop');
+    assert.equal(await marked(), true);
+    assert.equal(await drag('dragleave', true), false);
+    assert.equal(await marked(), false);
+    await drag('dragover', false);
+    assert.equal(await marked(), true);
+    assert.equal(await drag('drop', false), false, 'dropped text: the field inserts it itself');
+    assert.equal(await marked(), false);
+    await drag('dragover', true);
+    assert.equal(await drag('drop', true), true, 'a dropped file is read by the page');
+    assert.equal(await marked(), false);
+    await page.waitForFunction(() => document.getElementById('card').value === '{"name":"dropped"}');
+    assert.equal(await page.locator('#fetch-status').textContent(), 'Loaded dropped.json (18 bytes).');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the watermark headers are the module\'s DEFAULT_WATERMARK: the hint lists them and "load from a URL" reads only them', async () => {
+    const { context, page, problems } = await openPage(browser);
+    // The web build with other defaults: the lag header renamed, no lag-in-seconds header, no
+    // Consul pair, no Age.
+    await page.route('**/pkg/web/index.js', async (route) => {
+      const res = await route.fetch();
+      let body = await res.text();
+      for (const [from, to] of [["lagMsHeader: 'x-replica-lag-ms'", "lagMsHeader: 'X-Lag-Ms'"],
+        ["lagSHeader: 'x-replica-lag-s'", 'lagSHeader: null'], ['consul: true', 'consul: false'], ['age: true', 'age: false']]) {
+        assert.ok(body.includes(from), `the web build still says ${from}`);
+        body = body.replace(from, to);
+      }
+      await route.fulfill({ response: res, body });
+    });
+    await gotoInspector(page, site.url);
+    assert.equal(await page.locator('#headers-hint').innerHTML(),
+      '<code>x-lag-ms</code> → lag_ms, <code>x-replica-synced-at</code> → synced_at');
+    const url = new URL('/watermarked.json', site.url).href;
+    await page.route(url, (route) => route.fulfill({
+      status: 200,
+      contentType: 'application/json',
+      headers: {
+        'x-lag-ms': '40000', 'x-replica-lag-ms': '1', 'x-replica-lag-s': '2', 'x-consul-lastcontact': '3',
+        'x-consul-knownleader': 'true', age: '4',
+      },
+      body: '{"name":"worker-7"}',
+    }));
+    await page.locator('#card-url').fill(url);
+    await page.locator('#fetch-card').click();
+    await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+    assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(),
+      ['x-lag-ms → lag_ms: 40000', 'x-replica-synced-at → synced_at: not readable (absent, or not exposed by CORS)']);
+    const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
+      'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
+    assert.deepEqual(filled, {
+      'obs-lag-ms': '40000', 'obs-lag-s': '', 'obs-synced-at': '', 'obs-consul-last-contact': '', 'obs-consul-known-leader': '', 'obs-age-s': '',
+    });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('load from a URL: a URL asked for first, the fetch named, the whole watermark replaced by the answer\'s, the form kept when it fails', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const asked = [];
+    const card = '{"name":"worker-7","version":"2.0.0","capabilities":{},"skills":[]}';
+    let release;
+    const held = new Promise((ok) => { release = ok; });
+    await page.route(`${site.url}wm/**`, async (route) => {
+      const u = route.request().url();
+      asked.push(u);
+      if (u.endsWith('/slow.json')) await held;
+      if (u.endsWith('/gone.json')) return route.fulfill({ status: 404, contentType: 'application/json', body: '{}' });
+      if (u.endsWith('/latin1.json')) {
+        return route.fulfill({ status: 200, contentType: 'application/json', body: Buffer.from(`{"name":"w\xe9"}`, 'latin1') });
+      }
+      return route.fulfill({
+        status: 200, contentType: 'application/json', headers: { 'x-replica-lag-ms': '250', age: '7' }, body: card,
+      });
+    });
+
+    // No URL, or only spaces: asked for, with the focus on the field; nothing fetched.
+    for (const blank of ['', '   ']) {
+      await page.locator('#card-url').fill(blank);
+      await page.locator('#fetch-card').click();
+      assert.equal(await page.locator('#fetch-status').textContent(), 'Enter a URL first.');
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'card-url');
+    }
+    assert.deepEqual(asked, []);
+
+    // A stale watermark typed in before, and an old page error: the answer's headers replace
+    // every field, the ones it does not send emptied.
+    await page.evaluate(() => {
+      for (const [id, v] of [['obs-lag-ms', '40000'], ['obs-lag-s', '40'], ['obs-synced-at', '2026-11-09T12:00:00Z'],
+        ['obs-consul-last-contact', '5'], ['obs-consul-known-leader', 'true'], ['obs-age-s', '1']]) {
+        document.getElementById(id).value = v;
+      }
+      const box = document.getElementById('page-error');
+      box.textContent = 'an old error';
+      box.hidden = false;
+    });
+    const url = `${site.url}wm/slow.json`;
+    await page.locator('#card-url').fill(`  ${url} `);
+    await page.locator('#fetch-card').click();
+    await page.waitForFunction(() => document.getElementById('fetch-status').textContent !== 'Enter a URL first.');
+    assert.equal(await page.locator('#fetch-status').textContent(), `Fetching ${url}…`);
+    release();
+    await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+    assert.deepEqual(asked, [url]);
+    assert.equal(await page.locator('#fetch-status > p').first().textContent(), `HTTP 200, ${card.length} bytes. Headers read:`);
+    const watermark = () => page.evaluate(() => ['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
+      'obs-consul-known-leader', 'obs-age-s'].map((id) => document.getElementById(id).value));
+    assert.deepEqual(await watermark(), ['250', '', '', '', '', '7']);
+    assert.ok(await page.locator('#page-error').isHidden());
+    assert.equal(await page.locator('#card').inputValue(), card);
+    await page.waitForFunction(() => document.getElementById('problem').textContent !== '(none)');
+    assert.equal(JSON.parse(await page.locator('#problem').textContent()).card_version, '2.0.0');
+
+    // A failed fetch: the status emptied, the error in the page, the card and watermark kept.
+    const gone = `${site.url}wm/gone.json`;
+    await page.locator('#card-url').fill(gone);
+    await page.locator('#fetch-card').click();
+    await page.waitForFunction(() => !document.getElementById('page-error').hidden);
+    assert.equal(await page.locator('#fetch-status').textContent(), '');
+    assert.equal(await page.locator('#page-error').innerHTML(),
+      `<strong>Could not fetch ${gone}</strong><p>HTTP 404 Not Found; the body was not loaded as a card.</p>`);
+    assert.deepEqual(await watermark(), ['250', '', '', '', '', '7']);
+    assert.equal(await page.locator('#card').inputValue(), card);
+
+    // The card is the bytes received, not the text shown: a Latin-1 body is not UTF-8.
+    await page.locator('#card-url').fill(`${site.url}wm/latin1.json`);
+    await page.locator('#fetch-card').click();
+    await page.waitForFunction(() => document.getElementById('card').value === '{"name":"w\ufffd"}');
+    await page.waitForFunction(() => /invalid_utf8/.test(document.getElementById('problem').textContent));
+    assert.deepEqual(problems, ['console: Failed to load resource: the server responded with a status of 404 (Not Found)']);
+    await context.close();
+  });
+
+  test('a web build without DEFAULT_WATERMARK: the page keeps its own list of the six default headers', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await page.route('**/pkg/web/index.js', async (route) => {
+      const res = await route.fetch();
+      const body = await res.text();
+      const from = ' DEFAULT_WATERMARK, DEFAULT_TIMEOUT_MS,';
+      assert.ok(body.includes(from), 'the web build exports DEFAULT_WATERMARK as expected');
+      await route.fulfill({ response: res, body: body.replace(from, ' DEFAULT_TIMEOUT_MS,') });
+    });
+    await gotoInspector(page, site.url);
+    assert.equal(await page.evaluate(() => window.cardgate.DEFAULT_WATERMARK), undefined);
+    // The hint is the page's own text, untouched.
+    assert.equal((await page.locator('#headers-hint').textContent()).replace(/\s+/g, ' '),
+      'x-replica-lag-ms → lag_ms, x-replica-lag-s → lag_s, x-replica-synced-at → synced_at, x-consul-lastcontact and x-consul-knownleader, age → age_s');
+    const url = new URL('/watermarked.json', site.url).href;
+    await page.route(url, (route) => route.fulfill({
+      status: 200, contentType: 'application/json', headers: { 'x-replica-lag-ms': '40000', age: '4' }, body: '{"name":"worker-7"}',
+    }));
+    await page.locator('#card-url').fill(url);
+    await page.locator('#fetch-card').click();
+    await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+    assert.deepEqual((await page.locator('#fetch-status li').allInnerTexts()).map((t) => t.split(' → ')[0]),
+      ['x-replica-lag-ms', 'x-replica-lag-s', 'x-replica-synced-at', 'x-consul-lastcontact', 'x-consul-knownleader', 'age']);
+    assert.equal(await page.locator('#obs-lag-ms').inputValue(), '40000');
+    assert.equal(await page.locator('#obs-age-s').inputValue(), '4');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a web build that loads but fails to start: the verdict names the module and says how to build it; nothing evaluates', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await page.route('**/pkg/web/index.js', (route) => route.fulfill({
+      status: 200, contentType: 'text/javascript', body: 'export default async function init() { throw new Error("no wasm here"); }',
+    }));
+    await page.goto(site.url);
+    await page.waitForFunction(() => document.getElementById('verdict').classList.contains('error'));
+    assert.equal(await page.locator('#verdict-title').textContent(), 'The cardgate core could not be loaded');
+    assert.equal(await page.locator('#verdict-detail').textContent(),
+      './pkg/web/index.js: no wasm here. Build it with “make pkg”, then serve with “make www”.');
+    assert.equal(await page.locator('#page-error').innerHTML(), '<strong>The cardgate web build did not load</strong><p>Error: no wasm here</p>');
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), undefined);
+    assert.equal(await page.evaluate(() => window.cardgate), undefined);
+    // The form is wired, but nothing is evaluated without the core.
+    await page.locator('#load-incident').click();
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator('#verdict-title').textContent(), 'The cardgate core could not be loaded');
+    assert.equal(await page.locator('#sent-inputs').textContent(), '(none)');
+    assert.deepEqual(problems.filter((p) => !/no wasm here/.test(p)), []);
+    await context.close();
+  });
+
+  test('once the core is up: ready, exposed as window.cardgate, and the empty form already evaluated', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), 'true');
+    assert.equal(await page.evaluate(() => typeof window.cardgate.evaluate), 'function');
+    assert.equal(await page.locator('#verdict').getAttribute('class'), 'verdict pending');
+    assert.equal(await page.locator('#verdict-title').textContent(), 'Paste, drop or fetch an Agent Card to begin');
+    await assertDetailsReset(page);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

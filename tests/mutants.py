@@ -108,8 +108,8 @@ STRYKER_KEEP_BROWSER = ["!/tests/browser", "!/www", "/www/pkg"]
 
 
 # The inspector's tests (`www`): the Chromium files that open its page.
-WWW_TESTS = ["tests/browser/inspector.test.mjs", "tests/browser/inspector-redirect.test.mjs",
-             "tests/browser/compare.test.mjs"]
+WWW_TESTS = ["tests/browser/inspector.test.mjs", "tests/browser/inspector-form.test.mjs",
+             "tests/browser/inspector-redirect.test.mjs", "tests/browser/compare.test.mjs"]
 
 
 def mutated_lines(tree, pattern, glue):

@@ -63,6 +63,11 @@ export async function gotoInspector(page, url) {
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 15000 });
 }
 
+/** Waits until the inspector's verdict box shows `kind` (valid/rejected/malformed/error/pending). */
+export async function verdictIs(page, kind) {
+  await page.waitForFunction((k) => document.getElementById('verdict').classList.contains(k), kind, { timeout: 5000 });
+}
+
 /**
  * Types a case into the inspector's form as a person would (card text, requirement members,
  * observation header texts, the page's clock off) and submits it. `k`: {card (text),

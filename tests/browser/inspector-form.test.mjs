@@ -6,7 +6,7 @@
 // sent to the core") is read back and checked member by member.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gotoInspector, launchBrowser, openPage, startSite } from './harness.mjs';
+import { gotoInspector, launchBrowser, openPage, startSite, verdictIs } from './harness.mjs';
 
 let site;
 let browser;
@@ -39,10 +39,6 @@ async function sent(page) {
   const m = /^requirement: ([\s\S]*)\nobservation: ([\s\S]*)$/.exec(record);
   assert.ok(m, `the record reads "requirement: ...\\nobservation: ...": ${record}`);
   return { requirement: JSON.parse(m[1]), observation: JSON.parse(m[2]), record };
-}
-
-async function verdictIs(page, kind) {
-  await page.waitForFunction((k) => document.getElementById('verdict').classList.contains(k), kind, { timeout: 5000 });
 }
 
 /** Waits until the record of what was sent matches `re`. */
@@ -193,6 +189,9 @@ describe('the inspector: what the form sends and shows', () => {
       assert.equal(await page.locator('#verdict-detail').textContent(),
         'Or press “Load the incident” to see the seed incident: a replica 40 s behind serving a card without task.execute.v3.');
       assert.equal(await page.locator('#verdict .verdict-extra').count(), 0, 'the rejected verdict\'s extra line is gone');
+      assert.equal((await page.locator('#verdict').textContent()).replace(/\s+/g, ' ').trim(),
+        'Paste, drop or fetch an Agent Card to begin Or press “Load the incident” to see the seed incident: a replica 40 s behind serving a card without task.execute.v3.',
+        'the verdict is its title and detail, nothing more');
       await assertDetailsReset(page);
       // Nothing was sent: the record is the last evaluation's.
       assert.equal(await page.locator('#sent-inputs').textContent(), record);
@@ -257,6 +256,11 @@ describe('the inspector: what the form sends and shows', () => {
     assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>Error</p>');
     await page.evaluate(() => { Promise.reject(42); });
     assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>42</p>');
+    // A rejection with no reason, or a null one.
+    await page.evaluate(() => { Promise.reject(); });
+    assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>undefined</p>');
+    await page.evaluate(() => { Promise.reject(null); });
+    assert.equal(await shown(), '<strong>Unexpected error in the page</strong><p>null</p>');
     await context.close();
   });
 
@@ -531,7 +535,15 @@ describe('the inspector: what the form sends and shows', () => {
     release();
     await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
     assert.deepEqual(asked, [url]);
-    assert.equal(await page.locator('#fetch-status > p').first().textContent(), `HTTP 200, ${card.length} bytes. Headers read:`);
+    const unread = '<span class="muted">not readable (absent, or not exposed by CORS)</span>';
+    assert.equal(await page.locator('#fetch-status').innerHTML(),
+      `<p>HTTP 200, ${card.length} bytes. Headers read:</p><ul class="headers-read">`
+      + '<li><code>x-replica-lag-ms</code> → lag_ms: <code>250</code></li>'
+      + `<li><code>x-replica-lag-s</code> → lag_s: ${unread}</li>`
+      + `<li><code>x-replica-synced-at</code> → synced_at: ${unread}</li>`
+      + `<li><code>x-consul-lastcontact</code> → consul_last_contact_ms: ${unread}</li>`
+      + `<li><code>x-consul-knownleader</code> → consul_known_leader: ${unread}</li>`
+      + '<li><code>age</code> → age_s: <code>7</code></li></ul>');
     const watermark = () => page.evaluate(() => ['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
       'obs-consul-known-leader', 'obs-age-s'].map((id) => document.getElementById(id).value));
     assert.deepEqual(await watermark(), ['250', '', '', '', '', '7']);
@@ -556,6 +568,11 @@ describe('the inspector: what the form sends and shows', () => {
     await page.locator('#fetch-card').click();
     await page.waitForFunction(() => document.getElementById('card').value === '{"name":"w\ufffd"}');
     await page.waitForFunction(() => /invalid_utf8/.test(document.getElementById('problem').textContent));
+    // Once the text is edited, the text is the card: the bytes are forgotten.
+    await page.locator('#card').press('End');
+    await page.locator('#card').pressSequentially(' ');
+    await page.waitForFunction(() => !/invalid_utf8/.test(document.getElementById('problem').textContent));
+    assert.equal(JSON.parse(await page.locator('#problem').textContent()).reasons[0].code, 'missing_field');
     assert.deepEqual(problems, ['console: Failed to load resource: the server responded with a status of 404 (Not Found)']);
     await context.close();
   });

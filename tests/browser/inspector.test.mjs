@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import {
-  externalRequests, gotoInspector, launchBrowser, openPage, screenshot, startSite,
+  externalRequests, gotoInspector, launchBrowser, openPage, screenshot, startSite, verdictIs,
 } from './harness.mjs';
 
 // The seed's incident: the stale replica's card still advertises task.execute.v2.
@@ -46,11 +46,6 @@ async function submit(page) {
 
 async function classOf(page, selector) {
   return page.locator(selector).getAttribute('class');
-}
-
-/** Waits until the verdict box shows `kind` (valid/rejected/malformed/error/pending). */
-async function verdictIs(page, kind) {
-  await page.waitForFunction((k) => document.getElementById('verdict').classList.contains(k), kind, { timeout: 5000 });
 }
 
 function assertLocalOnly(requests) {
@@ -321,6 +316,56 @@ describe('cardgate inspector in Chromium', () => {
   // what the card grants, sorted by kind with the required first; a capability only some SDK
   // readings have, with the readings that lack it; a declared binding or flag the decision still
   // finds missing, with why; and the one-line tables.
+  // Every reason code the page has advice for, each shown once under its reason (the three
+  // above are checked there): the inputs that give each code, and the sentence, word for word.
+  test('every reason with advice shows it under the reason, once', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    const card = (version) => JSON.stringify({ ...JSON.parse(INCIDENT_CARD), version });
+    const hash = await page.evaluate((c) => window.cardgate.cardHash(c), card('2.0.0'));
+    const cases = [
+      ['a', 'version_incomparable', { card: card('nightly'), 'req-min-version': '2.0.0', 'obs-lag-ms': '100' },
+        'The card version is not a number sequence or semver, so no floor can be checked: fix the card, or drop the minimum.'],
+      ['b', 'freshness_unverifiable', {},
+        'The response carried no replica-lag watermark, so freshness cannot be proven: the registry must send one, or you must pin the card hash.'],
+      ['b', 'tolerance_missing', { 'req-max-stale': '', 'obs-lag-ms': '100' },
+        'No max staleness was given, so the watermark cannot be judged: set one, or pin the card hash.'],
+      ['b', 'leader_unknown', { 'obs-consul-last-contact': '5', 'obs-consul-known-leader': 'false' },
+        'Consul reports no known leader, so its last-contact figure means nothing.'],
+      ['b', 'clock_missing', { 'obs-synced-at': '2026-11-09T12:00:00Z' },
+        'A sync timestamp needs a clock to turn it into a lag: give “now”.'],
+      ['b', 'watermark_in_future', { 'obs-synced-at': '2026-11-09T12:00:00Z', 'obs-now': '2026-11-09T11:00:00Z' },
+        'The sync timestamp is later than now: one of the clocks is wrong.'],
+      ['b', 'watermark_exceeded', { 'obs-lag-ms': '40000' },
+        'The replica that answered is further behind than you tolerate: re-resolve from a fresher replica or the primary.'],
+      ['b', 'pinned_hash_mismatch', { 'req-pin': `sha256:${'0'.repeat(64)}` },
+        'The card differs from the one you pinned out of band: it changed, or you are talking to a different registry state.'],
+      ['b', 'card_name_mismatch', { 'obs-lag-ms': '100', 'req-card-name': 'worker-8' },
+        'The registry served a card with another name than the one you expect: another agent\'s card, or one from before a rename; re-resolve from the primary, and check the agent id you asked for.'],
+      ['c', 'capabilities_missing', { 'obs-lag-ms': '100', 'req-require': 'task.execute.v3' },
+        'Delegating would fail at the worker, after the task is queued: do not delegate to this card (retrying will not help).'],
+    ];
+    assert.ok(hash.startsWith('sha256:'));
+    for (const [c, code, fields, advice] of cases) {
+      await page.evaluate((f) => {
+        const base = { 'req-require': '', 'req-min-version': '', 'req-max-stale': '10s', 'req-pin': '', 'req-card-name': '',
+          'obs-lag-ms': '', 'obs-lag-s': '', 'obs-synced-at': '', 'obs-consul-last-contact': '', 'obs-consul-known-leader': '',
+          'obs-age-s': '', 'obs-now': '' };
+        for (const [id, v] of Object.entries({ ...base, ...f })) document.getElementById(id).value = v;
+        document.getElementById('obs-use-clock').checked = false;
+        document.querySelector('#inputs button[type=submit]').click();
+      }, { card: card('2.0.0'), ...fields });
+      await page.waitForFunction(([id, k]) => [...document.querySelectorAll(`#${id} .reason p > code`)].some((e) => e.textContent === k),
+        [`cond-${c}`, code], { timeout: 5000 });
+      const shown = await page.evaluate(([id, k]) => [...document.querySelectorAll(`#${id} .reason`)]
+        .filter((r) => r.querySelector('p > code').textContent === k)
+        .map((r) => [...r.querySelectorAll('p.advice')].map((a) => a.textContent)), [`cond-${c}`, code]);
+      assert.deepEqual(shown, [[advice]], code);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('the capability table, row by row', async () => {
     const { context, page, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
@@ -684,6 +729,18 @@ describe('cardgate inspector in Chromium', () => {
       await page.waitForFunction(() => document.getElementById('obs-lag-ms').value === '');
       await page.waitForFunction(() => /freshness_unverifiable/.test(document.getElementById('cond-b').innerText));
       assert.match(await text(page, '#fetch-status'), /x-replica-lag-ms → lag_ms: not readable/);
+      assert.equal(await page.locator('#fetch-status .cors-note').count(), 0, 'the box says the server exposes them all');
+
+      // Unticked: the page says why the headers it did read are not used.
+      await page.locator('#cors-exposed').uncheck();
+      await page.locator('#card-url').fill(`${other}/exposed`);
+      await page.locator('#fetch-card').click();
+      await page.waitForFunction(() => document.querySelector('#fetch-status .cors-note') !== null);
+      assert.equal(await page.locator('#obs-lag-ms').inputValue(), '');
+      assert.equal(await page.locator('#fetch-status .cors-note').innerHTML(),
+        `${other}/exposed is on another origin: the browser hides every response header its server does not list in `
+        + '<code>Access-Control-Expose-Headers</code>, so the watermark headers read were not used (no watermark: not fresh). '
+        + 'Once the server exposes all of them, tick “The server lists every one of these headers” and fetch again.');
 
       await page.locator('#card-url').fill(`${other}/missing`);
       await page.locator('#fetch-card').click();

@@ -41,6 +41,13 @@ async function sent(page) {
   return { requirement: JSON.parse(m[1]), observation: JSON.parse(m[2]), record };
 }
 
+/** "Load from a URL" on `url`, until the page lists the headers it read. */
+async function loadFromUrl(page, url) {
+  await page.locator('#card-url').fill(url);
+  await page.locator('#fetch-card').click();
+  await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+}
+
 /** Waits until the record of what was sent matches `re`. */
 async function recordMatches(page, re, timeout) {
   await page.waitForFunction(([source, flags]) => new RegExp(source, flags).test(document.getElementById('sent-inputs').textContent),
@@ -336,9 +343,7 @@ describe('the inspector: what the form sends and shows', () => {
     await page.route(url, (route) => route.fulfill({
       status: 200, contentType: 'application/json', headers: { 'x-replica-lag-ms': '40000' }, body: '{"name":"worker-7"}',
     }));
-    await page.locator('#card-url').fill(url);
-    await page.locator('#fetch-card').click();
-    await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+    await loadFromUrl(page, url);
     await page.locator('#req-pin-mode').check();
     await page.locator('#obs-use-clock').uncheck();
     await page.evaluate(() => {
@@ -473,9 +478,7 @@ describe('the inspector: what the form sends and shows', () => {
       },
       body: '{"name":"worker-7"}',
     }));
-    await page.locator('#card-url').fill(url);
-    await page.locator('#fetch-card').click();
-    await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+    await loadFromUrl(page, url);
     assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(),
       ['x-lag-ms → lag_ms: 40000', 'x-replica-synced-at → synced_at: not readable (absent, or not exposed by CORS)']);
     const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
@@ -595,9 +598,7 @@ describe('the inspector: what the form sends and shows', () => {
     await page.route(url, (route) => route.fulfill({
       status: 200, contentType: 'application/json', headers: { 'x-replica-lag-ms': '40000', age: '4' }, body: '{"name":"worker-7"}',
     }));
-    await page.locator('#card-url').fill(url);
-    await page.locator('#fetch-card').click();
-    await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
+    await loadFromUrl(page, url);
     assert.deepEqual((await page.locator('#fetch-status li').allInnerTexts()).map((t) => t.split(' → ')[0]),
       ['x-replica-lag-ms', 'x-replica-lag-s', 'x-replica-synced-at', 'x-consul-lastcontact', 'x-consul-knownleader', 'age']);
     assert.equal(await page.locator('#obs-lag-ms').inputValue(), '40000');

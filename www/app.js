@@ -698,7 +698,6 @@ const CHANGE_WORD = {
   older: 'the primary is older',
   equivalent: 'the same version, written differently',
   incomparable: 'different, and not comparable',
-  unchanged: 'the same',
 };
 
 async function compareSources() {

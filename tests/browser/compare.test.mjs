@@ -28,7 +28,7 @@ let browser;
 let fixture;
 let other;
 const hits = { replica: 0, primary: 0, other: 0 };
-// Bodies a test sets: `/card/NAME` answers bodies[NAME], [body, lag ms].
+// Bodies a test sets: `/card/NAME` answers bodies[NAME], [body, lag ms or watermark headers].
 const bodies = {};
 
 before(async () => {
@@ -56,7 +56,9 @@ before(async () => {
       return;
     }
     hits[route[0]] += 1;
-    headers['x-replica-lag-ms'] = route[2];
+    // A watermark is a lag in ms, or the headers themselves.
+    if (typeof route[2] === 'object') Object.assign(headers, route[2]);
+    else headers['x-replica-lag-ms'] = route[2];
     setTimeout(() => {
       res.writeHead(200, headers);
       res.end(route[1]);
@@ -392,6 +394,37 @@ describe('replica vs primary in Chromium', () => {
     assert.equal(pinned.verdict, 'Valid for delegation (200)');
     assert.deepEqual(pinned.lines, ['worker-7 3.0.0, freshness proven by the pinned hash.']);
     await page.locator('#req-pin').fill('');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('both sides are judged at the clock typed in the form (trimmed), else the browser\'s, else at none', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    // Both sources report when they last synced, not a lag: the staleness is "now" minus that.
+    const synced = { 'x-replica-synced-at': '2026-11-09T12:00:00Z' };
+    bodies.r = [REPLICA_BODY, synced];
+    bodies.p = [PRIMARY_BODY, synced];
+    const sides = async () => Promise.all(['replica', 'primary'].map((side) => text(page, `#side-${side}`)));
+    // A typed time, spaces around it: 3 s after the sync on both sides.
+    await page.locator('#obs-now').fill('  2026-11-09T12:00:03Z ');
+    await compare(page, '/card/r', '/card/p');
+    let [replica, primary] = await sides();
+    assert.match(primary, /Valid for delegation \(200\).* 3\.0\.0, staleness 3000 ms within tolerance\./, primary);
+    assert.match(replica, /Reasons: capabilities_missing .*staleness 3000 ms/, replica);
+    // No time typed: this browser's clock, weeks after the sync.
+    await page.locator('#obs-now').fill('');
+    await compare(page, '/card/r', '/card/p');
+    [replica, primary] = await sides();
+    for (const side of [replica, primary]) assert.match(side, /watermark_exceeded/, side);
+    // No time typed, the clock box unticked: no "now", so no staleness can be worked out.
+    await page.locator('#obs-use-clock').setChecked(false);
+    await compare(page, '/card/r', '/card/p');
+    [replica, primary] = await sides();
+    for (const side of [replica, primary]) {
+      assert.match(side, /synced_at needs a clock, and none was supplied.*Reasons: clock_missing/, side);
+      assert.doesNotMatch(side, /watermark_exceeded/, side);
+    }
     assert.deepEqual(problems, []);
     await context.close();
   });

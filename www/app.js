@@ -57,33 +57,26 @@ const FRESH = {
 // names are the package's defaults (DEFAULT_WATERMARK, as resolveAgentCard reads them); this list
 // is only the fallback if the module does not export them.
 let WATERMARK_HEADERS = [
-  ['x-replica-lag-ms', 'obs-lag-ms', 'lag_ms'],
-  ['x-replica-lag-s', 'obs-lag-s', 'lag_s'],
-  ['x-replica-synced-at', 'obs-synced-at', 'synced_at'],
-  ['x-consul-lastcontact', 'obs-consul-last-contact', 'consul_last_contact_ms'],
-  ['x-consul-knownleader', 'obs-consul-known-leader', 'consul_known_leader'],
-  ['age', 'obs-age-s', 'age_s'],
+  ['x-replica-lag-ms', 'lag_ms'],
+  ['x-replica-lag-s', 'lag_s'],
+  ['x-replica-synced-at', 'synced_at'],
+  ['x-consul-lastcontact', 'consul_last_contact_ms'],
+  ['x-consul-knownleader', 'consul_known_leader'],
+  ['age', 'age_s'],
 ];
 
 function headersFromModule(w) {
   if (!w || typeof w !== 'object') return;
   const list = [];
-  if (w.lagMsHeader) list.push([w.lagMsHeader.toLowerCase(), 'obs-lag-ms', 'lag_ms']);
-  if (w.lagSHeader) list.push([w.lagSHeader.toLowerCase(), 'obs-lag-s', 'lag_s']);
-  if (w.syncedAtHeader) list.push([w.syncedAtHeader.toLowerCase(), 'obs-synced-at', 'synced_at']);
-  if (w.consul) {
-    list.push(['x-consul-lastcontact', 'obs-consul-last-contact', 'consul_last_contact_ms']);
-    list.push(['x-consul-knownleader', 'obs-consul-known-leader', 'consul_known_leader']);
-  }
-  if (w.age) list.push(['age', 'obs-age-s', 'age_s']);
+  if (w.lagMsHeader) list.push([w.lagMsHeader.toLowerCase(), 'lag_ms']);
+  if (w.lagSHeader) list.push([w.lagSHeader.toLowerCase(), 'lag_s']);
+  if (w.syncedAtHeader) list.push([w.syncedAtHeader.toLowerCase(), 'synced_at']);
+  if (w.consul) list.push(['x-consul-lastcontact', 'consul_last_contact_ms'], ['x-consul-knownleader', 'consul_known_leader']);
+  if (w.age) list.push(['age', 'age_s']);
   WATERMARK_HEADERS = list;
   const hint = $('headers-hint');
-  if (hint) {
-    hint.replaceChildren();
-    list.forEach(([h, , key], i) => {
-      hint.append(i ? ', ' : '', el('code', {}, h), ` → ${key}`);
-    });
-  }
+  hint.replaceChildren();
+  list.forEach(([h, key], i) => hint.append(i ? ', ' : '', el('code', {}, h), ` → ${key}`));
 }
 
 const OBS_FIELDS = [
@@ -624,7 +617,7 @@ async function fetchSource(url) {
   // that the server exposes them all (as the package's `watermark.corsExposed`).
   const corsHidden = res.type === 'cors' && !$('cors-exposed').checked;
   const hidden = corsHidden || unseenHops;
-  for (const [header, , key] of WATERMARK_HEADERS) {
+  for (const [header, key] of WATERMARK_HEADERS) {
     const v = res.headers.get(header);
     read.push([header, key, v]);
     if (v !== null && !hidden) observation[key] = v; // header text, passed as received

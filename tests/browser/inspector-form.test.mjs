@@ -490,6 +490,45 @@ describe('the inspector: what the form sends and shows', () => {
     await context.close();
   });
 
+  test('a DEFAULT_WATERMARK without the lag-in-ms and last-sync headers: neither is listed or read, the others are', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await page.route('**/pkg/web/index.js', async (route) => {
+      const res = await route.fetch();
+      let body = await res.text();
+      for (const [from, to] of [["lagMsHeader: 'x-replica-lag-ms'", 'lagMsHeader: null'],
+        ["syncedAtHeader: 'x-replica-synced-at'", 'syncedAtHeader: false']]) {
+        assert.ok(body.includes(from), `the web build still says ${from}`);
+        body = body.replace(from, to);
+      }
+      await route.fulfill({ response: res, body });
+    });
+    await gotoInspector(page, site.url);
+    assert.equal(await page.locator('#headers-hint').innerHTML(),
+      '<code>x-replica-lag-s</code> → lag_s, <code>x-consul-lastcontact</code> → consul_last_contact_ms, '
+      + '<code>x-consul-knownleader</code> → consul_known_leader, <code>age</code> → age_s');
+    const url = new URL('/watermarked.json', site.url).href;
+    await page.route(url, (route) => route.fulfill({
+      status: 200,
+      contentType: 'application/json',
+      headers: {
+        'x-replica-lag-ms': '1', 'x-replica-synced-at': '2026-11-09T12:00:00Z', 'x-replica-lag-s': '2',
+        'x-consul-lastcontact': '3', 'x-consul-knownleader': 'true', age: '4',
+      },
+      body: '{"name":"worker-7"}',
+    }));
+    await loadFromUrl(page, url);
+    assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(),
+      ['x-replica-lag-s → lag_s: 2', 'x-consul-lastcontact → consul_last_contact_ms: 3',
+        'x-consul-knownleader → consul_known_leader: true', 'age → age_s: 4']);
+    const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
+      'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
+    assert.deepEqual(filled, {
+      'obs-lag-ms': '', 'obs-lag-s': '2', 'obs-synced-at': '', 'obs-consul-last-contact': '3', 'obs-consul-known-leader': 'true', 'obs-age-s': '4',
+    });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('load from a URL: a URL asked for first, the fetch named, the whole watermark replaced by the answer\'s, the form kept when it fails', async () => {
     const { context, page, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
@@ -596,13 +635,25 @@ describe('the inspector: what the form sends and shows', () => {
       'x-replica-lag-ms → lag_ms, x-replica-lag-s → lag_s, x-replica-synced-at → synced_at, x-consul-lastcontact and x-consul-knownleader, age → age_s');
     const url = new URL('/watermarked.json', site.url).href;
     await page.route(url, (route) => route.fulfill({
-      status: 200, contentType: 'application/json', headers: { 'x-replica-lag-ms': '40000', age: '4' }, body: '{"name":"worker-7"}',
+      status: 200,
+      contentType: 'application/json',
+      headers: {
+        'x-replica-lag-ms': '40000', 'x-replica-lag-s': '2', 'x-replica-synced-at': '2026-11-09T12:00:00Z',
+        'x-consul-lastcontact': '3', 'x-consul-knownleader': 'true', age: '4',
+      },
+      body: '{"name":"worker-7"}',
     }));
     await loadFromUrl(page, url);
-    assert.deepEqual((await page.locator('#fetch-status li').allInnerTexts()).map((t) => t.split(' → ')[0]),
-      ['x-replica-lag-ms', 'x-replica-lag-s', 'x-replica-synced-at', 'x-consul-lastcontact', 'x-consul-knownleader', 'age']);
-    assert.equal(await page.locator('#obs-lag-ms').inputValue(), '40000');
-    assert.equal(await page.locator('#obs-age-s').inputValue(), '4');
+    // Each header read into its own observation member.
+    assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(), [
+      'x-replica-lag-ms → lag_ms: 40000', 'x-replica-lag-s → lag_s: 2', 'x-replica-synced-at → synced_at: 2026-11-09T12:00:00Z',
+      'x-consul-lastcontact → consul_last_contact_ms: 3', 'x-consul-knownleader → consul_known_leader: true', 'age → age_s: 4']);
+    const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
+      'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
+    assert.deepEqual(filled, {
+      'obs-lag-ms': '40000', 'obs-lag-s': '2', 'obs-synced-at': '2026-11-09T12:00:00Z', 'obs-consul-last-contact': '3',
+      'obs-consul-known-leader': 'true', 'obs-age-s': '4',
+    });
     assert.deepEqual(problems, []);
     await context.close();
   });

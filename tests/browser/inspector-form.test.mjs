@@ -48,6 +48,33 @@ async function loadFromUrl(page, url) {
   await page.waitForFunction(() => /Headers read/.test(document.getElementById('fetch-status').textContent));
 }
 
+/** Serves the web build with each `from` of `edits` replaced by its `to` (each must be there). */
+async function editWebBuild(page, edits) {
+  await page.route('**/pkg/web/index.js', async (route) => {
+    const res = await route.fetch();
+    let body = await res.text();
+    for (const [from, to] of edits) {
+      assert.ok(body.includes(from), `the web build says ${from}`);
+      body = body.replace(from, to);
+    }
+    await route.fulfill({ response: res, body });
+  });
+}
+
+/** Serves `headers` with a card at /watermarked.json, loads it from that URL, and returns the
+ * headers-read list's lines and the six watermark fields' values. */
+async function loadWatermarked(page, headers) {
+  const url = new URL('/watermarked.json', site.url).href;
+  await page.route(url, (route) => route.fulfill({
+    status: 200, contentType: 'application/json', headers, body: '{"name":"worker-7"}',
+  }));
+  await loadFromUrl(page, url);
+  const read = await page.locator('#fetch-status li').allInnerTexts();
+  const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
+    'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
+  return { read, filled };
+}
+
 /** Waits until the record of what was sent matches `re`. */
 async function recordMatches(page, re, timeout) {
   await page.waitForFunction(([source, flags]) => new RegExp(source, flags).test(document.getElementById('sent-inputs').textContent),
@@ -455,34 +482,16 @@ describe('the inspector: what the form sends and shows', () => {
     const { context, page, problems } = await openPage(browser);
     // The web build with other defaults: the lag header renamed, no lag-in-seconds header, no
     // Consul pair, no Age.
-    await page.route('**/pkg/web/index.js', async (route) => {
-      const res = await route.fetch();
-      let body = await res.text();
-      for (const [from, to] of [["lagMsHeader: 'x-replica-lag-ms'", "lagMsHeader: 'X-Lag-Ms'"],
-        ["lagSHeader: 'x-replica-lag-s'", 'lagSHeader: null'], ['consul: true', 'consul: false'], ['age: true', 'age: false']]) {
-        assert.ok(body.includes(from), `the web build still says ${from}`);
-        body = body.replace(from, to);
-      }
-      await route.fulfill({ response: res, body });
-    });
+    await editWebBuild(page, [["lagMsHeader: 'x-replica-lag-ms'", "lagMsHeader: 'X-Lag-Ms'"],
+      ["lagSHeader: 'x-replica-lag-s'", 'lagSHeader: null'], ['consul: true', 'consul: false'], ['age: true', 'age: false']]);
     await gotoInspector(page, site.url);
     assert.equal(await page.locator('#headers-hint').innerHTML(),
       '<code>x-lag-ms</code> → lag_ms, <code>x-replica-synced-at</code> → synced_at');
-    const url = new URL('/watermarked.json', site.url).href;
-    await page.route(url, (route) => route.fulfill({
-      status: 200,
-      contentType: 'application/json',
-      headers: {
-        'x-lag-ms': '40000', 'x-replica-lag-ms': '1', 'x-replica-lag-s': '2', 'x-consul-lastcontact': '3',
-        'x-consul-knownleader': 'true', age: '4',
-      },
-      body: '{"name":"worker-7"}',
-    }));
-    await loadFromUrl(page, url);
-    assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(),
-      ['x-lag-ms → lag_ms: 40000', 'x-replica-synced-at → synced_at: not readable (absent, or not exposed by CORS)']);
-    const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
-      'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
+    const { read, filled } = await loadWatermarked(page, {
+      'x-lag-ms': '40000', 'x-replica-lag-ms': '1', 'x-replica-lag-s': '2', 'x-consul-lastcontact': '3',
+      'x-consul-knownleader': 'true', age: '4',
+    });
+    assert.deepEqual(read, ['x-lag-ms → lag_ms: 40000', 'x-replica-synced-at → synced_at: not readable (absent, or not exposed by CORS)']);
     assert.deepEqual(filled, {
       'obs-lag-ms': '40000', 'obs-lag-s': '', 'obs-synced-at': '', 'obs-consul-last-contact': '', 'obs-consul-known-leader': '', 'obs-age-s': '',
     });
@@ -492,36 +501,18 @@ describe('the inspector: what the form sends and shows', () => {
 
   test('a DEFAULT_WATERMARK without the lag-in-ms and last-sync headers: neither is listed or read, the others are', async () => {
     const { context, page, problems } = await openPage(browser);
-    await page.route('**/pkg/web/index.js', async (route) => {
-      const res = await route.fetch();
-      let body = await res.text();
-      for (const [from, to] of [["lagMsHeader: 'x-replica-lag-ms'", 'lagMsHeader: null'],
-        ["syncedAtHeader: 'x-replica-synced-at'", 'syncedAtHeader: false']]) {
-        assert.ok(body.includes(from), `the web build still says ${from}`);
-        body = body.replace(from, to);
-      }
-      await route.fulfill({ response: res, body });
-    });
+    await editWebBuild(page, [["lagMsHeader: 'x-replica-lag-ms'", 'lagMsHeader: null'],
+      ["syncedAtHeader: 'x-replica-synced-at'", 'syncedAtHeader: false']]);
     await gotoInspector(page, site.url);
     assert.equal(await page.locator('#headers-hint').innerHTML(),
       '<code>x-replica-lag-s</code> → lag_s, <code>x-consul-lastcontact</code> → consul_last_contact_ms, '
       + '<code>x-consul-knownleader</code> → consul_known_leader, <code>age</code> → age_s');
-    const url = new URL('/watermarked.json', site.url).href;
-    await page.route(url, (route) => route.fulfill({
-      status: 200,
-      contentType: 'application/json',
-      headers: {
-        'x-replica-lag-ms': '1', 'x-replica-synced-at': '2026-11-09T12:00:00Z', 'x-replica-lag-s': '2',
-        'x-consul-lastcontact': '3', 'x-consul-knownleader': 'true', age: '4',
-      },
-      body: '{"name":"worker-7"}',
-    }));
-    await loadFromUrl(page, url);
-    assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(),
-      ['x-replica-lag-s → lag_s: 2', 'x-consul-lastcontact → consul_last_contact_ms: 3',
-        'x-consul-knownleader → consul_known_leader: true', 'age → age_s: 4']);
-    const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
-      'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
+    const { read, filled } = await loadWatermarked(page, {
+      'x-replica-lag-ms': '1', 'x-replica-synced-at': '2026-11-09T12:00:00Z', 'x-replica-lag-s': '2',
+      'x-consul-lastcontact': '3', 'x-consul-knownleader': 'true', age: '4',
+    });
+    assert.deepEqual(read, ['x-replica-lag-s → lag_s: 2', 'x-consul-lastcontact → consul_last_contact_ms: 3',
+      'x-consul-knownleader → consul_known_leader: true', 'age → age_s: 4']);
     assert.deepEqual(filled, {
       'obs-lag-ms': '', 'obs-lag-s': '2', 'obs-synced-at': '', 'obs-consul-last-contact': '3', 'obs-consul-known-leader': 'true', 'obs-age-s': '4',
     });
@@ -621,35 +612,20 @@ describe('the inspector: what the form sends and shows', () => {
 
   test('a web build without DEFAULT_WATERMARK: the page keeps its own list of the six default headers', async () => {
     const { context, page, problems } = await openPage(browser);
-    await page.route('**/pkg/web/index.js', async (route) => {
-      const res = await route.fetch();
-      const body = await res.text();
-      const from = ' DEFAULT_WATERMARK, DEFAULT_TIMEOUT_MS,';
-      assert.ok(body.includes(from), 'the web build exports DEFAULT_WATERMARK as expected');
-      await route.fulfill({ response: res, body: body.replace(from, ' DEFAULT_TIMEOUT_MS,') });
-    });
+    await editWebBuild(page, [[' DEFAULT_WATERMARK, DEFAULT_TIMEOUT_MS,', ' DEFAULT_TIMEOUT_MS,']]);
     await gotoInspector(page, site.url);
     assert.equal(await page.evaluate(() => window.cardgate.DEFAULT_WATERMARK), undefined);
     // The hint is the page's own text, untouched.
     assert.equal((await page.locator('#headers-hint').textContent()).replace(/\s+/g, ' '),
       'x-replica-lag-ms → lag_ms, x-replica-lag-s → lag_s, x-replica-synced-at → synced_at, x-consul-lastcontact and x-consul-knownleader, age → age_s');
-    const url = new URL('/watermarked.json', site.url).href;
-    await page.route(url, (route) => route.fulfill({
-      status: 200,
-      contentType: 'application/json',
-      headers: {
-        'x-replica-lag-ms': '40000', 'x-replica-lag-s': '2', 'x-replica-synced-at': '2026-11-09T12:00:00Z',
-        'x-consul-lastcontact': '3', 'x-consul-knownleader': 'true', age: '4',
-      },
-      body: '{"name":"worker-7"}',
-    }));
-    await loadFromUrl(page, url);
+    const { read, filled } = await loadWatermarked(page, {
+      'x-replica-lag-ms': '40000', 'x-replica-lag-s': '2', 'x-replica-synced-at': '2026-11-09T12:00:00Z',
+      'x-consul-lastcontact': '3', 'x-consul-knownleader': 'true', age: '4',
+    });
     // Each header read into its own observation member.
-    assert.deepEqual(await page.locator('#fetch-status li').allInnerTexts(), [
+    assert.deepEqual(read, [
       'x-replica-lag-ms → lag_ms: 40000', 'x-replica-lag-s → lag_s: 2', 'x-replica-synced-at → synced_at: 2026-11-09T12:00:00Z',
       'x-consul-lastcontact → consul_last_contact_ms: 3', 'x-consul-knownleader → consul_known_leader: true', 'age → age_s: 4']);
-    const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
-      'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
     assert.deepEqual(filled, {
       'obs-lag-ms': '40000', 'obs-lag-s': '2', 'obs-synced-at': '2026-11-09T12:00:00Z', 'obs-consul-last-contact': '3',
       'obs-consul-known-leader': 'true', 'obs-age-s': '4',

@@ -53,30 +53,32 @@ const FRESH = {
   lag_ms: '1200',
 };
 
-// Response headers read by "load from a URL", and the observation member each one fills. The
-// names are the package's defaults (DEFAULT_WATERMARK, as resolveAgentCard reads them); this list
-// is only the fallback if the module does not export them.
-let WATERMARK_HEADERS = [
-  ['x-replica-lag-ms', 'lag_ms'],
-  ['x-replica-lag-s', 'lag_s'],
-  ['x-replica-synced-at', 'synced_at'],
-  ['x-consul-lastcontact', 'consul_last_contact_ms'],
-  ['x-consul-knownleader', 'consul_known_leader'],
-  ['age', 'age_s'],
-];
+// The package's default watermark options (DEFAULT_WATERMARK, as resolveAgentCard reads them),
+// used only if the module does not export them.
+const FALLBACK_WATERMARK = {
+  lagMsHeader: 'x-replica-lag-ms', lagSHeader: 'x-replica-lag-s', syncedAtHeader: 'x-replica-synced-at', consul: true, age: true,
+};
 
-function headersFromModule(w) {
-  if (!w || typeof w !== 'object') return;
+// Response headers read by "load from a URL", each with the observation member it fills.
+function watermarkHeaders(w) {
   const list = [];
   if (w.lagMsHeader) list.push([w.lagMsHeader.toLowerCase(), 'lag_ms']);
   if (w.lagSHeader) list.push([w.lagSHeader.toLowerCase(), 'lag_s']);
   if (w.syncedAtHeader) list.push([w.syncedAtHeader.toLowerCase(), 'synced_at']);
   if (w.consul) list.push(['x-consul-lastcontact', 'consul_last_contact_ms'], ['x-consul-knownleader', 'consul_known_leader']);
   if (w.age) list.push(['age', 'age_s']);
-  WATERMARK_HEADERS = list;
+  return list;
+}
+
+let WATERMARK_HEADERS = watermarkHeaders(FALLBACK_WATERMARK);
+
+/** The module's own defaults replace the fallback, and the hint lists them. */
+function headersFromModule(w) {
+  if (!w || typeof w !== 'object') return;
+  WATERMARK_HEADERS = watermarkHeaders(w);
   const hint = $('headers-hint');
   hint.replaceChildren();
-  list.forEach(([h, key], i) => hint.append(i ? ', ' : '', el('code', {}, h), ` → ${key}`));
+  WATERMARK_HEADERS.forEach(([h, key], i) => hint.append(i ? ', ' : '', el('code', {}, h), ` → ${key}`));
 }
 
 const OBS_FIELDS = [

@@ -69,10 +69,13 @@ async function loadWatermarked(page, headers) {
     status: 200, contentType: 'application/json', headers, body: '{"name":"worker-7"}',
   }));
   await loadFromUrl(page, url);
-  const read = await page.locator('#fetch-status li').allInnerTexts();
-  const filled = await page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
+  return { read: await page.locator('#fetch-status li').allInnerTexts(), filled: await watermarkFields(page) };
+}
+
+/** The six watermark fields' values, by field id. */
+function watermarkFields(page) {
+  return page.evaluate(() => Object.fromEntries(['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
     'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
-  return { read, filled };
 }
 
 /** Waits until the record of what was sent matches `re`. */
@@ -577,8 +580,7 @@ describe('the inspector: what the form sends and shows', () => {
       + `<li><code>x-consul-lastcontact</code> → consul_last_contact_ms: ${unread}</li>`
       + `<li><code>x-consul-knownleader</code> → consul_known_leader: ${unread}</li>`
       + '<li><code>age</code> → age_s: <code>7</code></li></ul>');
-    const watermark = () => page.evaluate(() => ['obs-lag-ms', 'obs-lag-s', 'obs-synced-at', 'obs-consul-last-contact',
-      'obs-consul-known-leader', 'obs-age-s'].map((id) => document.getElementById(id).value));
+    const watermark = async () => Object.values(await watermarkFields(page));
     assert.deepEqual(await watermark(), ['250', '', '', '', '', '7']);
     assert.ok(await page.locator('#page-error').isHidden());
     assert.equal(await page.locator('#card').inputValue(), card);

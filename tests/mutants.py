@@ -236,10 +236,11 @@ def main():
     ap.add_argument("glue", choices=sorted(GLUES) + ["api", "www"])
     ap.add_argument("--only", type=int, nargs="*", help="mutant indices (in cargo-mutants' list order)")
     ap.add_argument("--out", help="results and worktree (default target/mutants-GLUE)")
-    ap.add_argument("--mutate", nargs="+",
+    # `extend`: `--mutate A --mutate B` adds B to A (with plain nargs the last flag alone counted).
+    ap.add_argument("--mutate", nargs="+", action="extend",
                     help="api: js/api.js:FROM-TO ..., those lines (default: all before the export list); "
                          "www: www/app.js:FROM-TO ... (default: all of it)")
-    ap.add_argument("--tests", nargs="*", help="api: the Node test files (default: the short ones); www: the Chromium files "
+    ap.add_argument("--tests", nargs="*", action="extend", help="api: the Node test files (default: the short ones); www: the Chromium files "
                          "(default: the inspector's)")
     args = ap.parse_args()
     # Absolute: Stryker and the glues run in the worktree, where a relative path would not lead.

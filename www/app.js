@@ -941,12 +941,10 @@ function clearForm() {
 
 function wire() {
   const form = $('inputs');
+  // Typing, and ticking either box (a checkbox fires `input` too), evaluates after a pause.
   form.addEventListener('input', (e) => {
     if (e.target.id === 'card-file' || e.target.id === 'card-url') return;
     schedule();
-  });
-  form.addEventListener('change', (e) => {
-    if (e.target.id === 'obs-use-clock' || e.target.id === 'req-pin-mode') schedule();
   });
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -981,7 +979,7 @@ function wire() {
     }
   });
   $('card-file').addEventListener('change', (e) => {
-    const f = e.target.files && e.target.files[0];
+    const f = e.target.files[0];
     if (f) readFile(f).catch((err) => showPageError(`Could not read ${f.name}`, err));
   });
   const area = $('card');
@@ -992,7 +990,7 @@ function wire() {
   area.addEventListener('dragleave', () => area.classList.remove('drop'));
   area.addEventListener('drop', (e) => {
     area.classList.remove('drop');
-    const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
+    const f = e.dataTransfer.files[0]; // a drop from the browser always carries a DataTransfer
     if (!f) return; // dropped text: the textarea inserts it itself
     e.preventDefault();
     readFile(f).catch((err) => showPageError(`Could not read ${f.name}`, err));

@@ -417,6 +417,10 @@ describe('the inspector: what the form sends and shows', () => {
     await page.locator('#card-file').dispatchEvent('input');
     await page.waitForTimeout(500);
     assert.equal(await record(), 'marker');
+    // Keys other than Enter are typed into the URL field and fetch nothing.
+    assert.equal(await page.locator('#card-url').inputValue(), 'http://example.invalid/x');
+    assert.equal(await page.locator('#fetch-status').textContent(), '');
+    assert.equal(await page.locator('#page-error').isHidden(), true);
 
     // Typing evaluates soon after the typing stops (a 200 ms pause).
     await page.locator('#req-min-version').fill('');
@@ -477,6 +481,30 @@ describe('the inspector: what the form sends and shows', () => {
     assert.equal(await marked(), false);
     await page.waitForFunction(() => document.getElementById('card').value === '{"name":"dropped"}');
     assert.equal(await page.locator('#fetch-status').textContent(), 'Loaded dropped.json (18 bytes).');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a file that cannot be read, opened or dropped: "Could not read" with its name and the reason; the card is kept', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#load-incident').click();
+    await verdictIs(page, 'rejected');
+    const card = await page.locator('#card').inputValue();
+    // The file is gone by the time the page reads it: every read of its bytes fails.
+    await page.evaluate(() => { Blob.prototype.arrayBuffer = () => Promise.reject(new Error('file gone')); });
+    await page.locator('#card-file').setInputFiles({ name: 'opened.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
+    await page.waitForFunction(() => !document.getElementById('page-error').hidden);
+    assert.equal(await page.locator('#page-error').innerHTML(), '<strong>Could not read opened.json</strong><p>Error: file gone</p>');
+    await page.evaluate(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['{}'], 'dropped.json', { type: 'application/json' }));
+      document.getElementById('card').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('#page-error strong').textContent !== 'Could not read opened.json');
+    assert.equal(await page.locator('#page-error').innerHTML(), '<strong>Could not read dropped.json</strong><p>Error: file gone</p>');
+    assert.equal(await page.locator('#card').inputValue(), card);
+    assert.equal(await page.locator('#fetch-status').textContent(), '');
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -637,25 +665,29 @@ describe('the inspector: what the form sends and shows', () => {
   });
 
   test('a web build that loads but fails to start: the verdict names the module and says how to build it; nothing evaluates', async () => {
-    const { context, page, problems } = await openPage(browser);
-    await page.route('**/pkg/web/index.js', (route) => route.fulfill({
-      status: 200, contentType: 'text/javascript', body: 'export default async function init() { throw new Error("no wasm here"); }',
-    }));
-    await page.goto(site.url);
-    await page.waitForFunction(() => document.getElementById('verdict').classList.contains('error'));
-    assert.equal(await page.locator('#verdict-title').textContent(), 'The cardgate core could not be loaded');
-    assert.equal(await page.locator('#verdict-detail').textContent(),
-      './pkg/web/index.js: no wasm here. Build it with “make pkg”, then serve with “make www”.');
-    assert.equal(await page.locator('#page-error').innerHTML(), '<strong>The cardgate web build did not load</strong><p>Error: no wasm here</p>');
-    assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), undefined);
-    assert.equal(await page.evaluate(() => window.cardgate), undefined);
-    // The form is wired, but nothing is evaluated without the core.
-    await page.locator('#load-incident').click();
-    await page.waitForTimeout(300);
-    assert.equal(await page.locator('#verdict-title').textContent(), 'The cardgate core could not be loaded');
-    assert.equal(await page.locator('#sent-inputs').textContent(), '(none)');
-    assert.deepEqual(problems.filter((p) => !/no wasm here/.test(p)), []);
-    await context.close();
+    // An Error by its message; anything else thrown, as text.
+    for (const [thrown, said, shown] of [['new Error("no wasm here")', 'no wasm here', 'Error: no wasm here'],
+      ['"no wasm here either"', 'no wasm here either', 'no wasm here either']]) {
+      const { context, page, problems } = await openPage(browser);
+      await page.route('**/pkg/web/index.js', (route) => route.fulfill({
+        status: 200, contentType: 'text/javascript', body: `export default async function init() { throw ${thrown}; }`,
+      }));
+      await page.goto(site.url);
+      await page.waitForFunction(() => document.getElementById('verdict').classList.contains('error'));
+      assert.equal(await page.locator('#verdict-title').textContent(), 'The cardgate core could not be loaded');
+      assert.equal(await page.locator('#verdict-detail').textContent(),
+        `./pkg/web/index.js: ${said}. Build it with “make pkg”, then serve with “make www”.`);
+      assert.equal(await page.locator('#page-error').innerHTML(), `<strong>The cardgate web build did not load</strong><p>${shown}</p>`);
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), undefined);
+      assert.equal(await page.evaluate(() => window.cardgate), undefined);
+      // The form is wired, but nothing is evaluated without the core.
+      await page.locator('#load-incident').click();
+      await page.waitForTimeout(300);
+      assert.equal(await page.locator('#verdict-title').textContent(), 'The cardgate core could not be loaded');
+      assert.equal(await page.locator('#sent-inputs').textContent(), '(none)');
+      assert.deepEqual(problems.filter((p) => !/no wasm here/.test(p)), []);
+      await context.close();
+    }
   });
 
   test('once the core is up: ready, exposed as window.cardgate, and the empty form already evaluated', async () => {

@@ -552,11 +552,16 @@ function setCardText(text, bytes) {
   evaluateNow();
 }
 
+// A file opened or dropped; one that cannot be read is reported in the page.
 async function readFile(file) {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  const text = new TextDecoder('utf-8').decode(bytes);
-  setCardText(text, bytes);
-  $('fetch-status').textContent = `Loaded ${file.name} (${bytes.length} bytes).`;
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const text = new TextDecoder('utf-8').decode(bytes);
+    setCardText(text, bytes);
+    $('fetch-status').textContent = `Loaded ${file.name} (${bytes.length} bytes).`;
+  } catch (err) {
+    showPageError(`Could not read ${file.name}`, err);
+  }
 }
 
 // One GET from the browser and the watermark headers of its response, as read by both "load from
@@ -980,7 +985,7 @@ function wire() {
   });
   $('card-file').addEventListener('change', (e) => {
     const f = e.target.files[0];
-    if (f) readFile(f).catch((err) => showPageError(`Could not read ${f.name}`, err));
+    if (f) readFile(f);
   });
   const area = $('card');
   area.addEventListener('dragover', (e) => {
@@ -993,7 +998,7 @@ function wire() {
     const f = e.dataTransfer.files[0]; // a drop from the browser always carries a DataTransfer
     if (!f) return; // dropped text: the textarea inserts it itself
     e.preventDefault();
-    readFile(f).catch((err) => showPageError(`Could not read ${f.name}`, err));
+    readFile(f);
   });
 }
 

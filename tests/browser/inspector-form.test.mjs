@@ -78,6 +78,19 @@ function watermarkFields(page) {
     'obs-consul-known-leader', 'obs-age-s'].map((id) => [id, document.getElementById(id).value])));
 }
 
+/** Dispatches a drag event of `type` on the card field, carrying a file (`[name, text]`) or else
+ * some text; resolves to whether the page took the event (its default prevented). */
+function dragOnCard(page, type, file) {
+  return page.evaluate(([t, f]) => {
+    const dt = new DataTransfer();
+    if (f) dt.items.add(new File([f[1]], f[0], { type: 'application/json' }));
+    else dt.setData('text/plain', 'some text');
+    const e = new DragEvent(t, { dataTransfer: dt, bubbles: true, cancelable: true });
+    document.getElementById('card').dispatchEvent(e);
+    return e.defaultPrevented;
+  }, [type, file]);
+}
+
 /** Waits until the record of what was sent matches `re`. */
 async function recordMatches(page, re, timeout) {
   await page.waitForFunction(([source, flags]) => new RegExp(source, flags).test(document.getElementById('sent-inputs').textContent),
@@ -460,14 +473,7 @@ describe('the inspector: what the form sends and shows', () => {
     const { context, page, problems } = await openPage(browser);
     await gotoInspector(page, site.url);
     const marked = () => page.locator('#card').evaluate((a) => a.classList.contains('drop'));
-    const drag = (type, withFile) => page.evaluate(([t, f]) => {
-      const dt = new DataTransfer();
-      if (f) dt.items.add(new File(['{"name":"dropped"}'], 'dropped.json', { type: 'application/json' }));
-      else dt.setData('text/plain', 'some text');
-      const e = new DragEvent(t, { dataTransfer: dt, bubbles: true, cancelable: true });
-      document.getElementById('card').dispatchEvent(e);
-      return e.defaultPrevented;
-    }, [type, withFile]);
+    const drag = (type, withFile) => dragOnCard(page, type, withFile ? ['dropped.json', '{"name":"dropped"}'] : null);
     assert.equal(await drag('dragover', true), true, 'dragover is taken, so the field accepts a drop');
     assert.equal(await marked(), true);
     assert.equal(await drag('dragleave', true), false);
@@ -496,11 +502,7 @@ describe('the inspector: what the form sends and shows', () => {
     await page.locator('#card-file').setInputFiles({ name: 'opened.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
     await page.waitForFunction(() => !document.getElementById('page-error').hidden);
     assert.equal(await page.locator('#page-error').innerHTML(), '<strong>Could not read opened.json</strong><p>Error: file gone</p>');
-    await page.evaluate(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File(['{}'], 'dropped.json', { type: 'application/json' }));
-      document.getElementById('card').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    });
+    await dragOnCard(page, 'drop', ['dropped.json', '{}']);
     await page.waitForFunction(() => document.querySelector('#page-error strong').textContent !== 'Could not read opened.json');
     assert.equal(await page.locator('#page-error').innerHTML(), '<strong>Could not read dropped.json</strong><p>Error: file gone</p>');
     assert.equal(await page.locator('#card').inputValue(), card);

@@ -270,6 +270,22 @@ describe('replica vs primary in Chromium', () => {
     await context.close();
   });
 
+  test('a failure the comparison does not expect is reported as "Could not compare", and no result is shown', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    // Reading an answer's headers throws: nothing in the comparison handles that itself.
+    await page.evaluate(() => { Headers.prototype.get = () => { throw new Error('headers gone'); }; });
+    await page.locator('#replica-url').fill(`${other}/replica/.well-known/agent-card.json`);
+    await page.locator('#primary-url').fill(`${other}/primary/.well-known/agent-card.json`);
+    await page.locator('#compare-run').click();
+    await page.waitForFunction(() => !document.getElementById('page-error').hidden, null, { timeout: 10000 });
+    assert.equal(await page.locator('#page-error').innerHTML(), '<strong>Could not compare</strong><p>Error: headers gone</p>');
+    assert.ok(await page.locator('#compare-results').isHidden());
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'compare-run');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('a requirement the core refuses: the page says so, with or without both cards, and shows no comparison', async () => {
     const { context, page } = await openPage(browser);
     await gotoInspector(page, site.url);

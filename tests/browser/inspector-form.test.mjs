@@ -491,6 +491,31 @@ describe('the inspector: what the form sends and shows', () => {
     await context.close();
   });
 
+  test('the file field emptied (a file picker closed with no file): the card and the status are kept, nothing is reported', async () => {
+    const { context, page, problems } = await openPage(browser);
+    await gotoInspector(page, site.url);
+    await page.locator('#card-file').setInputFiles({ name: 'opened.json', mimeType: 'application/json', buffer: Buffer.from('{"name":"opened"}') });
+    await page.waitForFunction(() => document.getElementById('card').value === '{"name":"opened"}');
+    const status = 'Loaded opened.json (17 bytes).';
+    assert.equal(await page.locator('#fetch-status').textContent(), status);
+    await page.evaluate(() => { document.getElementById('sent-inputs').textContent = 'marker'; });
+    // The page's handler runs first (it was added first); this count shows the event came.
+    await page.locator('#card-file').evaluate((input) => {
+      window.fileFieldChanges = 0;
+      input.addEventListener('change', () => { window.fileFieldChanges += 1; });
+    });
+    await page.locator('#card-file').setInputFiles([]);
+    await page.waitForFunction(() => window.fileFieldChanges === 1, null, { timeout: 2000 });
+    await page.waitForTimeout(500);
+    assert.equal(await page.locator('#card-file').evaluate((input) => input.files.length), 0);
+    assert.equal(await page.locator('#card').inputValue(), '{"name":"opened"}');
+    assert.equal(await page.locator('#fetch-status').textContent(), status);
+    assert.equal(await page.locator('#sent-inputs').textContent(), 'marker', 'nothing was evaluated');
+    assert.equal(await page.locator('#page-error').isHidden(), true);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('a file that cannot be read, opened or dropped: "Could not read" with its name and the reason; the card is kept', async () => {
     const { context, page, problems } = await openPage(browser);
     await gotoInspector(page, site.url);

@@ -110,7 +110,8 @@ impl Capability {
     /// caller that names `protocol:0.3` and no other version (`v03_caller`) may be on an SDK
     /// before 1.0, whose clients read only the card's v0.3 members: a binding also needs their
     /// one url, `capability:extendedAgentCard` their flag and `capability:pushNotifications` the
-    /// member they read ([`interface_choice::V03Clients`]).
+    /// member they read ([`interface_choice::V03Clients`]), and its `protocol:0.3` a card
+    /// a2a-sdk 0.3's model accepts ([`crate::v03_card_model`]).
     pub fn covered_by(&self, card: &AgentCard, protocols: &[&str], v03_caller: bool) -> bool {
         self.declared_by(card)
             && match self {
@@ -124,6 +125,8 @@ impl Capability {
                 Capability::Flag(Flag::PushNotifications) => {
                     !v03_caller || card.v03.push_notifications
                 }
+                // A caller on a pre-1.0 SDK reads no card its resolver refuses.
+                Capability::Protocol(_) => !v03_caller || card.v03.refusal.is_none(),
                 _ => true,
             }
     }

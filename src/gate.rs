@@ -553,6 +553,15 @@ fn missing_with_readings(
                 continue;
             }
         }
+        // A version the card declares, on a card a pre-1.0 SDK cannot read.
+        if let Some(why) = matches!(cap, Capability::Protocol(_))
+            .then(|| view.v03.refusal.as_deref())
+            .flatten()
+            .filter(|_| v03_caller && cap.declared_by(view))
+        {
+            parts.push(format!("{cap} ({why}, so a caller on it has no card)"));
+            continue;
+        }
         // A flag every 1.x reading has, which the pre-1.0 clients read elsewhere.
         let v03_flag = match cap {
             Capability::Flag(Flag::ExtendedAgentCard) if view.extended_agent_card => Some(

@@ -712,9 +712,10 @@ fn js_wire(version: &str) -> Choice<'_> {
 /// Such a caller's `capability:extendedAgentCard` also needs the v0.3 flag
 /// `supportsAuthenticatedExtendedCard`, without which neither 0.3 client fetches the extended
 /// card, and its `capability:pushNotifications` needs `capabilities.pushNotifications` itself
-/// (`A2AClient` tests that member of the card as fetched, never `push_notifications`). A card a
-/// client refuses to read makes that caller fail loudly; the gate still serves nothing it cannot
-/// follow. Checked against the real 0.3 clients by `tests/sdk_parity/v03_picks.py`.
+/// (`A2AClient` tests that member of the card as fetched, never `push_notifications`). A card
+/// a2a-sdk 0.3's resolver refuses ([`crate::v03_card_model`]) leaves a caller on it without a
+/// card: its `protocol:0.3` is not covered. Checked against the real 0.3 clients by
+/// `tests/sdk_parity/v03_picks.py`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct V03Clients {
     /// For each of [`V03_BINDINGS`], whether every 0.3 client sends it to one url that serves
@@ -727,6 +728,10 @@ pub struct V03Clients {
     /// test on the card as fetched (a2a-sdk 0.3's pydantic takes that member first too). On a
     /// proto-shaped card the 1.x readings also take `push_notifications`, which it never reads.
     pub push_notifications: bool,
+    /// Why the resolver of a2a-sdk 0.3 or of @a2a-js/sdk 0.3 refuses the card, naming it
+    /// ([`crate::v03_card_model`]), or `None` when both read it: a caller on it then has no
+    /// card, hence none of its capabilities.
+    pub refusal: Option<String>,
 }
 
 /// Why the 0.3 clients do not serve a binding, for the decision's message.
@@ -753,6 +758,7 @@ impl Default for V03Clients {
             served: [const { Err(V03Miss::NoUrl("a2a-sdk")) }; 3],
             extended_card: false,
             push_notifications: false,
+            refusal: Some("a2a-sdk 0.3 refuses the card: /url is required".into()),
         }
     }
 }
@@ -815,6 +821,7 @@ impl V03Clients {
             // camelCase is a boolean or null (the card's shape), and pydantic takes it first.
             extended_card: flag(doc.get("supportsAuthenticatedExtendedCard")),
             push_notifications,
+            refusal: crate::v03_card_model::refusal(doc),
         }
     }
 
@@ -865,7 +872,8 @@ impl V03Clients {
                 Err(V03Miss::NotA2AClients(u) | V03Miss::Unusable(u, _)) => u.capacity(),
                 _ => 0,
             })
-            .sum()
+            .sum::<usize>()
+            + self.refusal.as_ref().map_or(0, String::capacity)
     }
 }
 

@@ -61,6 +61,7 @@ pub mod requirement;
 pub mod resolution;
 pub mod sdk_reading;
 pub mod time;
+pub mod v03_card_model;
 pub mod version;
 pub mod watermark_sources;
 

@@ -111,7 +111,91 @@ def gen_card(rnd):
         card["securitySchemes"] = {"k": {"apiKeySecurityScheme": {"location": "header", "name": "k"}}}
         if rnd.random() < 0.3:
             card["security"] = [{"schemes": {"k": {"list": []}}}]
+    # One card in three: one or two edits of the members a2a-sdk 0.3's pydantic model checks
+    # (src/v03_card_model.rs), some it refuses, some it reads.
+    for _ in range(rnd.choice([0, 0, 0, 0, 1, 1, 2])):
+        rnd.choice(MODEL_EDITS)(card, rnd)
     return card
+
+
+def _drop_or_null(key):
+    def edit(card, rnd):
+        if rnd.random() < 0.5:
+            card.pop(key, None)
+        else:
+            card[key] = None
+    return edit
+
+
+def _set(key, *values):
+    return lambda card, rnd: card.__setitem__(key, rnd.choice(values))
+
+
+def _skill(*edits):
+    def edit(card, rnd):
+        if not isinstance(card.get("skills"), list):
+            return
+        skill = card["skills"][0]
+        key, value = rnd.choice(edits)
+        if value is KeyError:
+            skill.pop(key, None)
+        else:
+            skill[key] = value
+    return edit
+
+
+def _caps(key, *values):
+    def edit(card, rnd):
+        if isinstance(card.get("capabilities"), dict):
+            card["capabilities"][key] = rnd.choice(values)
+    return edit
+
+
+def _snake_modes(card, rnd):
+    # The snake_case name alone (read), or behind a camelCase null (refused: the alias wins).
+    card["default_input_modes"] = card.pop("defaultInputModes", ["text/plain"])
+    if rnd.random() < 0.5:
+        card["defaultInputModes"] = None
+
+
+SCHEMES_03 = [
+    {"type": "apiKey", "in": "header", "name": "k"}, {"type": "apiKey", "name": "k"},
+    {"type": "apiKey", "in": "Header", "name": "k"}, {"type": "apiKey", "in_": "query", "name": "k"},
+    {"type": "http", "scheme": "bearer"}, {"type": "http"}, {"type": "http", "scheme": 5},
+    {"type": "oauth2", "flows": {}}, {"type": "oauth2"},
+    {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://t", "scopes": {}}}},
+    {"type": "oauth2", "flows": {"implicit": {"authorizationUrl": "https://a", "scopes": {"a": 1}}}},
+    {"type": "openIdConnect", "openIdConnectUrl": "https://o"}, {"type": "openIdConnect"},
+    {"type": "mutualTLS"}, {"type": "kerberos"}, {"type": None}, {"description": 5}, {}, "x",
+    {"httpAuthSecurityScheme": {"scheme": "bearer"}},
+]
+MODEL_EDITS = [
+    *[_drop_or_null(k) for k in ("url", "name", "description", "version", "capabilities",
+                                  "defaultInputModes", "defaultOutputModes", "skills")],
+    _set("description", 5, "", ["d"]),
+    _set("defaultOutputModes", "text/plain", [1], [], ["a", None]),
+    _snake_modes,
+    _skill(("tags", KeyError), ("tags", None), ("name", KeyError), ("description", KeyError),
+           ("description", 7), ("examples", "x"), ("examples", ["e"]), ("inputModes", ["a", 1]),
+           ("outputModes", None), ("security", [{"k": ["a"]}]), ("security", [{"k": "a"}])),
+    _set("provider", {"organization": "o", "url": "https://p"}, {"organization": "o"},
+         {"url": "https://p"}, None, "p"),
+    _caps("extensions", [{"uri": "u"}], [{"uri": 5}], [{"description": "d"}],
+          [{"uri": "u", "params": []}], [{"uri": "u", "required": "yes"}], None),
+    _caps("stateTransitionHistory", True, "on", 2, "maybe", None, 0.0),
+    lambda card, rnd: card.__setitem__("securitySchemes", {"k": rnd.choice(SCHEMES_03)}),
+    _set("security", [{"k": ["a"]}], [{"k": "a"}], [], None),
+    _set("signatures", [{"protected": "p", "signature": "s"}], [{"protected": "p"}],
+         [{"protected": "p", "signature": "s", "header": []}], None),
+    # Proto-shaped schemes that @a2a-js/sdk 0.3.11's conversion throws on, or converts.
+    lambda card, rnd: card.__setitem__("securitySchemes", {"k": rnd.choice([
+        {}, {"apiKeySecurityScheme": None}, {"oauth2SecurityScheme": {"flows": {}}}, {"oauth2_security_scheme": {}},
+        {"oauth2SecurityScheme": {"flows": {"implicit": {"authorizationUrl": "https://a", "scopes": {}}}}},
+        {"mtlsSecurityScheme": {}}, {"apiKeySecurityScheme": None, "mtls_security_scheme": {}}])}),
+    lambda card, rnd: card.update({"additionalInterfaces": None, "additional_interfaces": [None]}),
+    _set("documentationUrl", 5, "https://d", None),
+    _set("protocolVersion", None, 0.3, "0.3.0"),
+]
 
 
 def plain(url, binding):
@@ -166,11 +250,31 @@ def main():
             granted = set()
             if d["verdict"] == "valid" or d.get("error_class") == "capability_mismatch":
                 granted = set(require) - set(d.get("missing_capabilities", []))
+            malformed = d.get("error_class") == "malformed_card"
+            # protocol:0.3 against the 0.3 resolvers: a caller on one has the card or nothing
+            # (a2a-sdk's pydantic model; @a2a-js/sdk's resolver, whose conversion of a
+            # proto-shaped card may throw).
+            counts["questions"] += 1
+            resolved = {"a2a-sdk 0.3": py[i]["reads"], "@a2a-js/sdk 0.3": js[i]["flags"]["factory"] is not None}
+            verdict = None
+            if "protocol:0.3" in granted:
+                counts["granted"] += 1
+                counts["granted protocol"] += 1
+                if not all(resolved.values()):
+                    verdict = "UNSAFE"
+            elif not malformed and all(resolved.values()):
+                verdict = "OVER-STRICT"
+            if verdict:
+                counts[verdict] += 1
+                if len(shown[verdict]) < args.examples:
+                    shown[verdict].append(("protocol:0.3", raw.decode(), resolved, d.get("detail", "")))
+            if "protocol:0.3" not in granted:
+                # A caller naming protocol:0.3 gets nothing without it: its decision fails.
+                granted = set()
             # Each 0.3 client that reads the card fetches the extended card only on its flag.
             reads = {"a2a-sdk 0.3": py[i]["reads"], "@a2a-js/sdk 0.3": any(u is not None for u in js[i]["factory"].values())}
             fetches = {"a2a-sdk 0.3": py[i]["extended"], "@a2a-js/sdk 0.3": js[i]["extended"]}
             counts["questions"] += 1
-            malformed = d.get("error_class") == "malformed_card"
             if "capability:extendedAgentCard" in granted:
                 counts["granted"] += 1
                 counts["granted extended"] += 1
@@ -178,7 +282,7 @@ def main():
                     counts["UNSAFE"] += 1
                     if len(shown["UNSAFE"]) < args.examples:
                         shown["UNSAFE"].append(("capability:extendedAgentCard", raw.decode(), fetches, d.get("detail", "")))
-            elif (not malformed and json.loads(raw)["capabilities"].get("extendedAgentCard") is True and all(reads.values())
+            elif (not malformed and (json.loads(raw).get("capabilities") or {}).get("extendedAgentCard") is True and all(reads.values())
                   and all(fetches.values()) and "capability:extendedAgentCard" in d.get("missing_capabilities", [])):
                 counts["OVER-STRICT"] += 1
                 if len(shown["OVER-STRICT"]) < args.examples:
@@ -227,15 +331,15 @@ def main():
 
     print(f"pre-1.0 callers: {args.count} cards (seed {args.seed}), {counts['questions']} (card, capability) questions "
           f"(each binding and capability) for protocol:0.3, cardgate grants {counts['granted']} "
-          f"({counts['granted extended']} of them capability:extendedAgentCard, {counts['granted flags']} "
-          f"capability:streaming or capability:pushNotifications)")
+          f"({counts['granted protocol']} of them protocol:0.3, {counts['granted extended']} capability:extendedAgentCard, "
+          f"{counts['granted flags']} capability:streaming or capability:pushNotifications)")
     for name in ("UNSAFE", "LOUD", "OVER-STRICT"):
         print(f"  {name:12} {counts[name]}")
         for x, card, sent, detail in shown[name]:
             print(f"    {x} card {card}\n      clients {json.dumps(sent)}\n      cardgate: {detail[:300]}")
     if counts["UNSAFE"]:
         sys.exit("v03_picks: cardgate grants a binding the pre-1.0 clients send apart, an extended card they do not fetch, "
-                 "or a flag a client does not hold")
+                 "a flag a client does not hold, or protocol:0.3 on a card a 0.3 resolver refuses")
     print("v03_picks: ok: no unsafe grant")
 
 

@@ -50,6 +50,7 @@ use crate::interface_url::Url;
 use crate::sdk_reading::{
     either, flag, js_is_legacy_version, js_is_proto, proto_member, Reading, Sdk,
 };
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// What one SDK's client does for a binding.
@@ -731,7 +732,7 @@ pub struct V03Clients {
     /// Why the resolver of a2a-sdk 0.3 or of @a2a-js/sdk 0.3 refuses the card, naming it
     /// ([`crate::v03_card_model`]), or `None` when both read it: a caller on it then has no
     /// card, hence none of its capabilities.
-    pub refusal: Option<String>,
+    pub refusal: Option<Cow<'static, str>>,
 }
 
 /// Why the 0.3 clients do not serve a binding, for the decision's message.
@@ -758,7 +759,9 @@ impl Default for V03Clients {
             served: [const { Err(V03Miss::NoUrl("a2a-sdk")) }; 3],
             extended_card: false,
             push_notifications: false,
-            refusal: Some("a2a-sdk 0.3 refuses the card: /url is required".into()),
+            refusal: Some(Cow::Borrowed(
+                "a2a-sdk 0.3 refuses the card: /url is required",
+            )),
         }
     }
 }
@@ -821,7 +824,7 @@ impl V03Clients {
             // camelCase is a boolean or null (the card's shape), and pydantic takes it first.
             extended_card: flag(doc.get("supportsAuthenticatedExtendedCard")),
             push_notifications,
-            refusal: crate::v03_card_model::refusal(doc),
+            refusal: crate::v03_card_model::refusal(doc).map(Cow::Owned),
         }
     }
 
@@ -873,7 +876,10 @@ impl V03Clients {
                 _ => 0,
             })
             .sum::<usize>()
-            + self.refusal.as_ref().map_or(0, String::capacity)
+            + match &self.refusal {
+                Some(Cow::Owned(why)) => why.capacity(),
+                _ => 0,
+            }
     }
 }
 

@@ -25,7 +25,7 @@
 //!     its default (so an object without `type` and without a `description` of another type is
 //!     read as `mutualTLS`: a v1.0 scheme such as `{"apiKeySecurityScheme": {...}}` passes).
 //! - npm @a2a-js/sdk 0.3.11 to 0.3.14: its resolver converts a card it takes for proto JSON
-//!   ([`crate::sdk_reading::js_is_proto`]) with ts-proto's `AgentCard.fromJSON` and then
+//!   (`isProtoAgentCard`, as the 1.x readings' test) with ts-proto's `AgentCard.fromJSON` and then
 //!   `FromProto.agentCard`, and that conversion throws on a security scheme naming none of the five
 //!   schemes it converts (or `null`), on an OAuth 2 scheme without a flow it converts, and on a
 //!   `null` element of a list of messages (`js_conversion_refusal`). 0.3.7 to 0.3.10 use such

@@ -445,17 +445,20 @@ function renderCapabilities(d, cardText) {
     // A declared binding is still missing when the interface an SDK's client picks for it is not
     // at a required protocol version (DESIGN.md: the caller invokes that one interface), or, for
     // a caller naming only protocol:0.3, when a pre-1.0 client sends it elsewhere; for such a
-    // caller, a declared extendedAgentCard flag without supportsAuthenticatedExtendedCard, or
-    // pushNotifications declared only as push_notifications.
+    // caller, a declared extendedAgentCard flag without supportsAuthenticatedExtendedCard,
+    // pushNotifications declared only as push_notifications, or a declared protocol on a card a
+    // pre-1.0 SDK's resolver refuses (src/v03_card_model.rs).
     const offPair = kind === 'binding' && granted && missing.has(name)
       && required.some((n) => n.startsWith('protocol:'));
-    const offV03 = kind === 'capability' && V03_FLAG_NOTES[value] !== undefined && granted && missing.has(name)
-      && onlyV03(required);
+    const v03 = granted && missing.has(name) && onlyV03(required);
+    const offV03 = v03 && kind === 'capability' && V03_FLAG_NOTES[value] !== undefined;
+    const unread = v03 && kind === 'protocol';
     rows.push({
-      kind, value, required: true, missing: missing.has(name), agree: offPair || offV03 || granted === !missing.has(name),
+      kind, value, required: true, missing: missing.has(name), agree: offPair || offV03 || unread || granted === !missing.has(name),
       lacking: partial.get(name),
       note: offPair ? ' (declared, but the interface a client picks for it is not at a required protocol version, or a pre-1.0 client sends it elsewhere)'
-        : offV03 ? ` (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK, ${V03_FLAG_NOTES[value]})` : '',
+        : offV03 ? ` (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK, ${V03_FLAG_NOTES[value]})`
+          : unread ? ' (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK whose resolver refuses this card: see the verdict)' : '',
     });
   }
   for (const kind of Object.keys(declared)) {

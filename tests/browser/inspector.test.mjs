@@ -428,7 +428,8 @@ describe('cardgate inspector in Chromium', () => {
     assert.deepEqual(await rows(extended, ['capability:extendedAgentCard', 'protocol:0.3'], 'Rejected: Agent Card Capability Mismatch (409)'), [
       'missing | true | flag | extendedAgentCard | required | ✗ missing (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK, whose clients fetch the extended card only with supportsAuthenticatedExtendedCard)',
       ' | true | binding | JSONRPC | — | declared',
-      'ok | true | protocol | 0.3 | required | ✓ declared',
+      // A v1.0 card without url: a2a-sdk 0.3's resolver refuses it (src/v03_card_model.rs).
+      'missing | true | protocol | 0.3 | required | ✗ missing (declared, but a caller naming only protocol:0.3 may be on a pre-1.0 SDK whose resolver refuses this card: see the verdict)',
     ]);
     assert.deepEqual(await rows('{"name":"w","version":"1","capabilities":{},"skills":[]}', [], 'Valid for delegation (200)'),
       [' |  | No capability required or declared.']);

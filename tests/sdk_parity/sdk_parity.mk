@@ -30,8 +30,9 @@
 # picked interface's tenant (its v0.3 transports send none).
 # A sixth run (v03_picks.py, about 3 s) asks cardgate for each binding and flag with protocol:0.3
 # alone on 800 generated cards whose v0.3 members and flags vary, against where the clients of
-# a2a-sdk 0.3.26 and @a2a-js/sdk 0.3.14 (`.ci/setup.sh core`) send it and which flags they hold;
-# fails on a grant they send apart or do not hold (SDK_PARITY_V03_ARGS; the long run:
+# a2a-sdk 0.3.26 and @a2a-js/sdk 0.3.14 (`.ci/setup.sh core`) send it and which flags they hold,
+# and for protocol:0.3 itself whether their resolvers read the card; fails on a grant they send
+# apart or do not hold, or a protocol:0.3 on a card either refuses (SDK_PARITY_V03_ARGS; the long run:
 # `--count 20000 --seed N`).
 # Added time on 2 cores: about 12 s (first run) + 4 s (adversarial sample) + 9 s (choice run);
 # the py2 reading adds about 10 s (measured with --jobs 1: 0-1 s, 8 s, 2 s).

@@ -1,8 +1,10 @@
 """The pre-1.0 callers' check: a `binding:X` cardgate grants to a caller naming only `protocol:0.3`
 against where the real clients of a2a-sdk 0.3 and @a2a-js/sdk 0.3 send X, a
-`capability:extendedAgentCard` against whether they fetch the extended card, and
+`capability:extendedAgentCard` against whether they fetch the extended card,
 `capability:streaming` / `capability:pushNotifications` against the flag in the card each client
-keeps (DESIGN.md, "Callers on a pre-1.0 SDK"; src/interface_choice.rs, `V03Clients`).
+keeps, and `protocol:0.3` itself against whether both SDKs' resolvers read the card at all
+(DESIGN.md, "Callers on a pre-1.0 SDK"; src/interface_choice.rs, `V03Clients`;
+src/v03_card_model.rs).
 
     .tools/py/bin/python tests/sdk_parity/v03_picks.py --cardgate target/release/cardgate \\
         [--count N] [--seed S] [--py03 .tools/py-a2a-03/bin/python] [--js03 .tools/a2a-js-03]
@@ -17,14 +19,21 @@ repeated, case-variant, missing or null transports and urls), one card in seven 
 card, earlier 0.3 releases do not), `capabilities.extendedAgentCard` with
 `supportsAuthenticatedExtendedCard` / `supports_authenticated_extended_card`, and
 `capabilities.streaming`, `pushNotifications` and `push_notifications` (each true, false, null,
-"true", 1 or absent). cardgate is asked once per card with {"require": [binding:JSONRPC,
+"true", 1 or absent); one card in three also has one or two members a2a-sdk 0.3's pydantic
+`AgentCard` or @a2a-js/sdk 0.3.11's proto conversion checks edited (dropped, `null`, another
+type, a snake_case spelling, security schemes of either shape, OAuth flows, `null` list
+elements), some of which the resolver refuses. cardgate is asked once per card with {"require": [binding:JSONRPC,
 binding:HTTP+JSON, binding:GRPC, capability:extendedAgentCard, capability:streaming,
 capability:pushNotifications, protocol:0.3], "max_stale": "10s"} and a 0 ms lag; a capability
 is granted when it is not in missing_capabilities of a `valid` or `capability_mismatch` answer.
 The real clients (v03_py_pick.py, v03_js_pick.mjs) say where each sends X: a2a-sdk 0.3's
 ClientFactory, @a2a-js/sdk 0.3's ClientFactory and, for JSONRPC, its A2AClient; and which
 flags the card each keeps has (pydantic's model; the resolver's card; A2AClient's card).
-  UNSAFE       cardgate grants binding:X and two real clients send X to different urls, or one
+  A caller naming protocol:0.3 is granted nothing else without it (its decision fails), so the
+  other questions count a grant only where protocol:0.3 is granted too.
+  UNSAFE       cardgate grants protocol:0.3 on a card a real 0.3 resolver refuses (a2a-sdk's
+               `AgentCard.model_validate`; @a2a-js/sdk's `DefaultAgentCardResolver`, whose
+               conversion of a proto-shaped card may throw), or binding:X and two real clients send X to different urls, or one
                sends it to a url an HTTP client cannot use alike (not a plain http(s) URL; for
                HTTP+JSON with a query or fragment); or it grants capability:extendedAgentCard and
                a real client that reads the card would not fetch the extended card (its
@@ -236,6 +245,14 @@ def main():
     require = [f"binding:{x}" for x in BINDINGS] + ["capability:" + f for f in ("extendedAgentCard",) + FLAGS] + ["protocol:0.3"]
     counts = collections.Counter()
     shown = collections.defaultdict(list)
+    by_capability = collections.defaultdict(collections.Counter)
+
+    def report(verdict, cap, raw, clients, d):
+        """Counts a finding (by capability too) and keeps the first examples."""
+        counts[verdict] += 1
+        by_capability[verdict][cap] += 1
+        if len(shown[verdict]) < args.examples:
+            shown[verdict].append((cap, raw.decode(), clients, d.get("detail", "")))
     with tempfile.TemporaryDirectory() as tmp:
         for i, raw in enumerate(cards):
             path = pathlib.Path(tmp) / f"{i}.json"
@@ -265,9 +282,7 @@ def main():
             elif not malformed and all(resolved.values()):
                 verdict = "OVER-STRICT"
             if verdict:
-                counts[verdict] += 1
-                if len(shown[verdict]) < args.examples:
-                    shown[verdict].append(("protocol:0.3", raw.decode(), resolved, d.get("detail", "")))
+                report(verdict, "protocol:0.3", raw, resolved, d)
             if "protocol:0.3" not in granted:
                 # A caller naming protocol:0.3 gets nothing without it: its decision fails.
                 granted = set()
@@ -279,14 +294,10 @@ def main():
                 counts["granted"] += 1
                 counts["granted extended"] += 1
                 if any(reads[k] and not fetches[k] for k in reads):
-                    counts["UNSAFE"] += 1
-                    if len(shown["UNSAFE"]) < args.examples:
-                        shown["UNSAFE"].append(("capability:extendedAgentCard", raw.decode(), fetches, d.get("detail", "")))
+                    report("UNSAFE", "capability:extendedAgentCard", raw, fetches, d)
             elif (not malformed and (json.loads(raw).get("capabilities") or {}).get("extendedAgentCard") is True and all(reads.values())
                   and all(fetches.values()) and "capability:extendedAgentCard" in d.get("missing_capabilities", [])):
-                counts["OVER-STRICT"] += 1
-                if len(shown["OVER-STRICT"]) < args.examples:
-                    shown["OVER-STRICT"].append(("capability:extendedAgentCard", raw.decode(), fetches, d.get("detail", "")))
+                report("OVER-STRICT", "capability:extendedAgentCard", raw, fetches, d)
             # The flags as each 0.3 client holds them (null: it has no card).
             holds = {"a2a-sdk 0.3": py[i]["flags"], "@a2a-js/sdk 0.3": js[i]["flags"]["factory"],
                      "@a2a-js/sdk 0.3 A2AClient": js[i]["flags"]["a2aclient"]}
@@ -304,9 +315,7 @@ def main():
                       and cap in d.get("missing_capabilities", [])):
                     verdict = "OVER-STRICT"
                 if verdict:
-                    counts[verdict] += 1
-                    if len(shown[verdict]) < args.examples:
-                        shown[verdict].append((cap, raw.decode(), held, d.get("detail", "")))
+                    report(verdict, cap, raw, held, d)
             for x in BINDINGS:
                 sent = {"a2a-sdk 0.3": py[i]["factory"][x], "@a2a-js/sdk 0.3": js[i]["factory"][x]}
                 if x == "JSONRPC":
@@ -325,16 +334,15 @@ def main():
                     verdict = "OVER-STRICT" if (not malformed and len(urls) == 1 and all(u is not None for u in sent.values())
                                                 and all(plain(u, x) for u in urls)) else None
                 if verdict:
-                    counts[verdict] += 1
-                    if len(shown[verdict]) < args.examples:
-                        shown[verdict].append((f"binding:{x}", raw.decode(), sent, d.get("detail", "")))
+                    report(verdict, f"binding:{x}", raw, sent, d)
 
     print(f"pre-1.0 callers: {args.count} cards (seed {args.seed}), {counts['questions']} (card, capability) questions "
           f"(each binding and capability) for protocol:0.3, cardgate grants {counts['granted']} "
           f"({counts['granted protocol']} of them protocol:0.3, {counts['granted extended']} capability:extendedAgentCard, "
           f"{counts['granted flags']} capability:streaming or capability:pushNotifications)")
     for name in ("UNSAFE", "LOUD", "OVER-STRICT"):
-        print(f"  {name:12} {counts[name]}")
+        split = ", ".join(f"{cap} {n}" for cap, n in sorted(by_capability[name].items()))
+        print(f"  {name:12} {counts[name]}" + (f" ({split})" if split else ""))
         for x, card, sent, detail in shown[name]:
             print(f"    {x} card {card}\n      clients {json.dumps(sent)}\n      cardgate: {detail[:300]}")
     if counts["UNSAFE"]:

@@ -1,6 +1,7 @@
 // Card variants (DESIGN.md, "Card variants"): @a2a-js/sdk's own card handler with `legacyCompat`
 // (a real Express server) serves a v1.0 card to `A2A-Version: 1.0`, what @a2a-js/sdk's resolver
-// sends, and a v0.3-shaped card to a request without it, what a2a-sdk's resolver sends, with
+// sends, and a v0.3-shaped card to a request without it, what a2a-sdk's A2ACardResolver sends
+// when used without its ClientFactory (which sets `A2A-Version: 1.0`), with
 // `Vary: A2A-Version`. `cardgate resolve` judges the card served to what it asked, says so on
 // stderr when the answer varies, and judges the other variant with `--header 'A2A-Version:'`.
 import assert from 'node:assert/strict';

@@ -127,7 +127,8 @@ pub(crate) fn resolve(args: &[OsString]) -> Result<u8, UsageError> {
 
 /// A source whose answer varies on `A2A-Version` or `Accept` (DESIGN.md, "Card variants"): the
 /// decision is about the card served to what this request said, and the SDKs' resolvers say
-/// other things (@a2a-js/sdk's `A2A-Version: 1.0`, a2a-sdk's none; both `Accept: */*`), so a
+/// other things (`A2A-Version: 1.0`, but a2a-sdk's `A2ACardResolver` used without its
+/// `ClientFactory` none; both `Accept: */*`), so a
 /// caller may be served another card.
 fn variant_note(url: &str, header: &str, sent: Option<&str>) {
     let (name, sdks, theirs) = if header == "accept" {
@@ -139,7 +140,7 @@ fn variant_note(url: &str, header: &str, sent: Option<&str>) {
     } else {
         (
             "A2A-Version",
-            "@a2a-js/sdk's resolver sends A2A-Version: 1.0 and a2a-sdk's none",
+            "both SDKs' clients send A2A-Version: 1.0, a2a-sdk's A2ACardResolver used on its own none",
             "'A2A-Version: ...' (empty for none)",
         )
     };

@@ -780,8 +780,14 @@ impl V03Clients {
                 .and_then(|c| c.get("pushNotifications")),
         );
         let Some(url) = doc.get("url").and_then(Node::as_str) else {
+            // Without `url` (every v1.0 card) the reason is known without a walk.
+            let refusal = match doc.get("url") {
+                None => V03Clients::default().refusal,
+                Some(_) => crate::v03_card_model::refusal(doc).map(Cow::Owned),
+            };
             return V03Clients {
                 push_notifications,
+                refusal,
                 ..V03Clients::default()
             };
         };
@@ -1443,6 +1449,37 @@ mod tests {
                 .as_deref()
                 .is_some_and(|m| m.ends_with("which has no url")),
             "{message:?}"
+        );
+    }
+
+    /// Whether a pre-1.0 resolver refuses the card, with or without a string `url`.
+    #[test]
+    fn v03_clients_keep_why_a_pre_1_0_resolver_refuses_the_card() {
+        let refusal = |card: &str| {
+            let doc = crate::json::parse_document(card.as_bytes(), 64).unwrap();
+            V03Clients::of(doc.root())
+                .refusal
+                .map(|why| why.into_owned())
+        };
+        let rest = r#""name":"W","description":"d","version":"1","capabilities":{},
+            "defaultInputModes":[],"defaultOutputModes":[],"skills":[]"#;
+        let why = |what: &str| Some(format!("a2a-sdk 0.3 refuses the card: /url {what}"));
+        assert_eq!(refusal(&format!("{{{rest}}}")), why("is required"));
+        assert_eq!(
+            refusal(&format!(r#"{{"url":null,{rest}}}"#)),
+            why("is null")
+        );
+        assert_eq!(
+            refusal(&format!(r#"{{"url":5,{rest}}}"#)),
+            why("is not a string")
+        );
+        assert_eq!(refusal(&format!(r#"{{"url":"https://a",{rest}}}"#)), None);
+        assert_eq!(
+            refusal(&format!(
+                r#"{{"url":"https://a",{}}}"#,
+                rest.replace(r#""skills":[]"#, r#""skills":[{}]"#)
+            )),
+            Some("a2a-sdk 0.3 refuses the card: /skills/0/id is required".into())
         );
     }
 

@@ -205,6 +205,12 @@ const SCHEMES: [(&str, &[Field]); 5] = [
         &[
             Field("flows", "flows", Ty::Model(FLOWS), REQUIRED),
             Field("description", "description", Ty::Str, OPTIONAL),
+            Field(
+                "oauth2_metadata_url",
+                "oauth2MetadataUrl",
+                Ty::Str,
+                OPTIONAL,
+            ),
         ],
     ),
     (
@@ -593,6 +599,7 @@ mod tests {
             r#"{"securitySchemes":{"k":{"apiKeySecurityScheme":{"location":"header","name":"k"}}}}"#,
             r#"{"securitySchemes":{"k":{"type":"apiKey","in_":"header","name":"x"}}}"#,
             r#"{"securitySchemes":{"k":{"type":"oauth2","flows":{}}}}"#,
+            r#"{"securitySchemes":{"k":{"type":"oauth2","flows":{},"oauth2MetadataUrl":null,"oauth2_metadata_url":5}}}"#,
             r#"{"securitySchemes":{"k":{"type":"oauth2","flows":{"password":{"tokenUrl":"t","scopes":{"a":"b"}}}}}}"#,
             r#"{"securitySchemes":{"k":{"type":"mutualTLS","description":null}}}"#,
             r#"{"security":[{"k":["a"]},{}]}"#,
@@ -695,6 +702,10 @@ mod tests {
             ),
             (
                 r#"{"securitySchemes":{"k":{"type":"oauth2","flows":{"implicit":{"authorizationUrl":"u","scopes":{"a":1}}}}}}"#,
+                "/securitySchemes/k is none of the five security schemes it reads",
+            ),
+            (
+                r#"{"securitySchemes":{"k":{"type":"oauth2","flows":{},"oauth2MetadataUrl":5}}}"#,
                 "/securitySchemes/k is none of the five security schemes it reads",
             ),
             (

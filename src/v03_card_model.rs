@@ -312,9 +312,14 @@ const JS_FLOWS: [&str; 6] = [
 /// - each value of `securitySchemes` (else `security_schemes`), when that is an object or array,
 ///   must be an object with one of [`JS_SCHEMES`] set; an OAuth 2 one needs `flows` set, with one
 ///   of [`JS_FLOWS`] set (`FromProto.securityScheme` and `oauthFlows` throw on anything else);
+///   (a scheme keyed `__proto__` sets the map's prototype instead, and is not converted);
 /// - no element of `additionalInterfaces` (else `additional_interfaces`), `skills`,
 ///   `signatures`, `security`, `capabilities.extensions` or a skill's `security` is `null`
-///   (`fromJSON` reads a member of each element).
+///   (`fromJSON` reads a member of each element);
+/// - the v0.3 members pydantic may leave unread (behind a camelCase `null`) and `fromJSON` passes
+///   to `globalThis.String`: `protocolVersion`, `preferredTransport`, `documentationUrl` (each
+///   else its snake_case spelling), an additional interface's `url` and `transport`, a skill's
+///   input and output modes, are values `String()` does not throw on ([`stringifies`]).
 fn js_conversion_refusal(doc: Node<'_>) -> Result<(), Miss> {
     let container = |v: &Node<'_>| matches!(v.json_type(), JsonType::Object | JsonType::Array);
     let schemes = doc
@@ -333,6 +338,11 @@ fn js_conversion_refusal(doc: Node<'_>) -> Result<(), Miss> {
             _ => Vec::new(),
         };
         for (key, scheme) in entries {
+            // `acc["__proto__"] = ...` sets the map's prototype: no entry, nothing converted
+            // (but `fromJSON` still reads a member of the value).
+            if key == "__proto__" && !scheme.is_null() {
+                continue;
+            }
             let chosen = (scheme.json_type() == JsonType::Object)
                 .then(|| {
                     JS_SCHEMES
@@ -364,6 +374,44 @@ fn js_conversion_refusal(doc: Node<'_>) -> Result<(), Miss> {
         });
     if let Some((name, list)) = interfaces {
         no_null_element(Some(list)).map_err(|m| m.within(name))?;
+        for (i, entry) in list.items().into_iter().flatten().enumerate() {
+            for member in ["url", "transport"] {
+                stringifies(set(entry, member))
+                    .map_err(|m| m.within(member).within(i).within(name))?;
+            }
+        }
+    }
+    // The v0.3 members pydantic does not read behind a camelCase `null` (the 1.x readings read
+    // the others, and refuse a value that is not a string).
+    for (camel, snake) in [
+        ("protocolVersion", "protocol_version"),
+        ("preferredTransport", "preferred_transport"),
+        ("documentationUrl", "documentation_url"),
+    ] {
+        let (name, value) = match set(doc, camel) {
+            Some(v) => (camel, Some(v)),
+            None => (snake, set(doc, snake)),
+        };
+        stringifies(value).map_err(|m| m.within(name))?;
+    }
+    for (i, skill) in doc.elements("skills").enumerate() {
+        for (camel, snake) in [
+            ("inputModes", "input_modes"),
+            ("outputModes", "output_modes"),
+        ] {
+            let Some((name, list)) = [camel, snake].into_iter().find_map(|name| {
+                skill
+                    .get(name)
+                    .filter(|v| v.json_type() == JsonType::Array)
+                    .map(|v| (name, v))
+            }) else {
+                continue;
+            };
+            for (j, mode) in list.items().into_iter().flatten().enumerate() {
+                stringifies(Some(mode))
+                    .map_err(|m| m.within(j).within(name).within(i).within("skills"))?;
+            }
+        }
     }
     for name in ["skills", "signatures", "security"] {
         no_null_element(doc.get(name)).map_err(|m| m.within(name))?;
@@ -375,6 +423,25 @@ fn js_conversion_refusal(doc: Node<'_>) -> Result<(), Miss> {
             .map_err(|m| m.within("security").within(i).within("skills"))?;
     }
     Ok(())
+}
+
+/// `globalThis.String(v)` does not throw. It throws on an object with its own `toString`
+/// member (never a function in JSON: neither it nor the inherited `valueOf` gives a primitive),
+/// and on an array holding one at any depth (`join` converts each element).
+fn stringifies(v: Option<Node<'_>>) -> Result<(), Miss> {
+    fn throws(v: Node<'_>) -> bool {
+        match v.kind() {
+            Kind::Object(_) => v.get("toString").is_some(),
+            Kind::Array(mut items) => items.any(throws),
+            _ => false,
+        }
+    }
+    match v.filter(|v| throws(*v)) {
+        Some(_) => Err(Miss::at(
+            "is a value JavaScript's String() throws on (an object with its own toString member)",
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The member `key` of `obj` unless it is absent or `null` (ts-proto's `isSet`).
@@ -737,6 +804,8 @@ mod tests {
             ))
         };
         let scheme = "/securitySchemes/k names no security scheme it converts (or an OAuth 2 one without a flow)";
+        const STRING: &str =
+            "is a value JavaScript's String() throws on (an object with its own toString member)";
         for (edit, want) in [
             (
                 r#"{"securitySchemes":{"k":{"apiKeySecurityScheme":{"location":"header","name":"k"}}}}"#,
@@ -762,6 +831,28 @@ mod tests {
             (
                 r#"{"securitySchemes":{"k":{"oauth2_security_scheme":{}}}}"#,
                 js(scheme),
+            ),
+            // A scheme keyed __proto__ becomes the map's prototype: not converted (a null one pydantic
+            // refuses first).
+            (r#"{"securitySchemes":{"__proto__":{}}}"#, None),
+            (r#"{"securitySchemes":{"k":{"mtlsSecurityScheme":{}},"__proto__":null}}"#, Some("a2a-sdk 0.3 refuses the card: /securitySchemes/__proto__ is none of the five security schemes it reads".into())),
+            // String() throws on an object with its own toString, in members pydantic leaves
+            // unread behind a camelCase null; not on one it never converts.
+            (
+                r#"{"securitySchemes":{"k":{"mtlsSecurityScheme":{}}},"protocolVersion":null,"protocol_version":{"toString":0}}"#,
+                js(&format!("/protocol_version {STRING}")),
+            ),
+            (
+                r#"{"securitySchemes":{"k":{"mtlsSecurityScheme":{}}},"preferredTransport":null,"preferred_transport":[1,[{"toString":"x"}]]}"#,
+                js(&format!("/preferred_transport {STRING}")),
+            ),
+            (
+                r#"{"securitySchemes":{"k":{"mtlsSecurityScheme":{}}},"additionalInterfaces":null,"additional_interfaces":[{"url":"u","transport":{"toString":null}}]}"#,
+                js(&format!("/additional_interfaces/0/transport {STRING}")),
+            ),
+            (
+                r#"{"securitySchemes":{"k":{"mtlsSecurityScheme":{}}},"preferredTransport":null,"preferred_transport":{"valueOf":0},"capabilities":{"extensions":[{"uri":"u","params":{"toString":0}}]}}"#,
+                None,
             ),
             // A v0.3 scheme first: not proto-shaped, so not converted.
             (

@@ -61,7 +61,8 @@ for await (const line of createInterface({ input: process.stdin })) {
     } catch {
       sent = null;
     }
-    factory[x] = typeof sent === 'string' ? sent : sent === null ? null : { notString: String(sent) };
+    // JSON text, not String(): String() throws on an object with its own toString member.
+    factory[x] = typeof sent === 'string' ? sent : sent === null ? null : { notString: JSON.stringify(sent) ?? typeof sent };
   }
   const flags = { factory: null, a2aclient: null };
   try {

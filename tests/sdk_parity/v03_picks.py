@@ -167,6 +167,19 @@ def _snake_modes(card, rnd):
         card["defaultInputModes"] = None
 
 
+def _string_throws(card, rnd):
+    value = rnd.choice([{"toString": 0}, [1, [{"toString": "x"}]], {"valueOf": 0}, "fine"])
+    if rnd.random() < 0.5:
+        camel, snake = rnd.choice([("protocolVersion", "protocol_version"), ("preferredTransport", "preferred_transport"),
+                                   ("documentationUrl", "documentation_url")])
+        card.update({camel: None, snake: value})
+    else:
+        card.update({"additionalInterfaces": None,
+                     "additional_interfaces": [{"transport": "JSONRPC", "url": A + "/v03", rnd.choice(["url", "transport"]): value}]})
+    if rnd.random() < 0.7:
+        card["securitySchemes"] = {"k": {"mtlsSecurityScheme": {}}}
+
+
 SCHEMES_03 = [
     {"type": "apiKey", "in": "header", "name": "k"}, {"type": "apiKey", "name": "k"},
     {"type": "apiKey", "in": "Header", "name": "k"}, {"type": "apiKey", "in_": "query", "name": "k"},
@@ -203,6 +216,12 @@ MODEL_EDITS = [
         {"oauth2SecurityScheme": {"flows": {"implicit": {"authorizationUrl": "https://a", "scopes": {}}}}},
         {"mtlsSecurityScheme": {}}, {"apiKeySecurityScheme": None, "mtls_security_scheme": {}}])}),
     lambda card, rnd: card.update({"additionalInterfaces": None, "additional_interfaces": [None]}),
+    # Values JavaScript's String() throws on (an object with its own toString, in an array too),
+    # behind a camelCase null that pydantic reads, on a card the conversion takes for proto JSON.
+    _string_throws,
+    # A scheme keyed __proto__ becomes the prototype of the map ts-proto builds: not converted.
+    lambda card, rnd: card.__setitem__("securitySchemes", rnd.choice([
+        {"__proto__": {}}, {"__proto__": {"oauth2SecurityScheme": {}}}, {"k": {"mtlsSecurityScheme": {}}, "__proto__": {}}])),
     _set("documentationUrl", 5, "https://d", None),
     _set("protocolVersion", None, 0.3, "0.3.0"),
 ]

@@ -759,9 +759,7 @@ impl Default for V03Clients {
             served: [const { Err(V03Miss::NoUrl("a2a-sdk")) }; 3],
             extended_card: false,
             push_notifications: false,
-            refusal: Some(Cow::Borrowed(
-                "a2a-sdk 0.3 refuses the card: /url is required",
-            )),
+            refusal: Some(Cow::Borrowed(crate::v03_card_model::NO_URL)),
         }
     }
 }
@@ -780,14 +778,9 @@ impl V03Clients {
                 .and_then(|c| c.get("pushNotifications")),
         );
         let Some(url) = doc.get("url").and_then(Node::as_str) else {
-            // Without `url` (every v1.0 card) the reason is known without a walk.
-            let refusal = match doc.get("url") {
-                None => V03Clients::default().refusal,
-                Some(_) => crate::v03_card_model::refusal(doc).map(Cow::Owned),
-            };
             return V03Clients {
                 push_notifications,
-                refusal,
+                refusal: crate::v03_card_model::refusal(doc),
                 ..V03Clients::default()
             };
         };
@@ -830,7 +823,7 @@ impl V03Clients {
             // camelCase is a boolean or null (the card's shape), and pydantic takes it first.
             extended_card: flag(doc.get("supportsAuthenticatedExtendedCard")),
             push_notifications,
-            refusal: crate::v03_card_model::refusal(doc).map(Cow::Owned),
+            refusal: crate::v03_card_model::refusal(doc),
         }
     }
 

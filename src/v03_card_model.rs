@@ -36,6 +36,7 @@
 
 use crate::document::{JsonType, Kind, Node};
 use crate::sdk_reading::js_is_proto;
+use std::borrow::Cow;
 
 /// A field's type in the model.
 #[derive(Clone, Copy)]
@@ -68,7 +69,7 @@ struct Field(&'static str, &'static str, Ty, bool);
 const REQUIRED: bool = true;
 const OPTIONAL: bool = false;
 
-/// `AgentCard`, `url` first: a v1.0 card has none, and is refused without reading the rest.
+/// `AgentCard` (`url`, which a v1.0 card lacks, is looked at first by [`refusal`]).
 const CARD: &[Field] = &[
     Field("url", "url", Ty::Str, REQUIRED),
     Field("name", "name", Ty::Str, REQUIRED),
@@ -266,19 +267,44 @@ const IMPLICIT: &[Field] = &[
     Field("refresh_url", "refreshUrl", Ty::Str, OPTIONAL),
 ];
 
+/// Why a2a-sdk 0.3 refuses a card without `url` (every v1.0 card): [`refusal`]'s answer, kept
+/// as a constant so that the common case reads nothing else and allocates nothing.
+pub const NO_URL: &str = "a2a-sdk 0.3 refuses the card: /url is required";
+
 /// Why a pre-1.0 SDK's resolver refuses the card `doc`, naming the SDK, for the decision's
 /// message (`a2a-sdk 0.3 refuses the card: /skills/0/tags is required`), or `None` when both
 /// read it.
-pub fn refusal(doc: Node<'_>) -> Option<String> {
+pub fn refusal(doc: Node<'_>) -> Option<Cow<'static, str>> {
+    if doc.json_type() == JsonType::Object && doc.get("url").is_none() {
+        return Some(Cow::Borrowed(NO_URL));
+    }
     if let Err(miss) = model(doc, CARD) {
-        return Some(format!("a2a-sdk 0.3 refuses the card: {miss}"));
+        return Some(Cow::Owned(format!("a2a-sdk 0.3 refuses the card: {miss}")));
     }
     if !js_is_proto(doc) {
         return None;
     }
     js_conversion_refusal(doc).err().map(|miss| {
-        format!("@a2a-js/sdk 0.3.11 and later refuse the card (their conversion from proto JSON throws): {miss}")
+        Cow::Owned(format!("@a2a-js/sdk 0.3.11 and later refuse the card (their conversion from proto JSON throws): {miss}"))
     })
+}
+
+/// The first of a member's two spellings (camelCase, then snake_case) whose value `takes`, with
+/// the name it has: how ts-proto's `fromJSON` picks a member (`isSet`, `isObject`,
+/// `Array.isArray`).
+fn first_of<'d>(
+    obj: Node<'d>,
+    names: [&'static str; 2],
+    takes: impl Fn(Node<'d>) -> bool,
+) -> Option<(&'static str, Node<'d>)> {
+    names
+        .into_iter()
+        .find_map(|name| obj.get(name).filter(|v| takes(*v)).map(|v| (name, v)))
+}
+
+/// An array (`Array.isArray`).
+fn is_array(v: Node<'_>) -> bool {
+    v.json_type() == JsonType::Array
 }
 
 /// The security scheme members ts-proto's `SecurityScheme.fromJSON` tries, in its order, and
@@ -321,57 +347,41 @@ const JS_FLOWS: [&str; 6] = [
 ///   else its snake_case spelling), an additional interface's `url` and `transport`, a skill's
 ///   input and output modes, are values `String()` does not throw on ([`stringifies`]).
 fn js_conversion_refusal(doc: Node<'_>) -> Result<(), Miss> {
-    let container = |v: &Node<'_>| matches!(v.json_type(), JsonType::Object | JsonType::Array);
-    let schemes = doc
-        .get("securitySchemes")
-        .filter(container)
-        .map(|v| ("securitySchemes", v))
-        .or_else(|| {
-            doc.get("security_schemes")
-                .filter(container)
-                .map(|v| ("security_schemes", v))
-        });
+    // `isObject`: an object or an array.
+    let container = |v: Node<'_>| matches!(v.json_type(), JsonType::Object | JsonType::Array);
+    let schemes = first_of(doc, ["securitySchemes", "security_schemes"], container);
     if let Some((name, schemes)) = schemes {
-        let entries: Vec<(String, Node<'_>)> = match schemes.kind() {
-            Kind::Object(members) => members.map(|(k, v)| (k.to_owned(), v)).collect(),
-            Kind::Array(items) => items.enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
-            _ => Vec::new(),
-        };
-        for (key, scheme) in entries {
-            // `acc["__proto__"] = ...` sets the map's prototype: no entry, nothing converted
-            // (but `fromJSON` still reads a member of the value).
-            if key == "__proto__" && !scheme.is_null() {
-                continue;
-            }
-            let chosen = (scheme.json_type() == JsonType::Object)
-                .then(|| {
-                    JS_SCHEMES
-                        .iter()
-                        .find_map(|&(k, oauth)| set(scheme, k).map(|v| (v, oauth)))
-                })
-                .flatten();
-            let converts = match chosen {
-                None => false,
-                Some((_, false)) => true,
-                Some((oauth2, true)) => set(oauth2, "flows")
-                    .is_some_and(|flows| JS_FLOWS.iter().any(|k| set(flows, k).is_some())),
-            };
-            if !converts {
-                return Err(Miss::at(
-                    "names no security scheme it converts (or an OAuth 2 one without a flow)",
-                )
+        let refused = |key: String| {
+            Miss::at("names no security scheme it converts (or an OAuth 2 one without a flow)")
                 .within(key)
-                .within(name));
+                .within(name)
+        };
+        match schemes.kind() {
+            Kind::Object(members) => {
+                for (key, scheme) in members {
+                    // `acc["__proto__"] = ...` sets the map's prototype: no entry, nothing
+                    // converted (but `fromJSON` still reads a member of the value).
+                    let entry = key != "__proto__" || scheme.is_null();
+                    if entry && !js_scheme_converts(scheme) {
+                        return Err(refused(key.to_owned()));
+                    }
+                }
             }
+            Kind::Array(items) => {
+                for (i, scheme) in items.enumerate() {
+                    if !js_scheme_converts(scheme) {
+                        return Err(refused(i.to_string()));
+                    }
+                }
+            }
+            _ => {}
         }
     }
-    let interfaces = ["additionalInterfaces", "additional_interfaces"]
-        .into_iter()
-        .find_map(|name| {
-            doc.get(name)
-                .filter(|v| v.json_type() == JsonType::Array)
-                .map(|v| (name, v))
-        });
+    let interfaces = first_of(
+        doc,
+        ["additionalInterfaces", "additional_interfaces"],
+        is_array,
+    );
     if let Some((name, list)) = interfaces {
         no_null_element(Some(list)).map_err(|m| m.within(name))?;
         for (i, entry) in list.items().into_iter().flatten().enumerate() {
@@ -388,23 +398,16 @@ fn js_conversion_refusal(doc: Node<'_>) -> Result<(), Miss> {
         ("preferredTransport", "preferred_transport"),
         ("documentationUrl", "documentation_url"),
     ] {
-        let (name, value) = match set(doc, camel) {
-            Some(v) => (camel, Some(v)),
-            None => (snake, set(doc, snake)),
-        };
-        stringifies(value).map_err(|m| m.within(name))?;
+        if let Some((name, value)) = first_of(doc, [camel, snake], |v| !v.is_null()) {
+            stringifies(Some(value)).map_err(|m| m.within(name))?;
+        }
     }
     for (i, skill) in doc.elements("skills").enumerate() {
         for (camel, snake) in [
             ("inputModes", "input_modes"),
             ("outputModes", "output_modes"),
         ] {
-            let Some((name, list)) = [camel, snake].into_iter().find_map(|name| {
-                skill
-                    .get(name)
-                    .filter(|v| v.json_type() == JsonType::Array)
-                    .map(|v| (name, v))
-            }) else {
+            let Some((name, list)) = first_of(skill, [camel, snake], is_array) else {
                 continue;
             };
             for (j, mode) in list.items().into_iter().flatten().enumerate() {
@@ -423,6 +426,23 @@ fn js_conversion_refusal(doc: Node<'_>) -> Result<(), Miss> {
             .map_err(|m| m.within("security").within(i).within("skills"))?;
     }
     Ok(())
+}
+
+/// Whether `FromProto` converts the security scheme `scheme`: an object with one of
+/// [`JS_SCHEMES`] set, the first of which, when OAuth 2, has `flows` with one of [`JS_FLOWS`].
+fn js_scheme_converts(scheme: Node<'_>) -> bool {
+    if scheme.json_type() != JsonType::Object {
+        return false;
+    }
+    match JS_SCHEMES
+        .iter()
+        .find_map(|&(k, oauth)| set(scheme, k).map(|v| (v, oauth)))
+    {
+        None => false,
+        Some((_, false)) => true,
+        Some((oauth2, true)) => set(oauth2, "flows")
+            .is_some_and(|flows| JS_FLOWS.iter().any(|k| set(flows, k).is_some())),
+    }
 }
 
 /// `globalThis.String(v)` does not throw. It throws on an object with its own `toString`
@@ -633,7 +653,7 @@ mod tests {
 
     fn refused(text: &str) -> Option<String> {
         let doc = crate::json::parse_document(text.as_bytes(), 64).expect("test JSON parses");
-        refusal(doc.root())
+        refusal(doc.root()).map(|why| why.into_owned())
     }
 
     /// BASE with `edit` merged at the top level (a member set to JSON `"DROP"` is removed).
